@@ -1,0 +1,57 @@
+// Package chromafs is a read-only, access-controlled filesystem over a
+// Chroma collection of chunked documentation.
+//
+// A collection holds one record per chunk of a page (metadata page_slug
+// and chunk_index) and one path tree record (id __path_tree__) whose
+// document maps every page slug to its access rules. New fetches the tree
+// once, prunes it for the user's groups and indexes it in memory; after
+// that, listing never touches the network, and a page is fetched (all its
+// chunks, sorted and joined) on its first read and cached.
+//
+//	store, err := chromastore.Open(ctx, chromastore.Config{URL: "http://localhost:8000", Collection: "docs"})
+//	fsys, err := chromafs.New(ctx, store, chromafs.WithGroups("staff"))
+//	data, err := fs.ReadFile(fsys, "guides/auth.md")
+//
+// *FS is a standard fs.FS (with ReadDirFS, ReadFileFS, StatFS, GlobFS and
+// SubFS), so it works with fs.WalkDir, fs.Glob, template.ParseFS, http.FS
+// and testing/fstest.
+//
+// # Stores
+//
+// The filesystem reads a collection through the small Store interface.
+// Package chromastore implements it over a Chroma server (it is the only
+// package that imports the Chroma client); package memstore implements it
+// in memory for tests and examples.
+//
+// # Access control
+//
+// A page is visible iff its tree entry has isPublic true or its groups
+// intersect the groups given with WithGroups. An entry without isPublic is
+// private. A hidden page behaves exactly like a page that does not exist:
+// every operation on it fails with fs.ErrNotExist, and a directory that
+// holds no visible page does not exist. The filesystem only ever asks the
+// store for the chunks of visible pages.
+//
+// # Reading
+//
+// Open does no I/O. The first Read, ReadAt or Seek from the end of a file
+// loads the page: every chunk in as few requests as the store allows,
+// sorted by chunk index and joined with the separator (WithSeparator,
+// default ""). Chunk indexes must be exactly 0..n-1: a gap, a duplicate, a
+// chunk without an index, or a size that disagrees with the tree is an
+// error wrapping ErrCorruptPage, never partial content. Concurrent reads
+// of one page cost one fetch, and pages are kept in a byte-bounded cache
+// (WithCache) keyed by collection, page version and path.
+//
+// Stat reports a page's size from the tree when the tree records it;
+// otherwise it reads the page once and remembers the size.
+//
+// # Errors
+//
+// Operations return *fs.PathError with the standard operation names
+// (open, stat, read, readdir, seek, sub). Missing and hidden paths wrap
+// fs.ErrNotExist; paths that are not valid fs paths wrap fs.ErrInvalid.
+// Every operation that would write returns ErrReadOnly, which matches
+// both fs.ErrPermission and syscall.EROFS. Store failures are wrapped with
+// the operation that failed, so errors.Is and errors.As reach the cause.
+package chromafs

@@ -1,0 +1,422 @@
+package chromafs
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"path"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/maypok86/otter/v2"
+	"golang.org/x/sync/singleflight"
+
+	"github.com/chromafs/chromafs/cachepkg"
+	"github.com/chromafs/chromafs/tree"
+)
+
+// FS is a read-only filesystem over one collection, as seen by one user.
+// It implements fs.FS, fs.ReadDirFS, fs.ReadFileFS, fs.StatFS, fs.GlobFS
+// and fs.SubFS, and is safe for concurrent use.
+//
+// Listing operations (Open, Stat, ReadDir, Glob, Sub) work on the
+// in-memory tree and never touch the network, except that Stat and
+// DirEntry.Info of a page whose size the tree does not record read the
+// page once to learn it. Content is fetched on the first Read, ReadAt or
+// Seek from the end of an open file, and by ReadFile.
+type FS struct {
+	s      *session
+	ctx    context.Context
+	prefix string // "" or a directory path, for Sub views
+}
+
+// session is what the views of one New call share.
+type session struct {
+	store   Store
+	layout  Layout
+	groups  []string
+	sep     string
+	cache   cachepkg.Cache
+	log     *slog.Logger
+	tree    *tree.Tree
+	view    *tree.View
+	version string // tree version: a digest of the tree document
+	flight  singleflight.Group
+	sizes   sync.Map // slug -> int64, sizes learned by reading
+}
+
+var _ interface {
+	fs.ReadDirFS
+	fs.ReadFileFS
+	fs.StatFS
+	fs.GlobFS
+	fs.SubFS
+} = (*FS)(nil)
+
+// parsedTrees keeps parsed trees across sessions, keyed by collection id
+// and tree version, so that a new session on an unchanged collection
+// fetches the tree record but does not parse it again.
+var parsedTrees = otter.Must(&otter.Options[string, *tree.Tree]{MaximumSize: 32})
+
+// New bootstraps a filesystem from the collection behind store: it fetches
+// the path tree record, parses it (or reuses a tree parsed earlier for the
+// same collection and version), and prunes it for the groups given with
+// WithGroups. ctx bounds the bootstrap only; later reads use the context
+// of WithContext (context.Background by default).
+//
+// Invalid slugs in the tree are skipped, never served; Problems lists
+// them. A missing tree record gives an error wrapping ErrNoTree, a
+// malformed one an error wrapping tree.ErrMalformed.
+func New(ctx context.Context, store Store, opts ...Option) (*FS, error) {
+	if store == nil {
+		return nil, errors.New("chromafs: nil store")
+	}
+	cfg := defaultConfig()
+	for _, o := range opts {
+		o(&cfg)
+	}
+	cfg.layout = cfg.layout.withDefaults()
+	if cfg.cache == nil {
+		cfg.cache = cachepkg.NewMemory(0)
+	}
+	if cfg.logger == nil {
+		cfg.logger = slog.Default()
+	}
+	rec, err := store.Tree(ctx, cfg.layout.TreeID)
+	if err != nil {
+		return nil, fmt.Errorf("chromafs: fetch path tree %q: %w", cfg.layout.TreeID, err)
+	}
+	sum := sha256.Sum256(rec.Document)
+	version := hex.EncodeToString(sum[:12])
+	key := store.CollectionID() + "\x00" + version
+	t, ok := parsedTrees.GetIfPresent(key)
+	if !ok {
+		t, err = tree.Parse(rec.Document)
+		if err != nil {
+			return nil, fmt.Errorf("chromafs: parse path tree %q: %w", cfg.layout.TreeID, err)
+		}
+		parsedTrees.Set(key, t)
+	}
+	s := &session{
+		store:   store,
+		layout:  cfg.layout,
+		groups:  cfg.groups,
+		sep:     cfg.separator,
+		cache:   cfg.cache,
+		log:     cfg.logger,
+		tree:    t,
+		view:    t.View(cfg.groups),
+		version: version,
+	}
+	return &FS{s: s, ctx: context.Background()}, nil
+}
+
+// WithContext returns a view of fsys whose network calls (page reads) use
+// ctx. Use it to bind a request's deadline and cancellation.
+func (fsys *FS) WithContext(ctx context.Context) *FS {
+	if ctx == nil {
+		panic("chromafs: nil context")
+	}
+	c := *fsys
+	c.ctx = ctx
+	return &c
+}
+
+// Context returns the context that fsys's network calls use.
+func (fsys *FS) Context() context.Context { return fsys.ctx }
+
+// Groups returns the groups the filesystem was created for.
+func (fsys *FS) Groups() []string { return slices.Clone(fsys.s.groups) }
+
+// Problems returns the tree entries that were skipped because their slugs
+// are unsafe, clash or are malformed. It is the same for every user.
+func (fsys *FS) Problems() []tree.Problem { return fsys.s.tree.Problems() }
+
+// TreeVersion returns a digest of the path tree document the filesystem
+// was built from.
+func (fsys *FS) TreeVersion() string { return fsys.s.version }
+
+// full maps a name of this view to a path of the whole collection.
+func (fsys *FS) full(name string) string {
+	if fsys.prefix == "" {
+		return name
+	}
+	if name == "." {
+		return fsys.prefix
+	}
+	return fsys.prefix + "/" + name
+}
+
+// lookup finds a visible node. op and name are for the error.
+func (fsys *FS) lookup(op, name string) (*tree.Node, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: op, Path: name, Err: fs.ErrInvalid}
+	}
+	n, ok := fsys.s.view.Lookup(fsys.full(name))
+	if !ok {
+		return nil, &fs.PathError{Op: op, Path: name, Err: fs.ErrNotExist}
+	}
+	return n, nil
+}
+
+// Open opens the named file or directory. It does no I/O: a file's content
+// is fetched on its first read.
+func (fsys *FS) Open(name string) (fs.File, error) {
+	n, err := fsys.lookup("open", name)
+	if err != nil {
+		return nil, err
+	}
+	if n.IsDir {
+		return &dir{fsys: fsys, node: n, name: name}, nil
+	}
+	return &file{fsys: fsys, node: n, name: name}, nil
+}
+
+// Stat returns a FileInfo describing the named file or directory. For a
+// page whose size the tree does not record, it reads the page once.
+func (fsys *FS) Stat(name string) (fs.FileInfo, error) {
+	n, err := fsys.lookup("stat", name)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := fsys.info(n)
+	if err != nil {
+		return nil, &fs.PathError{Op: "stat", Path: name, Err: err}
+	}
+	return fi, nil
+}
+
+// ReadFile returns the content of the named file. The caller owns the
+// returned slice.
+func (fsys *FS) ReadFile(name string) ([]byte, error) {
+	n, err := fsys.lookup("open", name)
+	if err != nil {
+		return nil, err
+	}
+	if n.IsDir {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: errIsDir}
+	}
+	data, err := fsys.s.load(fsys.ctx, n)
+	if err != nil {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: err}
+	}
+	return slices.Clone(data), nil
+}
+
+// ReadDir returns the entries of the named directory, sorted by name.
+func (fsys *FS) ReadDir(name string) ([]fs.DirEntry, error) {
+	n, err := fsys.lookup("readdir", name)
+	if err != nil {
+		return nil, err
+	}
+	if !n.IsDir {
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: errNotDir}
+	}
+	kids, _ := fsys.s.view.ReadDir(n.Path)
+	out := make([]fs.DirEntry, len(kids))
+	for i, k := range kids {
+		out[i] = dirEntry{fsys: fsys, node: k}
+	}
+	return out, nil
+}
+
+// Sub returns the filesystem rooted at dir. It shares fsys's session,
+// cache and context.
+func (fsys *FS) Sub(dir string) (fs.FS, error) {
+	n, err := fsys.lookup("sub", dir)
+	if err != nil {
+		return nil, err
+	}
+	if !n.IsDir {
+		return nil, &fs.PathError{Op: "sub", Path: dir, Err: errNotDir}
+	}
+	if dir == "." {
+		return fsys, nil
+	}
+	c := *fsys
+	c.prefix = n.Path
+	return &c, nil
+}
+
+// info builds the FileInfo of a node, reading the page if its size is not
+// known.
+func (fsys *FS) info(n *tree.Node) (*fileInfo, error) {
+	fi := &fileInfo{node: n}
+	if n.IsDir {
+		return fi, nil
+	}
+	size, err := fsys.s.size(fsys.ctx, n)
+	if err != nil {
+		return nil, err
+	}
+	fi.size = size
+	return fi, nil
+}
+
+// knownSize returns the size of a page if it is known without a read.
+func (s *session) knownSize(n *tree.Node) (int64, bool) {
+	if n.Entry.Size >= 0 && n.Entry.URL == "" {
+		return n.Entry.Size, true
+	}
+	if v, ok := s.sizes.Load(n.Path); ok {
+		return v.(int64), true
+	}
+	return 0, false
+}
+
+// size returns the size of a page, reading it if needed.
+func (s *session) size(ctx context.Context, n *tree.Node) (int64, error) {
+	if sz, ok := s.knownSize(n); ok {
+		return sz, nil
+	}
+	data, err := s.load(ctx, n)
+	if err != nil {
+		return 0, err
+	}
+	return int64(len(data)), nil
+}
+
+// fileInfo is the fs.FileInfo of a node.
+type fileInfo struct {
+	node *tree.Node
+	size int64
+}
+
+func (fi *fileInfo) Name() string { return fi.node.Name }
+func (fi *fileInfo) Size() int64  { return fi.size }
+func (fi *fileInfo) IsDir() bool  { return fi.node.IsDir }
+func (fi *fileInfo) Mode() fs.FileMode {
+	if fi.node.IsDir {
+		return fs.ModeDir | 0o555
+	}
+	return 0o444
+}
+
+// ModTime returns the page's modification time from the tree, or the zero
+// time when the tree does not record one (and for directories).
+func (fi *fileInfo) ModTime() time.Time {
+	if fi.node.IsDir {
+		return time.Time{}
+	}
+	return fi.node.Entry.ModTime
+}
+
+// Sys returns the page's *tree.Entry (nil for a directory), which carries
+// the optional fields of the tree such as Hash and ContentType.
+func (fi *fileInfo) Sys() any {
+	if fi.node.IsDir {
+		return (*tree.Entry)(nil)
+	}
+	return fi.node.Entry
+}
+
+func (fi *fileInfo) String() string { return fs.FormatFileInfo(fi) }
+
+// dirEntry is the fs.DirEntry of a node.
+type dirEntry struct {
+	fsys *FS
+	node *tree.Node
+}
+
+func (d dirEntry) Name() string { return d.node.Name }
+func (d dirEntry) IsDir() bool  { return d.node.IsDir }
+func (d dirEntry) Type() fs.FileMode {
+	if d.node.IsDir {
+		return fs.ModeDir
+	}
+	return 0
+}
+
+// Info returns the entry's FileInfo. For a page whose size the tree does
+// not record, it reads the page once.
+func (d dirEntry) Info() (fs.FileInfo, error) {
+	fi, err := d.fsys.info(d.node)
+	if err != nil {
+		return nil, &fs.PathError{Op: "stat", Path: d.node.Path, Err: err}
+	}
+	return fi, nil
+}
+
+func (d dirEntry) String() string { return fs.FormatDirEntry(d) }
+
+// Glob returns the names of the visible files and directories that match
+// pattern, with the syntax of path.Match. It never touches the network.
+func (fsys *FS) Glob(pattern string) ([]string, error) {
+	if _, err := path.Match(pattern, ""); err != nil {
+		return nil, err
+	}
+	return fsys.glob(pattern, 0)
+}
+
+func (fsys *FS) glob(pattern string, depth int) ([]string, error) {
+	if depth > 10000 {
+		return nil, path.ErrBadPattern
+	}
+	if !hasMeta(pattern) {
+		if _, err := fsys.lookup("glob", pattern); err != nil {
+			return nil, nil
+		}
+		return []string{pattern}, nil
+	}
+	d, file := path.Split(pattern)
+	d = cleanGlobPath(d)
+	if !hasMeta(d) {
+		return fsys.globDir(d, file, nil)
+	}
+	if d == pattern {
+		return nil, path.ErrBadPattern
+	}
+	dirs, err := fsys.glob(d, depth+1)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, d := range dirs {
+		if out, err = fsys.globDir(d, file, out); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func (fsys *FS) globDir(dir, pattern string, out []string) ([]string, error) {
+	n, err := fsys.lookup("glob", dir)
+	if err != nil || !n.IsDir {
+		return out, nil
+	}
+	kids, _ := fsys.s.view.ReadDir(n.Path)
+	for _, k := range kids {
+		ok, err := path.Match(pattern, k.Name)
+		if err != nil {
+			return out, err
+		}
+		if ok {
+			out = append(out, path.Join(dir, k.Name))
+		}
+	}
+	return out, nil
+}
+
+func cleanGlobPath(p string) string {
+	switch p {
+	case "":
+		return "."
+	default:
+		return p[:len(p)-1]
+	}
+}
+
+func hasMeta(p string) bool {
+	for i := 0; i < len(p); i++ {
+		switch p[i] {
+		case '*', '?', '[', '\\':
+			return true
+		}
+	}
+	return false
+}

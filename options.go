@@ -1,0 +1,78 @@
+package chromafs
+
+import (
+	"log/slog"
+	"slices"
+
+	"github.com/chromafs/chromafs/cachepkg"
+)
+
+// An Option configures New.
+type Option func(*config)
+
+type config struct {
+	layout    Layout
+	groups    []string
+	separator string
+	cache     cachepkg.Cache
+	logger    *slog.Logger
+}
+
+func defaultConfig() config {
+	return config{layout: DefaultLayout}
+}
+
+// WithGroups sets the groups of the user the filesystem is for. A page is
+// visible iff it is public or its groups intersect these. Without this
+// option only public pages are visible.
+func WithGroups(groups ...string) Option {
+	return func(c *config) {
+		c.groups = slices.Clone(groups)
+	}
+}
+
+// WithSlugField sets the metadata field that holds a chunk's page slug
+// (default "page_slug").
+func WithSlugField(name string) Option {
+	return func(c *config) { c.layout.SlugField = name }
+}
+
+// WithIndexField sets the metadata field that holds a chunk's index within
+// its page (default "chunk_index").
+func WithIndexField(name string) Option {
+	return func(c *config) { c.layout.IndexField = name }
+}
+
+// WithTreeID sets the id of the path tree record (default "__path_tree__").
+func WithTreeID(id string) Option {
+	return func(c *config) { c.layout.TreeID = id }
+}
+
+// WithLayout sets the slug field, index field and tree id at once. Empty
+// fields keep their defaults.
+func WithLayout(l Layout) Option {
+	return func(c *config) { c.layout = l.withDefaults() }
+}
+
+// WithSeparator sets the string placed between consecutive chunks when a
+// page is reassembled. The default is "" (chunks are concatenated), which
+// is what collections cut at arbitrary offsets need; collections written
+// by tools that strip the newline at each cut need "\n".
+func WithSeparator(sep string) Option {
+	return func(c *config) { c.separator = sep }
+}
+
+// WithCache sets the page cache. Without this option each FS gets a
+// private in-memory cache of cachepkg.DefaultMemoryBytes. Pass one cache
+// to many New calls to share pages between sessions; keys carry the
+// collection id and page version, so sharing is safe across collections
+// and groups.
+func WithCache(c cachepkg.Cache) Option {
+	return func(cfg *config) { cfg.cache = c }
+}
+
+// WithLogger sets the logger for warnings (for example a failing cache).
+// The default discards nothing: it is slog.Default().
+func WithLogger(l *slog.Logger) Option {
+	return func(c *config) { c.logger = l }
+}

@@ -1,0 +1,201 @@
+package chromafs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/chromafs/chromafs/tree"
+)
+
+var (
+	errIsDir  = errors.New("is a directory")
+	errNotDir = errors.New("not a directory")
+)
+
+// ErrCorruptPage is wrapped by errors about a page whose chunks cannot be
+// reassembled: a missing, duplicate or invalid chunk index, no chunks at
+// all, or content that disagrees with the size the tree records. Such a
+// page is never served partially.
+var ErrCorruptPage = errors.New("corrupt page")
+
+// ErrLazyPointer is wrapped by errors from reading a page whose tree entry
+// points at content stored outside the collection, when no fetcher for it
+// is configured.
+var ErrLazyPointer = errors.New("page content is stored outside the collection")
+
+// cacheKey identifies one version of one page of one collection.
+func (s *session) cacheKey(n *tree.Node) string {
+	v := n.Entry.Hash
+	if v == "" {
+		v = "t:" + s.version
+	}
+	return s.store.CollectionID() + "\x00" + v + "\x00" + s.sep + "\x00" + n.Path
+}
+
+// load returns a page's content from the cache or the store. Concurrent
+// loads of one page cost one fetch. The returned slice is shared and must
+// not be modified.
+func (s *session) load(ctx context.Context, n *tree.Node) ([]byte, error) {
+	if n.Entry.URL != "" {
+		return nil, fmt.Errorf("%w: %s", ErrLazyPointer, n.Entry.URL)
+	}
+	key := s.cacheKey(n)
+	if data, ok := s.cacheGet(ctx, key); ok {
+		s.sizes.Store(n.Path, int64(len(data)))
+		return data, nil
+	}
+	v, err, _ := s.flight.Do(key, func() (any, error) {
+		if data, ok := s.cacheGet(ctx, key); ok {
+			return data, nil
+		}
+		chunks, err := s.store.Chunks(ctx, s.layout, []string{n.Path})
+		if err != nil {
+			return nil, fmt.Errorf("fetch chunks: %w", err)
+		}
+		data, err := assemble(n, chunks, s.sep)
+		if err != nil {
+			return nil, err
+		}
+		s.cachePut(ctx, key, data)
+		return data, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	data := v.([]byte)
+	s.sizes.Store(n.Path, int64(len(data)))
+	return data, nil
+}
+
+func (s *session) cacheGet(ctx context.Context, key string) ([]byte, bool) {
+	data, ok, err := s.cache.Get(ctx, key)
+	if err != nil {
+		s.log.Warn("chromafs: page cache read failed; reading from the store", "err", err)
+		return nil, false
+	}
+	return data, ok
+}
+
+func (s *session) cachePut(ctx context.Context, key string, data []byte) {
+	if err := s.cache.Put(ctx, key, data); err != nil {
+		s.log.Warn("chromafs: page cache write failed", "err", err)
+	}
+}
+
+func assemble(n *tree.Node, chunks []Chunk, sep string) ([]byte, error) {
+	return Assemble(n.Entry, chunks, sep)
+}
+
+// Assemble reassembles a page from its chunks exactly as FS does: it
+// sorts them by index, checks that the indexes are exactly 0..n-1 and
+// that the count and size agree with what e records (when it records
+// them), and joins the texts with sep. Every failure wraps ErrCorruptPage
+// and names the page.
+func Assemble(e *tree.Entry, chunks []Chunk, sep string) ([]byte, error) {
+	if len(chunks) == 0 {
+		if e.Size == 0 {
+			return []byte{}, nil
+		}
+		return nil, fmt.Errorf("%w: page %q has no chunks", ErrCorruptPage, e.Slug)
+	}
+	chunks = slices.Clone(chunks)
+	for _, c := range chunks {
+		if c.Index == NoIndex {
+			return nil, fmt.Errorf("%w: page %q: chunk %q has no valid chunk index", ErrCorruptPage, e.Slug, c.ID)
+		}
+		if c.Slug != e.Slug {
+			return nil, fmt.Errorf("%w: page %q: store returned chunk %q of page %q", ErrCorruptPage, e.Slug, c.ID, c.Slug)
+		}
+	}
+	slices.SortFunc(chunks, func(a, b Chunk) int { return a.Index - b.Index })
+	size := 0
+	for i, c := range chunks {
+		if c.Index != i {
+			if i > 0 && c.Index == chunks[i-1].Index {
+				return nil, fmt.Errorf("%w: page %q: duplicate chunk index %d (chunks %q and %q)", ErrCorruptPage, e.Slug, c.Index, chunks[i-1].ID, c.ID)
+			}
+			return nil, fmt.Errorf("%w: page %q: missing chunk index %s", ErrCorruptPage, e.Slug, missingRange(i, c.Index))
+		}
+		size += len(c.Text)
+	}
+	if e.Chunks > 0 && e.Chunks != len(chunks) {
+		return nil, fmt.Errorf("%w: page %q: tree records %d chunks, store has %d", ErrCorruptPage, e.Slug, e.Chunks, len(chunks))
+	}
+	size += len(sep) * (len(chunks) - 1)
+	if e.Size >= 0 && e.Size != int64(size) {
+		return nil, fmt.Errorf("%w: page %q: tree records %d bytes, chunks hold %d", ErrCorruptPage, e.Slug, e.Size, size)
+	}
+	var b strings.Builder
+	b.Grow(size)
+	for i, c := range chunks {
+		if i > 0 {
+			b.WriteString(sep)
+		}
+		b.WriteString(c.Text)
+	}
+	return []byte(b.String()), nil
+}
+
+func missingRange(from, to int) string {
+	if to-from == 1 {
+		return strconv.Itoa(from)
+	}
+	return strconv.Itoa(from) + "-" + strconv.Itoa(to-1)
+}
+
+// Prefetch loads the named pages into the cache with as few store
+// requests as possible. Names that are not visible files are ignored, so
+// that a caller cannot learn anything from the result about hidden pages.
+// It returns the first error met; pages loaded before it stay cached.
+func (fsys *FS) Prefetch(ctx context.Context, names []string) error {
+	s := fsys.s
+	var need []*tree.Node
+	var slugs []string
+	for _, name := range names {
+		if !fs.ValidPath(name) {
+			continue
+		}
+		n, ok := s.view.Lookup(fsys.full(name))
+		if !ok || n.IsDir || n.Entry.URL != "" {
+			continue
+		}
+		if has, err := s.cache.Has(ctx, s.cacheKey(n)); err == nil && has {
+			continue
+		}
+		need = append(need, n)
+		slugs = append(slugs, n.Path)
+	}
+	if len(need) == 0 {
+		return nil
+	}
+	chunks, err := s.store.Chunks(ctx, s.layout, slugs)
+	if err != nil {
+		return fmt.Errorf("chromafs: prefetch %d pages: %w", len(slugs), err)
+	}
+	bySlug := make(map[string][]Chunk, len(need))
+	for _, c := range chunks {
+		bySlug[c.Slug] = append(bySlug[c.Slug], c)
+	}
+	values := make(map[string][]byte, len(need))
+	var firstErr error
+	for _, n := range need {
+		data, err := assemble(n, bySlug[n.Path], s.sep)
+		if err != nil {
+			if firstErr == nil {
+				firstErr = err
+			}
+			continue
+		}
+		values[s.cacheKey(n)] = data
+		s.sizes.Store(n.Path, int64(len(data)))
+	}
+	if err := s.cache.PutMany(ctx, values); err != nil {
+		s.log.Warn("chromafs: page cache write failed", "err", err)
+	}
+	return firstErr
+}

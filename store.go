@@ -1,0 +1,127 @@
+package chromafs
+
+import (
+	"context"
+	"errors"
+)
+
+// Layout names the metadata fields and the tree record of a collection.
+// The zero value is not valid; use [DefaultLayout] and override fields.
+type Layout struct {
+	// SlugField is the metadata field that holds a chunk's page slug.
+	SlugField string
+	// IndexField is the metadata field that holds a chunk's 0-based index
+	// within its page.
+	IndexField string
+	// TreeID is the id of the record whose document is the path tree.
+	TreeID string
+}
+
+// DefaultLayout is the layout that existing collections use:
+// page_slug, chunk_index and __path_tree__.
+var DefaultLayout = Layout{
+	SlugField:  "page_slug",
+	IndexField: "chunk_index",
+	TreeID:     "__path_tree__",
+}
+
+// withDefaults fills empty fields of l from DefaultLayout.
+func (l Layout) withDefaults() Layout {
+	if l.SlugField == "" {
+		l.SlugField = DefaultLayout.SlugField
+	}
+	if l.IndexField == "" {
+		l.IndexField = DefaultLayout.IndexField
+	}
+	if l.TreeID == "" {
+		l.TreeID = DefaultLayout.TreeID
+	}
+	return l
+}
+
+// TreeRecord is the tree record as a store returns it.
+type TreeRecord struct {
+	// Document is the record's document: a JSON object, or the same
+	// gzip-compressed and base64-encoded.
+	Document []byte
+	// Metadata is the record's metadata (may be nil).
+	Metadata map[string]any
+}
+
+// NoIndex is the Chunk.Index of a chunk whose index field is missing or
+// is not a non-negative integer.
+const NoIndex = -1
+
+// Chunk is one record of a page.
+type Chunk struct {
+	// ID is the record id.
+	ID string
+	// Slug is the page the chunk belongs to.
+	Slug string
+	// Index is the chunk's position within its page, or NoIndex.
+	Index int
+	// Text is the chunk's document. It is empty when the caller did not ask
+	// for documents.
+	Text string
+}
+
+// Store is the read side of a collection, shaped by what the filesystem
+// needs rather than by Chroma's API. Package chromastore implements it
+// over a Chroma server and package memstore in memory.
+//
+// Implementations must be safe for concurrent use, must honour the
+// context's deadline and cancellation, and must never return records of
+// pages that were not asked for.
+type Store interface {
+	// CollectionID returns a stable identifier of the collection, used to
+	// namespace cache keys.
+	CollectionID() string
+
+	// Tree returns the record with the given id. If there is no such record
+	// the error wraps ErrNoTree.
+	Tree(ctx context.Context, id string) (TreeRecord, error)
+
+	// Chunks returns every chunk (with its text) whose slug field, named by
+	// layout, is one of slugs. The order is unspecified. slugs is never
+	// empty; implementations batch and page requests as their backend needs.
+	Chunks(ctx context.Context, layout Layout, slugs []string) ([]Chunk, error)
+}
+
+// Scanner is implemented by stores that can enumerate every record of a
+// collection. It is used by validation, never by the filesystem.
+type Scanner interface {
+	// Scan calls fn with successive batches of every record that has the
+	// layout's slug field, with texts when withText is set. It stops at the
+	// first error fn returns and returns it.
+	Scan(ctx context.Context, layout Layout, withText bool, fn func([]Chunk) error) error
+	// IDs returns the ids of every record of the collection, including
+	// records without a slug field (such as the tree record).
+	IDs(ctx context.Context) ([]string, error)
+}
+
+// Record is one record to write.
+type Record struct {
+	ID       string
+	Document string
+	Metadata map[string]any
+	// System marks a record that is not content (the tree record): it is
+	// stored with a zero embedding instead of an embedded document.
+	System bool
+}
+
+// Writer is the write side of a collection. The filesystem never uses it;
+// package ingest does.
+type Writer interface {
+	// Upsert writes records, replacing records with the same ids.
+	// Implementations batch as their backend needs.
+	Upsert(ctx context.Context, records []Record) error
+	// Delete removes the records with the given ids; unknown ids are
+	// ignored.
+	Delete(ctx context.Context, ids []string) error
+	// ChunkIDs returns, for each of slugs that has records, the ids of its
+	// records.
+	ChunkIDs(ctx context.Context, layout Layout, slugs []string) (map[string][]string, error)
+}
+
+// ErrNoTree is wrapped by errors from a collection that has no tree record.
+var ErrNoTree = errors.New("collection has no path tree record")

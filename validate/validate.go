@@ -1,0 +1,208 @@
+// Package validate checks a collection: the tree record against the
+// chunks, chunk indexes, sizes and hashes, orphan chunks and bad slugs.
+//
+// # Findings
+//
+// A check produces findings, each an error (the collection serves wrong
+// or no content for a page, or the tree is malformed) or a warning (the
+// collection works but probably not as its writer meant, such as an entry
+// without isPublic, which is treated as private). Report.OK is false when
+// there is any error.
+//
+// Validation reads every record of the collection, so the store must
+// implement chromafs.Scanner. It never writes.
+package validate
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/chromafs/chromafs"
+	"github.com/chromafs/chromafs/tree"
+)
+
+// Severity says how bad a finding is.
+type Severity int
+
+const (
+	// Warning marks a finding that does not stop pages from being served.
+	Warning Severity = iota
+	// Error marks a finding that makes a page or the tree unusable.
+	Error
+)
+
+func (s Severity) String() string {
+	if s == Error {
+		return "error"
+	}
+	return "warning"
+}
+
+// Finding is one problem found.
+type Finding struct {
+	Severity Severity
+	// Slug is the page concerned, or "" for the collection as a whole.
+	Slug    string
+	Message string
+}
+
+func (f Finding) String() string {
+	if f.Slug == "" {
+		return fmt.Sprintf("%s: %s", f.Severity, f.Message)
+	}
+	return fmt.Sprintf("%s: %s: %s", f.Severity, f.Slug, f.Message)
+}
+
+// Report is the result of a validation.
+type Report struct {
+	// Pages is the number of valid tree entries, Chunks the number of
+	// records with a slug field.
+	Pages, Chunks int
+	// Findings in a stable order: collection-wide first, then by slug.
+	Findings []Finding
+}
+
+// OK reports whether there is no error finding.
+func (r *Report) OK() bool {
+	for _, f := range r.Findings {
+		if f.Severity == Error {
+			return false
+		}
+	}
+	return true
+}
+
+// Count returns the number of findings of the given severity.
+func (r *Report) Count(s Severity) int {
+	n := 0
+	for _, f := range r.Findings {
+		if f.Severity == s {
+			n++
+		}
+	}
+	return n
+}
+
+// Options configure Run.
+type Options struct {
+	// Layout of the collection; empty fields take chromafs.DefaultLayout's.
+	Layout chromafs.Layout
+	// Separator between chunks, as given to chromafs.WithSeparator.
+	Separator string
+}
+
+// Store is what validation reads.
+type Store interface {
+	chromafs.Store
+	chromafs.Scanner
+}
+
+// Run validates the collection behind store. It returns an error only
+// when the collection cannot be read (for example an unreachable server);
+// everything wrong with the collection's content is a finding.
+func Run(ctx context.Context, store Store, opt Options) (*Report, error) {
+	l := opt.Layout
+	if l.SlugField == "" {
+		l.SlugField = chromafs.DefaultLayout.SlugField
+	}
+	if l.IndexField == "" {
+		l.IndexField = chromafs.DefaultLayout.IndexField
+	}
+	if l.TreeID == "" {
+		l.TreeID = chromafs.DefaultLayout.TreeID
+	}
+	r := &Report{}
+	add := func(s Severity, slug, format string, args ...any) {
+		r.Findings = append(r.Findings, Finding{s, slug, fmt.Sprintf(format, args...)})
+	}
+
+	var t *tree.Tree
+	rec, err := store.Tree(ctx, l.TreeID)
+	switch {
+	case errors.Is(err, chromafs.ErrNoTree):
+		add(Error, "", "no path tree record %q", l.TreeID)
+	case err != nil:
+		return nil, fmt.Errorf("validate: read tree: %w", err)
+	default:
+		if sys, _ := rec.Metadata["_system"].(bool); !sys {
+			add(Warning, "", "tree record %q has no _system: true metadata marker", l.TreeID)
+		}
+		if _, ok := rec.Metadata[l.SlugField]; ok {
+			add(Error, "", "tree record %q has a %s field, so slug queries can return it", l.TreeID, l.SlugField)
+		}
+		t, err = tree.Parse(rec.Document)
+		if err != nil {
+			add(Error, "", "path tree: %v", err)
+		}
+	}
+
+	bySlug := make(map[string][]chromafs.Chunk)
+	err = store.Scan(ctx, l, true, func(batch []chromafs.Chunk) error {
+		for _, c := range batch {
+			bySlug[c.Slug] = append(bySlug[c.Slug], c)
+			r.Chunks++
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("validate: scan chunks: %w", err)
+	}
+
+	known := map[string]bool{}
+	if t != nil {
+		for _, p := range t.Problems() {
+			add(Error, p.Slug, "tree entry skipped: %s", p.Reason)
+			known[p.Slug] = true
+		}
+		entries := t.Entries()
+		r.Pages = len(entries)
+		for i := range entries {
+			e := &entries[i]
+			known[e.Slug] = true
+			if !e.HasIsPublic {
+				add(Warning, e.Slug, "no isPublic field: treated as private")
+			}
+			if !e.IsPublic && len(e.Groups) == 0 {
+				add(Warning, e.Slug, "private page with no groups is visible to nobody")
+			}
+			chunks := bySlug[e.Slug]
+			if e.URL != "" {
+				if len(chunks) > 0 {
+					add(Warning, e.Slug, "lazy pointer to %s also has %d chunks, which are never read", e.URL, len(chunks))
+				}
+				continue
+			}
+			data, err := chromafs.Assemble(e, chunks, opt.Separator)
+			if err != nil {
+				add(Error, e.Slug, "%s", strings.TrimPrefix(err.Error(), chromafs.ErrCorruptPage.Error()+": "))
+				continue
+			}
+			if h, ok := strings.CutPrefix(e.Hash, "sha256:"); ok {
+				sum := sha256.Sum256(data)
+				if got := hex.EncodeToString(sum[:]); got != h {
+					add(Error, e.Slug, "content hash sha256:%s does not match the tree's %s", got, e.Hash)
+				}
+			}
+		}
+	}
+	var orphans []string
+	for slug := range bySlug {
+		if !known[slug] {
+			orphans = append(orphans, slug)
+		}
+	}
+	slices.Sort(orphans)
+	for _, slug := range orphans {
+		if t != nil {
+			add(Error, slug, "%d orphan chunks: the page is not in the tree", len(bySlug[slug]))
+		}
+	}
+
+	slices.SortStableFunc(r.Findings, func(a, b Finding) int { return strings.Compare(a.Slug, b.Slug) })
+	return r, nil
+}
