@@ -1,7 +1,6 @@
 package chromafs
 
 import (
-	"errors"
 	"io"
 	"io/fs"
 	"sync"
@@ -28,8 +27,6 @@ var _ interface {
 	io.Seeker
 	io.ReaderAt
 } = (*file)(nil)
-
-var errClosed = errors.New("file already closed")
 
 func (f *file) Stat() (fs.FileInfo, error) {
 	f.mu.Lock()

@@ -1,0 +1,54 @@
+# The two commands a new machine needs:
+#   make demo   starts a local Chroma, ingests examples/docs and explores it
+#   make test   runs the whole test suite against real Chroma and Redis servers
+# Everything they need is installed by `make deps`, which both run first.
+
+GO      ?= go
+CHROMA  := internal/testenv/chroma
+BIN     := bin/chromafs
+
+.PHONY: all demo test deps deps-go deps-chroma deps-redis build lint bench clean stop-demo
+
+all: build
+
+deps: deps-go deps-chroma deps-redis
+
+deps-go:
+	$(GO) mod download
+
+# The pinned Chroma server (npm package chromadb with the bindings that run
+# on glibc 2.36).
+deps-chroma: $(CHROMA)/node_modules/.bin/chroma
+$(CHROMA)/node_modules/.bin/chroma: $(CHROMA)/package.json $(CHROMA)/package-lock.json
+	cd $(CHROMA) && npm ci --no-audit --no-fund
+	touch $@
+
+# Debian's redis-server, for the cache tests.
+deps-redis:
+	@command -v redis-server >/dev/null 2>&1 || { \
+		echo "installing redis-server"; \
+		if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq redis-server; \
+		else sudo apt-get update -qq && sudo apt-get install -y -qq redis-server; fi; }
+
+build:
+	$(GO) build -o $(BIN) ./cmd/chromafs
+
+demo: deps-go deps-chroma build
+	./scripts/demo.sh
+
+stop-demo:
+	./scripts/demo.sh stop
+
+test: deps
+	$(GO) test -race -count=1 ./...
+
+lint:
+	gofmt -l . | (! grep .)
+	$(GO) vet ./...
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@latest ./...
+
+bench: deps
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+clean:
+	rm -rf bin .chroma-demo

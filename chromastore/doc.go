@@ -1,0 +1,79 @@
+// Package chromastore implements chromafs's store interfaces
+// ([chromafs.Store], [chromafs.Scanner], [chromafs.Writer]) over a Chroma
+// server's HTTP API. It is the only package of chromafs that imports
+// github.com/amikos-tech/chroma-go.
+//
+//	c, err := chromastore.Open(ctx, chromastore.Config{
+//		URL:        "http://localhost:8000",
+//		Collection: "docs",
+//	})
+//	if err != nil { ... }
+//	defer c.Close()
+//	fsys, err := chromafs.New(ctx, c)
+//
+// Opening a collection makes one request; reading the tree record makes one
+// more. Collection lifecycle calls (open, create, delete, metadata, count)
+// go through chroma-go's pkg/api/v2 client; record calls (get, upsert,
+// delete) are plain REST calls to /api/v2/.../collections/{id}/{get,upsert,
+// delete}, because chroma-go v0.4.0 loses the cause of transport errors,
+// cannot ask for ids only, and decodes pages much more slowly (see
+// rest.go).
+//
+// # Limits
+//
+// Every request stays within the limits of Chroma Cloud, the strictest
+// deployment, so that the same code works against a local server, a
+// distributed one and the cloud:
+//
+//   - a get asks for at most [PageSize] (300) records, and pages with
+//     limit and offset until a page comes back short;
+//   - a where filter's $in list carries at most [MaxIn] (200) values and is
+//     never empty (Chroma answers 400 to an empty $in and 500 to one of
+//     more than 32,762 values); batches of one call run up to four at a
+//     time;
+//   - an upsert sends at most 300 records and splits a batch whose request
+//     would exceed 8 MiB; a single record that needs more than 32 MiB is
+//     refused before anything is sent (Chroma refuses bodies over 40 MiB);
+//   - documents are sent as they are: Chroma Cloud refuses documents over
+//     16 KiB, so writers that target it must chunk below that.
+//
+// Offset paging over a collection that changes between pages can repeat or
+// miss records; records repeated are dropped. Chroma returns records in
+// insertion order.
+//
+// # Errors
+//
+// Every error names the operation, the collection and the server, and
+// wraps its cause, for example
+//
+//	chromastore: get chunks of 3 pages from "docs" at http://127.0.0.1:1: dial tcp 127.0.0.1:1: connect: connection refused
+//
+// so that errors.Is(err, syscall.ECONNREFUSED), errors.Is(err,
+// context.Canceled) and errors.Is(err, context.DeadlineExceeded) work. An
+// error answer from Chroma is an [*APIError]. Every operation on a
+// collection that does not exist (or was deleted after Open) wraps
+// [ErrNoCollection]; [Collection.Tree] of a missing record wraps
+// [chromafs.ErrNoTree]. Every call honours its context's deadline and
+// cancellation, and Config.Timeout bounds each HTTP request.
+//
+// # Embeddings
+//
+// Reads never embed anything. [Collection.Upsert] embeds the documents of
+// content records with Config.Embedding, and gives system records (the
+// tree) a zero vector of the collection's dimension and metadata
+// "_system": true ([SystemKey]), so they never rank in a semantic search.
+// The dimension is the collection's, or else that of the embedding
+// function, learnt by embedding one probe string.
+//
+// When Config.Embedding is nil, chromastore uses chroma-go's
+// consistent-hash function, which downloads nothing: its vectors are
+// deterministic but carry no meaning. A collection that serves semantic
+// search as well should be written with the embedding function it was
+// created with; [EmbeddingFunction] selects one by name for a command-line
+// flag (see [EmbeddingNames]), and "default" is chroma-go's ONNX
+// all-MiniLM-L6-v2, which downloads its model on first use. chroma-go's
+// own default would download that model as soon as a collection is opened
+// or created, so chromastore always passes an explicit function
+// (WithEmbeddingFunctionGet, WithEmbeddingFunctionCreate; v0.4.0 has no
+// separate content embedding function option).
+package chromastore

@@ -1,0 +1,404 @@
+package chromastore
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/chromafs/chromafs"
+)
+
+// Request limits; see the package documentation.
+const (
+	// PageSize is the most records one get asks for (Chroma Cloud's cap).
+	PageSize = 300
+	// MaxIn is the most values one $in list carries.
+	MaxIn = 200
+	// maxParallel is how many requests one call runs at a time.
+	maxParallel = 4
+)
+
+// Values of a get request's include list.
+const (
+	includeDocuments = "documents"
+	includeMetadatas = "metadatas"
+)
+
+// getRequest is the body of POST .../get.
+type getRequest struct {
+	IDs     []string       `json:"ids,omitempty"`
+	Where   map[string]any `json:"where,omitempty"`
+	Limit   int            `json:"limit,omitempty"`
+	Offset  int            `json:"offset,omitempty"`
+	Include []string       `json:"include"` // never nil: [] asks for ids only
+}
+
+// getResult is the answer to a get. Metadata numbers are json.Numbers.
+type getResult struct {
+	IDs       []string         `json:"ids"`
+	Documents []*string        `json:"documents"`
+	Metadatas []map[string]any `json:"metadatas"`
+}
+
+func (r *getResult) document(i int) string {
+	if i < len(r.Documents) && r.Documents[i] != nil {
+		return *r.Documents[i]
+	}
+	return ""
+}
+
+func (r *getResult) metadata(i int) map[string]any {
+	if i < len(r.Metadatas) {
+		return r.Metadatas[i]
+	}
+	return nil
+}
+
+// get sends one get request.
+func (c *Collection) get(ctx context.Context, req *getRequest) (*getResult, error) {
+	if c.closed.Load() {
+		return nil, ErrClosed
+	}
+	var res getResult
+	if err := c.rest.do(ctx, "POST", c.path+"/get", req, &res); err != nil {
+		return nil, err
+	}
+	if len(res.Documents) != 0 && len(res.Documents) != len(res.IDs) ||
+		len(res.Metadatas) != 0 && len(res.Metadatas) != len(res.IDs) {
+		return nil, fmt.Errorf("malformed answer: %d ids, %d documents, %d metadatas",
+			len(res.IDs), len(res.Documents), len(res.Metadatas))
+	}
+	return &res, nil
+}
+
+// pages sends req with limit PageSize and increasing offsets until a page
+// comes back short, and calls fn with each page.
+func (c *Collection) pages(ctx context.Context, req getRequest, fn func(*getResult) error) error {
+	req.Limit = PageSize
+	for req.Offset = 0; ; req.Offset += PageSize {
+		res, err := c.get(ctx, &req)
+		if err != nil {
+			return err
+		}
+		if err := fn(res); err != nil {
+			return err
+		}
+		if len(res.IDs) < PageSize {
+			return nil
+		}
+	}
+}
+
+// parallel calls fn(ctx, i) for i in [0, n), maxParallel at a time, and
+// returns the first error, cancelling the calls still running.
+func parallel(ctx context.Context, n int, fn func(context.Context, int) error) error {
+	if n == 1 {
+		return fn(ctx, 0)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	sem := make(chan struct{}, maxParallel)
+	var (
+		wg    sync.WaitGroup
+		once  sync.Once
+		first error
+	)
+loop:
+	for i := range n {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+			break loop
+		}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			if err := fn(ctx, i); err != nil {
+				once.Do(func() {
+					first = err
+					cancel()
+				})
+			}
+		})
+	}
+	wg.Wait()
+	if first != nil {
+		return first
+	}
+	return ctx.Err()
+}
+
+// batches splits values into slices of at most size.
+func batches[T any](values []T, size int) [][]T {
+	var out [][]T
+	for len(values) > size {
+		out = append(out, values[:size:size])
+		values = values[size:]
+	}
+	if len(values) > 0 {
+		out = append(out, values)
+	}
+	return out
+}
+
+// unique returns values without duplicates, in first-seen order, and the
+// set of them.
+func unique(values []string) ([]string, map[string]bool) {
+	set := make(map[string]bool, len(values))
+	out := make([]string, 0, len(values))
+	for _, v := range values {
+		if !set[v] {
+			set[v] = true
+			out = append(out, v)
+		}
+	}
+	return out, set
+}
+
+// layoutDefaults fills empty fields of l from chromafs.DefaultLayout.
+func layoutDefaults(l chromafs.Layout) chromafs.Layout {
+	if l.SlugField == "" {
+		l.SlugField = chromafs.DefaultLayout.SlugField
+	}
+	if l.IndexField == "" {
+		l.IndexField = chromafs.DefaultLayout.IndexField
+	}
+	if l.TreeID == "" {
+		l.TreeID = chromafs.DefaultLayout.TreeID
+	}
+	return l
+}
+
+// pagesOf returns "1 page" or "N pages".
+func pagesOf(n int) string {
+	if n == 1 {
+		return "1 page"
+	}
+	return fmt.Sprintf("%d pages", n)
+}
+
+// Tree returns the record with the given id, with its document and
+// metadata. If there is none, the error wraps [chromafs.ErrNoTree].
+func (c *Collection) Tree(ctx context.Context, id string) (chromafs.TreeRecord, error) {
+	op := fmt.Sprintf("get tree record %q from %s", id, c.where)
+	res, err := c.get(ctx, &getRequest{IDs: []string{id}, Include: []string{includeDocuments, includeMetadatas}})
+	if err != nil {
+		return chromafs.TreeRecord{}, c.fail(op, err)
+	}
+	for i, got := range res.IDs {
+		if got == id {
+			return chromafs.TreeRecord{
+				Document: []byte(res.document(i)),
+				Metadata: plainMetadata(res.metadata(i)),
+			}, nil
+		}
+	}
+	return chromafs.TreeRecord{}, fmt.Errorf("chromastore: %s: %w", op, chromafs.ErrNoTree)
+}
+
+// Chunks returns every chunk, with its text, whose slug field is one of
+// slugs. It asks for the slugs in $in batches of at most MaxIn values,
+// each paged by PageSize records, up to four requests at a time.
+func (c *Collection) Chunks(ctx context.Context, layout chromafs.Layout, slugs []string) ([]chromafs.Chunk, error) {
+	layout = layoutDefaults(layout)
+	slugs, want := unique(slugs)
+	if len(slugs) == 0 {
+		return nil, nil
+	}
+	op := fmt.Sprintf("get chunks of %s from %s", pagesOf(len(slugs)), c.where)
+	parts := batches(slugs, MaxIn)
+	found := make([][]chromafs.Chunk, len(parts))
+	err := parallel(ctx, len(parts), func(ctx context.Context, i int) error {
+		req := getRequest{
+			Where:   map[string]any{layout.SlugField: map[string]any{"$in": parts[i]}},
+			Include: []string{includeDocuments, includeMetadatas},
+		}
+		return c.pages(ctx, req, func(res *getResult) error {
+			for j, id := range res.IDs {
+				md := res.metadata(j)
+				slug, ok := md[layout.SlugField].(string)
+				if !ok || !want[slug] {
+					continue // never hand out a page that was not asked for
+				}
+				found[i] = append(found[i], chromafs.Chunk{
+					ID:    id,
+					Slug:  slug,
+					Index: chunkIndex(md[layout.IndexField]),
+					Text:  res.document(j),
+				})
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, c.fail(op, err)
+	}
+	return flatten(found), nil
+}
+
+// flatten concatenates parts, dropping records seen twice (offset paging
+// over a collection that changes between pages can repeat a record).
+func flatten(parts [][]chromafs.Chunk) []chromafs.Chunk {
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	out := make([]chromafs.Chunk, 0, n)
+	seen := make(map[string]bool, n)
+	for _, p := range parts {
+		for _, ch := range p {
+			if !seen[ch.ID] {
+				seen[ch.ID] = true
+				out = append(out, ch)
+			}
+		}
+	}
+	return out
+}
+
+// Scan calls fn with every record whose slug field holds a string (empty
+// included), one page of at most PageSize records at a time, with texts
+// when withText is set. Chroma has no "field exists" filter ($ne matches
+// records without the field), so Scan pages through the whole collection
+// and filters here.
+func (c *Collection) Scan(ctx context.Context, layout chromafs.Layout, withText bool, fn func([]chromafs.Chunk) error) error {
+	layout = layoutDefaults(layout)
+	op := "scan " + c.where
+	include := []string{includeMetadatas}
+	if withText {
+		include = append(include, includeDocuments)
+	}
+	fromFn := false
+	err := c.pages(ctx, getRequest{Include: include}, func(res *getResult) error {
+		batch := make([]chromafs.Chunk, 0, len(res.IDs))
+		for j, id := range res.IDs {
+			md := res.metadata(j)
+			slug, ok := md[layout.SlugField].(string)
+			if !ok {
+				continue
+			}
+			batch = append(batch, chromafs.Chunk{
+				ID:    id,
+				Slug:  slug,
+				Index: chunkIndex(md[layout.IndexField]),
+				Text:  res.document(j),
+			})
+		}
+		if len(batch) == 0 {
+			return nil
+		}
+		err := fn(batch)
+		fromFn = err != nil
+		return err
+	})
+	if err != nil && !fromFn {
+		return c.fail(op, err)
+	}
+	return err
+}
+
+// IDs returns the id of every record, paged by PageSize.
+func (c *Collection) IDs(ctx context.Context) ([]string, error) {
+	var ids []string
+	err := c.pages(ctx, getRequest{Include: []string{}}, func(res *getResult) error {
+		ids = append(ids, res.IDs...)
+		return nil
+	})
+	if err != nil {
+		return nil, c.fail("list ids of "+c.where, err)
+	}
+	ids, _ = unique(ids)
+	return ids, nil
+}
+
+// chunkIndex converts an index metadata value: an integer, an integral
+// float or a string of decimal digits gives a non-negative int; anything
+// else gives chromafs.NoIndex.
+func chunkIndex(v any) int {
+	switch v := v.(type) {
+	case json.Number:
+		s := string(v)
+		if !strings.ContainsAny(s, ".eE") {
+			n, err := strconv.ParseInt(s, 10, 0)
+			if err != nil || n < 0 {
+				return chromafs.NoIndex
+			}
+			return int(n)
+		}
+		f, err := v.Float64()
+		if err != nil {
+			return chromafs.NoIndex
+		}
+		return floatIndex(f)
+	case float64:
+		return floatIndex(v)
+	case int64:
+		if v < 0 || int64(int(v)) != v {
+			return chromafs.NoIndex
+		}
+		return int(v)
+	case int:
+		if v < 0 {
+			return chromafs.NoIndex
+		}
+		return v
+	case string:
+		if v == "" || len(v) > 18 || strings.Trim(v, "0123456789") != "" {
+			return chromafs.NoIndex
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return chromafs.NoIndex
+		}
+		return n
+	}
+	return chromafs.NoIndex
+}
+
+func floatIndex(f float64) int {
+	if f < 0 || f != math.Trunc(f) || f > 1<<53 {
+		return chromafs.NoIndex
+	}
+	return int(f)
+}
+
+// plainMetadata converts a decoded metadata map: json.Numbers become
+// int64 (no fraction or exponent) or float64.
+func plainMetadata(md map[string]any) map[string]any {
+	if md == nil {
+		return nil
+	}
+	out := make(map[string]any, len(md))
+	for k, v := range md {
+		out[k] = plainValue(v)
+	}
+	return out
+}
+
+func plainValue(v any) any {
+	switch v := v.(type) {
+	case json.Number:
+		s := string(v)
+		if !strings.ContainsAny(s, ".eE") {
+			if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+				return n
+			}
+		}
+		if f, err := v.Float64(); err == nil {
+			return f
+		}
+		return s
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = plainValue(e)
+		}
+		return out
+	case map[string]any:
+		return plainMetadata(v)
+	}
+	return v
+}

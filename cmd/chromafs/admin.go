@@ -1,0 +1,170 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/chromafs/chromafs/chromastore"
+	"github.com/chromafs/chromafs/ingest"
+	"github.com/chromafs/chromafs/validate"
+)
+
+func ingestCommand(g *globals) *cobra.Command {
+	var (
+		rulesPath  string
+		maxChunk   int
+		embedding  string
+		plainTree  bool
+		exclude    []string
+		dryRun     bool
+		noProgress bool
+	)
+	c := &cobra.Command{
+		Use:   "ingest DIR",
+		Short: "Write a docs folder into the collection (creating it if needed)",
+		Long: `ingest writes every file under DIR into the collection: chunks cut at line
+ends, and the path tree record with each page's size, modification time, hash
+and access rules. Re-ingesting updates changed pages and deletes removed ones.
+
+Access rules come from --rules FILE, one rule per line, the last match wins:
+
+  **             public
+  internal/**    private groups=staff,admins
+
+Without --rules every page is public.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			if g.timeout > 0 && cmd.Flags().Changed("timeout") {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, g.timeout)
+				defer cancel()
+			}
+			dir := args[0]
+			if fi, err := os.Stat(dir); err != nil {
+				return fmt.Errorf("ingest: %w", err)
+			} else if !fi.IsDir() {
+				return fmt.Errorf("ingest: %s is not a directory", dir)
+			}
+			opt := ingest.Options{
+				Layout:     g.layout(),
+				MaxChunk:   maxChunk,
+				Compressed: !plainTree,
+				Exclude:    exclude,
+				DryRun:     dryRun,
+			}
+			if rulesPath != "" {
+				rules, err := ingest.LoadRules(rulesPath)
+				if err != nil {
+					return err
+				}
+				opt.Rules = rules
+			}
+			ef, err := chromastore.EmbeddingFunction(embedding)
+			if err != nil {
+				return err
+			}
+			if g.collection == "" {
+				return fmt.Errorf("no collection: set --collection or CHROMAFS_COLLECTION")
+			}
+			store, err := chromastore.Open(ctx, chromastore.Config{
+				URL: g.chromaURL, Collection: g.collection, Create: true, Embedding: ef,
+			})
+			if err != nil {
+				return err
+			}
+			defer store.Close()
+			stderr := cmd.ErrOrStderr()
+			if !noProgress && isTerminal(stderr) {
+				var bar *progressbar.ProgressBar
+				opt.Progress = func(done, total int) {
+					if bar == nil {
+						bar = progressbar.NewOptions(total,
+							progressbar.OptionSetWriter(stderr),
+							progressbar.OptionSetDescription("ingest"),
+							progressbar.OptionShowCount(),
+							progressbar.OptionClearOnFinish(),
+							progressbar.OptionThrottle(100*time.Millisecond))
+					}
+					_ = bar.Set(done)
+				}
+			}
+			rep, err := ingest.Run(ctx, store, os.DirFS(dir), opt)
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			verb := "ingested"
+			if dryRun {
+				verb = "would ingest"
+			}
+			fmt.Fprintf(out, "%s %s into %s: %d added, %d updated, %d unchanged, %d removed pages; %d chunks written, %d records deleted\n",
+				verb, dir, g.collection, rep.Added, rep.Updated, rep.Unchanged, rep.Removed, rep.Chunks, rep.Deleted)
+			for _, s := range rep.Skipped {
+				fmt.Fprintf(stderr, "skipped %s\n", s)
+			}
+			return nil
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&rulesPath, "rules", "", "access rules file (globs to public/private and groups)")
+	f.IntVar(&maxChunk, "max-chunk", 1024, "maximum chunk size in bytes (chunks are cut at line ends)")
+	f.StringVar(&embedding, "embedding", "hash", fmt.Sprintf("embedding function, one of %v (hash needs no download)", chromastore.EmbeddingNames))
+	f.BoolVar(&plainTree, "plain-tree", false, "write the path tree as plain JSON instead of gzip+base64")
+	f.StringArrayVar(&exclude, "exclude", nil, "skip files matching this glob (repeatable; .git is always skipped)")
+	f.BoolVar(&dryRun, "dry-run", false, "report what would change without writing")
+	f.BoolVar(&noProgress, "no-progress", false, "do not show a progress bar")
+	return c
+}
+
+func isTerminal(w any) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+func validateCommand(g *globals) *cobra.Command {
+	var quiet bool
+	c := &cobra.Command{
+		Use:   "validate",
+		Short: "Check a collection: tree vs chunks, gaps, duplicates, orphans, bad slugs",
+		Long: `validate reads the whole collection and reports every problem: unsafe or
+clashing slugs, pages with missing, duplicate or unindexed chunks, sizes and
+hashes that disagree with the tree, orphan chunks, and entries without
+isPublic. It exits 1 when it finds an error, 0 otherwise (warnings included).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, cancel := context.WithTimeout(cmd.Context(), g.timeout)
+			defer cancel()
+			store, err := g.openStore(ctx, false)
+			if err != nil {
+				return err
+			}
+			defer store.Close()
+			rep, err := validate.Run(ctx, store, validate.Options{Layout: g.layout(), Separator: g.separatorValue()})
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			for _, f := range rep.Findings {
+				if quiet && f.Severity == validate.Warning {
+					continue
+				}
+				fmt.Fprintln(out, f)
+			}
+			fmt.Fprintf(out, "%s: %d pages, %d chunks, %d errors, %d warnings\n",
+				g.collection, rep.Pages, rep.Chunks, rep.Count(validate.Error), rep.Count(validate.Warning))
+			if !rep.OK() {
+				return exitError{1}
+			}
+			return nil
+		},
+	}
+	c.Flags().BoolVarP(&quiet, "quiet", "q", false, "print errors only")
+	return c
+}

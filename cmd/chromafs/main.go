@@ -1,0 +1,228 @@
+// Command chromafs explores, validates and writes chromafs collections:
+// ls, cat, stat, tree and find over a Chroma collection as a read-only
+// filesystem, ingest of a docs folder, and validation of a collection.
+//
+// Global flags mirror environment variables: --chroma-url (CHROMA_URL,
+// default http://localhost:8000), --collection (CHROMAFS_COLLECTION) and
+// --groups (CHROMAFS_GROUPS, comma-separated). Paths are absolute from the
+// collection root; relative paths resolve against the root.
+//
+// Exit status: 0 on success, 1 when an operand is not found (as ls, cat
+// and find use it) or validation finds problems, 2 on usage and internal
+// errors.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/chromafs/chromafs"
+	"github.com/chromafs/chromafs/chromastore"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// globals are the flags every command shares.
+type globals struct {
+	chromaURL  string
+	collection string
+	groups     string
+	slugField  string
+	indexField string
+	treeID     string
+	separator  string
+	timeout    time.Duration
+}
+
+func envOr(name, def string) string {
+	if v, ok := os.LookupEnv(name); ok {
+		return v
+	}
+	return def
+}
+
+// run executes the command line and returns the exit status.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	root := newRoot(stdout, stderr)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return 0
+	}
+	var ee exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	fmt.Fprintf(stderr, "chromafs: %v\n", err)
+	return 2
+}
+
+func newRoot(stdout, stderr io.Writer) *cobra.Command {
+	g := &globals{}
+	root := &cobra.Command{
+		Use:   "chromafs",
+		Short: "A read-only filesystem over a Chroma collection of chunked docs",
+		Long: `chromafs turns a Chroma collection of chunked documentation into a read-only,
+access-controlled filesystem, and writes docs folders into collections.
+
+Paths are absolute from the collection root ("/" is the root); relative paths
+resolve against the root.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	pf := root.PersistentFlags()
+	pf.StringVar(&g.chromaURL, "chroma-url", envOr("CHROMA_URL", "http://localhost:8000"), "Chroma server URL (env CHROMA_URL)")
+	pf.StringVar(&g.collection, "collection", envOr("CHROMAFS_COLLECTION", ""), "collection name (env CHROMAFS_COLLECTION)")
+	pf.StringVar(&g.groups, "groups", envOr("CHROMAFS_GROUPS", ""), "comma-separated groups of the user (env CHROMAFS_GROUPS); without groups only public pages are visible")
+	pf.StringVar(&g.slugField, "slug-field", envOr("CHROMAFS_SLUG_FIELD", chromafs.DefaultLayout.SlugField), "metadata field holding a chunk's page slug (env CHROMAFS_SLUG_FIELD)")
+	pf.StringVar(&g.indexField, "index-field", envOr("CHROMAFS_INDEX_FIELD", chromafs.DefaultLayout.IndexField), "metadata field holding a chunk's index (env CHROMAFS_INDEX_FIELD)")
+	pf.StringVar(&g.treeID, "tree-id", envOr("CHROMAFS_TREE_ID", chromafs.DefaultLayout.TreeID), "id of the path tree record (env CHROMAFS_TREE_ID)")
+	pf.StringVar(&g.separator, "separator", envOr("CHROMAFS_SEPARATOR", ""), `string between chunks when a page is reassembled, e.g. "\n" (env CHROMAFS_SEPARATOR)`)
+	pf.DurationVar(&g.timeout, "timeout", 60*time.Second, "deadline for the whole command")
+
+	root.AddCommand(
+		lsCommand(g), catCommand(g), statCommand(g), treeCommand(g), findCommand(g),
+		ingestCommand(g), validateCommand(g),
+	)
+	return root
+}
+
+func (g *globals) layout() chromafs.Layout {
+	return chromafs.Layout{SlugField: g.slugField, IndexField: g.indexField, TreeID: g.treeID}
+}
+
+func (g *globals) groupList() []string {
+	var out []string
+	for _, s := range strings.Split(g.groups, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func (g *globals) separatorValue() string {
+	r := strings.NewReplacer(`\n`, "\n", `\t`, "\t", `\\`, `\`)
+	return r.Replace(g.separator)
+}
+
+// openStore connects to the collection.
+func (g *globals) openStore(ctx context.Context, create bool) (*chromastore.Collection, error) {
+	if g.collection == "" {
+		return nil, errors.New("no collection: set --collection or CHROMAFS_COLLECTION")
+	}
+	return chromastore.Open(ctx, chromastore.Config{URL: g.chromaURL, Collection: g.collection, Create: create})
+}
+
+// openFS connects and bootstraps the filesystem for the user's groups.
+func (g *globals) openFS(ctx context.Context) (*chromafs.FS, error) {
+	store, err := g.openStore(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	fsys, err := chromafs.New(ctx, store,
+		chromafs.WithLayout(g.layout()),
+		chromafs.WithGroups(g.groupList()...),
+		chromafs.WithSeparator(g.separatorValue()),
+	)
+	if err != nil {
+		return nil, err
+	}
+	return fsys.WithContext(ctx), nil
+}
+
+// fsCommand builds a command that works on the filesystem.
+func fsCommand(g *globals, use, short string, args cobra.PositionalArgs, body func(cmd *cobra.Command, fsys *chromafs.FS, args []string) error) *cobra.Command {
+	return &cobra.Command{
+		Use:   use,
+		Short: short,
+		Args:  args,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx, cancel := context.WithTimeout(cmd.Context(), g.timeout)
+			defer cancel()
+			fsys, err := g.openFS(ctx)
+			if err != nil {
+				return err
+			}
+			return body(cmd, fsys, args)
+		},
+	}
+}
+
+func lsCommand(g *globals) *cobra.Command {
+	var opt lsOptions
+	c := fsCommand(g, "ls [-l] [-a] [PATH...]", "List directory contents", cobra.ArbitraryArgs,
+		func(cmd *cobra.Command, fsys *chromafs.FS, args []string) error {
+			return ls(fsys, cmd.OutOrStdout(), cmd.ErrOrStderr(), args, opt, time.Now())
+		})
+	c.Flags().BoolVarP(&opt.long, "long", "l", false, "use a long listing format")
+	c.Flags().BoolVarP(&opt.all, "all", "a", false, "do not ignore entries starting with .")
+	return c
+}
+
+func catCommand(g *globals) *cobra.Command {
+	return fsCommand(g, "cat PATH...", "Print files", cobra.MinimumNArgs(1),
+		func(cmd *cobra.Command, fsys *chromafs.FS, args []string) error {
+			return cat(fsys, cmd.OutOrStdout(), cmd.ErrOrStderr(), args)
+		})
+}
+
+func statCommand(g *globals) *cobra.Command {
+	return fsCommand(g, "stat PATH...", "Show what the tree records of files and directories", cobra.MinimumNArgs(1),
+		func(cmd *cobra.Command, fsys *chromafs.FS, args []string) error {
+			return stat(fsys, cmd.OutOrStdout(), cmd.ErrOrStderr(), args)
+		})
+}
+
+func treeCommand(g *globals) *cobra.Command {
+	var all bool
+	c := fsCommand(g, "tree [PATH]", "Print a directory tree", cobra.MaximumNArgs(1),
+		func(cmd *cobra.Command, fsys *chromafs.FS, args []string) error {
+			arg := ""
+			if len(args) > 0 {
+				arg = args[0]
+			}
+			return treeCmd(fsys, cmd.OutOrStdout(), cmd.ErrOrStderr(), arg, all)
+		})
+	c.Flags().BoolVarP(&all, "all", "a", false, "show entries starting with .")
+	return c
+}
+
+func findCommand(g *globals) *cobra.Command {
+	c := fsCommand(g, "find [PATH...] [-name GLOB] [-iname GLOB] [-path GLOB] [-type f|d] [-maxdepth N] [-mindepth N] [! TEST]",
+		"Find files and directories, printing paths as GNU find does", cobra.ArbitraryArgs,
+		func(cmd *cobra.Command, fsys *chromafs.FS, args []string) error {
+			return find(fsys, cmd.OutOrStdout(), cmd.ErrOrStderr(), args)
+		})
+	// find's expression looks like flags; it is parsed by find itself,
+	// after the global flags are taken out.
+	c.DisableFlagParsing = true
+	body := c.RunE
+	c.RunE = func(cmd *cobra.Command, args []string) error {
+		rest, help, err := takeGlobals(cmd, args)
+		if err != nil {
+			return err
+		}
+		if help {
+			return cmd.Help()
+		}
+		return body(cmd, rest)
+	}
+	return c
+}

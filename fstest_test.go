@@ -1,0 +1,305 @@
+package chromafs_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path"
+	"slices"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/chromafs/chromafs"
+	"github.com/chromafs/chromafs/chromastore"
+	"github.com/chromafs/chromafs/ingest"
+	"github.com/chromafs/chromafs/internal/testenv"
+	"github.com/chromafs/chromafs/memstore"
+)
+
+func TestMain(m *testing.M) { testenv.Main(m) }
+
+// corpus is the docs tree the conformance tests serve: examples/docs plus
+// files that exercise edge cases (empty, dotfile, extensionless, deep,
+// unicode names, a page longer than many chunks).
+func corpus(t testing.TB) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	err := fs.WalkDir(os.DirFS("examples/docs"), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(path.Join("examples/docs", p))
+		files[p] = string(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files["empty.md"] = ""
+	files[".well-known/security.txt"] = "Contact: security@acme.example\n"
+	files["deep/a/b/c/d/leaf.md"] = "# Leaf\nfive levels down\n"
+	files["i18n/café/résumé.md"] = "# Résumé\nnaïve café\n"
+	files["api/users"] = "no extension\n"
+	files["internal/secret/plan.md"] = "# Plan\nthe access_token rotation plan\n"
+	var big strings.Builder
+	for i := range 400 {
+		big.WriteString(strings.Repeat("line ", i%17))
+		big.WriteString("end\n")
+	}
+	files["reference/big.md"] = big.String()
+	return files
+}
+
+// access is the corpus's access rule: internal/ is for staff only.
+func access(slug string) (bool, []string) {
+	if strings.HasPrefix(slug, "internal/") {
+		return false, []string{"staff"}
+	}
+	return true, nil
+}
+
+// visible returns the corpus files a user with groups may see.
+func visible(files map[string]string, groups []string) map[string]string {
+	out := map[string]string{}
+	for slug, content := range files {
+		pub, gs := access(slug)
+		if pub || slices.ContainsFunc(gs, func(g string) bool { return slices.Contains(groups, g) }) {
+			out[slug] = content
+		}
+	}
+	return out
+}
+
+// foreign loads the corpus the way other writers do: chunks cut at
+// arbitrary offsets (mid-line, mid-word), inserted in shuffled order, a
+// gzip+base64 tree without sizes or hashes.
+func foreign(t testing.TB, dst chromafs.Writer, files map[string]string) {
+	t.Helper()
+	mem := memstore.New("foreign")
+	err := memstore.Load(mem, chromafs.DefaultLayout, files, memstore.LoadOptions{
+		ChunkSize:  97,
+		Shuffle:    rand.New(rand.NewPCG(1, 2)),
+		Access:     access,
+		Compressed: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := dst.Upsert(context.Background(), mem.Records()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// ingested loads the corpus with chromafs's own ingest.
+func ingested(t testing.TB, dst ingest.Target, files map[string]string) {
+	t.Helper()
+	src := fstest.MapFS{}
+	for slug, content := range files {
+		src[slug] = &fstest.MapFile{Data: []byte(content), Mode: 0o644}
+	}
+	rules, err := ingest.ParseRules(strings.NewReader("** public\ninternal/** private groups=staff\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ingest.Run(context.Background(), dst, src, ingest.Options{Rules: rules, MaxChunk: 256, Compressed: true}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+type target interface {
+	chromafs.Store
+	chromafs.Writer
+}
+
+type backend struct {
+	name string
+	new  func(t *testing.T) target
+}
+
+func backends() []backend {
+	return []backend{
+		{"memstore", func(t *testing.T) target { return memstore.New(t.Name()) }},
+		{"chroma", func(t *testing.T) target {
+			srv := testenv.Chroma(t)
+			c, err := chromastore.Open(context.Background(), chromastore.Config{
+				URL: srv.URL, Collection: testenv.CollectionName(t), Create: true,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { c.Close() })
+			return c
+		}},
+	}
+}
+
+var writers = []struct {
+	name  string
+	write func(testing.TB, ingest.Target, map[string]string)
+}{
+	{"ingest", ingested},
+	{"foreign", func(t testing.TB, dst ingest.Target, files map[string]string) { foreign(t, dst, files) }},
+}
+
+// TestFS runs testing/fstest on every view — full (staff), pruned (public),
+// Sub and empty — for each backend and each writer, and checks that every
+// visible file reads back byte for byte and every hidden one does not
+// exist.
+func TestFS(t *testing.T) {
+	files := corpus(t)
+	for _, b := range backends() {
+		for _, w := range writers {
+			t.Run(b.name+"/"+w.name, func(t *testing.T) {
+				store := b.new(t)
+				w.write(t, store, files)
+				ctx := context.Background()
+				for _, view := range []struct {
+					name   string
+					groups []string
+				}{{"staff", []string{"staff"}}, {"public", nil}, {"other", []string{"sales"}}} {
+					t.Run(view.name, func(t *testing.T) {
+						fsys, err := chromafs.New(ctx, store, chromafs.WithGroups(view.groups...))
+						if err != nil {
+							t.Fatal(err)
+						}
+						want := visible(files, view.groups)
+						checkView(t, fsys, want)
+						checkHidden(t, fsys, files, want)
+						sub, err := fs.Sub(fsys, "guides")
+						if err != nil {
+							t.Fatal(err)
+						}
+						if err := fstest.TestFS(sub, "quickstart.md", "auth/oauth.mdx"); err != nil {
+							t.Errorf("Sub(guides): %v", err)
+						}
+					})
+				}
+			})
+		}
+	}
+}
+
+func checkView(t *testing.T, fsys fs.FS, want map[string]string) {
+	t.Helper()
+	names := slices.Sorted(func(yield func(string) bool) {
+		for k := range want {
+			if !yield(k) {
+				return
+			}
+		}
+	})
+	if err := fstest.TestFS(fsys, names...); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			got = append(got, p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, names) {
+		t.Fatalf("WalkDir files = %q\nwant %q", got, names)
+	}
+	for _, name := range names {
+		data, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			t.Fatalf("ReadFile(%q): %v", name, err)
+		}
+		if !bytes.Equal(data, []byte(want[name])) {
+			t.Fatalf("ReadFile(%q) = %q\nwant %q", name, data, want[name])
+		}
+		fi, err := fs.Stat(fsys, name)
+		if err != nil || fi.Size() != int64(len(want[name])) {
+			t.Fatalf("Stat(%q) = %v, %v; want size %d", name, fi, err, len(want[name]))
+		}
+	}
+}
+
+// checkHidden asserts that every page outside the view, and every
+// directory holding only such pages, behaves like a missing file.
+func checkHidden(t *testing.T, fsys fs.FS, all, want map[string]string) {
+	t.Helper()
+	hiddenDirs := map[string]bool{}
+	for slug := range all {
+		if _, ok := want[slug]; ok {
+			continue
+		}
+		for d := path.Dir(slug); d != "."; d = path.Dir(d) {
+			hiddenDirs[d] = true
+		}
+		assertNotExist(t, fsys, slug)
+	}
+	for slug := range want {
+		for d := path.Dir(slug); d != "."; d = path.Dir(d) {
+			delete(hiddenDirs, d)
+		}
+	}
+	for d := range hiddenDirs {
+		assertNotExist(t, fsys, d)
+		if m, err := fs.Glob(fsys, d+"/*"); err != nil || len(m) != 0 {
+			t.Errorf("Glob(%q/*) = %q, %v; want nothing", d, m, err)
+		}
+	}
+}
+
+func assertNotExist(t *testing.T, fsys fs.FS, name string) {
+	t.Helper()
+	if _, err := fsys.Open(name); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Open(%q) error = %v; want fs.ErrNotExist", name, err)
+	}
+	if _, err := fs.Stat(fsys, name); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Stat(%q) error = %v; want fs.ErrNotExist", name, err)
+	}
+	if _, err := fs.ReadFile(fsys, name); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("ReadFile(%q) error = %v; want fs.ErrNotExist", name, err)
+	}
+	if _, err := fs.ReadDir(fsys, name); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("ReadDir(%q) error = %v; want fs.ErrNotExist", name, err)
+	}
+	if m, err := fs.Glob(fsys, name); err != nil || len(m) != 0 {
+		t.Errorf("Glob(%q) = %q, %v; want nothing", name, m, err)
+	}
+}
+
+// TestEmptyView: a collection whose every page is private is an empty
+// directory for a user without groups.
+func TestEmptyView(t *testing.T) {
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) {
+			store := b.new(t)
+			mem := memstore.New("private")
+			err := memstore.Load(mem, chromafs.DefaultLayout, map[string]string{"a/b.md": "x", "c.md": "y"},
+				memstore.LoadOptions{Access: func(string) (bool, []string) { return false, []string{"staff"} }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := store.Upsert(context.Background(), mem.Records()); err != nil {
+				t.Fatal(err)
+			}
+			fsys, err := chromafs.New(context.Background(), store)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := fstest.TestFS(fsys); err != nil {
+				t.Fatal(err)
+			}
+			entries, err := fs.ReadDir(fsys, ".")
+			if err != nil || len(entries) != 0 {
+				t.Fatalf("ReadDir(.) = %v, %v; want empty", entries, err)
+			}
+			assertNotExist(t, fsys, "a")
+			assertNotExist(t, fsys, "c.md")
+		})
+	}
+}

@@ -1,0 +1,559 @@
+package ingest
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/chromafs/chromafs"
+	"github.com/chromafs/chromafs/tree"
+)
+
+// Target is a collection that ingest can read and write:
+// *memstore.Store and *chromastore.Store both satisfy it.
+type Target interface {
+	chromafs.Store
+	chromafs.Writer
+}
+
+// Markers that Run writes into the tree record's metadata.
+const (
+	// MetaSystem marks the tree record as not content.
+	MetaSystem = "_system"
+	// MetaWriter names the program that wrote the collection; its value
+	// is WriterName.
+	MetaWriter = "chromafs_writer"
+	// MetaLineAligned is true when every chunk ends at a line end, except
+	// in pages whose tree entry has SplitLines set.
+	MetaLineAligned = "chromafs_line_aligned"
+	// WriterName is the value of MetaWriter. Re-ingest trusts the content
+	// hashes of a tree only when it carries this name.
+	WriterName = "chromafs-ingest/1"
+)
+
+// Defaults of [Options].
+const (
+	DefaultMaxChunk  = 1024
+	DefaultBatchSize = 100
+)
+
+// Options control [Run]. The zero value is usable.
+type Options struct {
+	// Layout names the metadata fields and the tree record. Empty fields
+	// are those of chromafs.DefaultLayout.
+	Layout chromafs.Layout
+
+	// MaxChunk is the chunk size in bytes (default DefaultMaxChunk); see
+	// the package documentation, section "Chunking".
+	MaxChunk int
+
+	// Rules decide each page's access. Nil makes every page public.
+	Rules *Rules
+
+	// Compressed writes the tree as gzip-compressed base64 instead of
+	// plain JSON.
+	Compressed bool
+
+	// Exclude lists globs (doublestar syntax) of files and directories not
+	// to ingest. A pattern without "/" matches a name at any depth (as in
+	// .gitignore); a pattern with "/" matches the whole path relative to
+	// src (a leading "/" or "./" anchors a pattern without another "/");
+	// a trailing "/" restricts a pattern to directories. ".git"
+	// (directory or file) is always skipped.
+	Exclude []string
+
+	// Force rewrites the chunks of every page, even those whose content
+	// is unchanged since the last ingest.
+	Force bool
+
+	// Prune, after the tree is written, deletes every record that has
+	// the layout's slug field but whose page the new tree does not name:
+	// orphans left by a run that failed between writing its tree and
+	// deleting the chunks of removed pages, or by another writer. It
+	// reads the whole collection, so dst must implement
+	// chromafs.Scanner.
+	Prune bool
+
+	// DryRun computes the report, reading the collection but writing and
+	// deleting nothing.
+	DryRun bool
+
+	// Progress, when not nil, is called with the number of files done and
+	// the total, once before the first and after each file.
+	Progress func(done, total int)
+
+	// BatchSize is the number of records per upsert and ids per delete
+	// (default DefaultBatchSize).
+	BatchSize int
+
+	// Now returns the current time (default time.Now); it times the
+	// report.
+	Now func() time.Time
+}
+
+func (o Options) withDefaults() Options {
+	l := &o.Layout
+	if l.SlugField == "" {
+		l.SlugField = chromafs.DefaultLayout.SlugField
+	}
+	if l.IndexField == "" {
+		l.IndexField = chromafs.DefaultLayout.IndexField
+	}
+	if l.TreeID == "" {
+		l.TreeID = chromafs.DefaultLayout.TreeID
+	}
+	if o.MaxChunk <= 0 {
+		o.MaxChunk = DefaultMaxChunk
+	}
+	if o.BatchSize <= 0 {
+		o.BatchSize = DefaultBatchSize
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return o
+}
+
+// Skip is a file that Run did not ingest.
+type Skip struct {
+	Path   string // relative to the docs folder, as found (maybe not UTF-8)
+	Reason string
+}
+
+func (s Skip) String() string { return displayPath(s.Path) + ": " + s.Reason }
+
+// Report says what Run did (or, for a dry run, would do).
+type Report struct {
+	DryRun bool
+
+	// Pages is the number of pages in the new tree:
+	// Added + Updated + Unchanged.
+	Pages int
+	// Added counts pages new to the collection, Updated pages whose
+	// chunks were rewritten, Unchanged pages whose chunks were kept, and
+	// Removed pages of the previous tree that are gone.
+	Added, Updated, Unchanged, Removed int
+
+	// Chunks is the number of chunk records written; Deleted the number
+	// of records deleted (stale chunks of updated pages and the chunks of
+	// removed pages).
+	Chunks, Deleted int
+
+	// Orphans is the number of records, included in Deleted, that
+	// Options.Prune deleted.
+	Orphans int
+
+	// Excluded counts files and directories left out by Options.Exclude.
+	Excluded int
+	// Skipped lists files that could not be ingested, with the reason.
+	Skipped []Skip
+
+	// Elapsed is the run's duration, measured with Options.Now.
+	Elapsed time.Duration
+}
+
+// String summarises the report on a few lines, without timing.
+func (r *Report) String() string {
+	var b strings.Builder
+	if r.DryRun {
+		b.WriteString("dry run: ")
+	}
+	fmt.Fprintf(&b, "%s (%d added, %d updated, %d unchanged), %d removed\n",
+		count(r.Pages, "page"), r.Added, r.Updated, r.Unchanged, r.Removed)
+	if r.DryRun {
+		fmt.Fprintf(&b, "%s to write, %s to delete\n", count(r.Chunks, "chunk"), count(r.Deleted, "record"))
+	} else {
+		fmt.Fprintf(&b, "%s written, %s deleted\n", count(r.Chunks, "chunk"), count(r.Deleted, "record"))
+	}
+	if r.Orphans > 0 {
+		fmt.Fprintf(&b, "%s among the deleted\n", count(r.Orphans, "orphan record"))
+	}
+	if r.Excluded > 0 {
+		fmt.Fprintf(&b, "%d excluded\n", r.Excluded)
+	}
+	for _, s := range r.Skipped {
+		fmt.Fprintf(&b, "skipped %s\n", s)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// count returns "1 thing" or "n things".
+func count(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return strconv.Itoa(n) + " " + thing + "s"
+}
+
+// Run writes the files of src into dst, as described in the package
+// documentation. When it fails part way, the error says how far it got,
+// and the collection keeps its previous tree.
+func Run(ctx context.Context, dst Target, src fs.FS, opt Options) (*Report, error) {
+	return run(ctx, dst, src, opt, "")
+}
+
+// RunDir is Run over os.DirFS(dir). When opt.Rules came from [LoadRules]
+// and the rules file lies inside dir, the rules file is skipped.
+func RunDir(ctx context.Context, dst Target, dir string, opt Options) (*Report, error) {
+	rulesSlug := ""
+	if opt.Rules != nil && opt.Rules.path != "" {
+		if abs, err := filepath.Abs(dir); err == nil {
+			if rel, err := filepath.Rel(abs, opt.Rules.path); err == nil && filepath.IsLocal(rel) {
+				rulesSlug = filepath.ToSlash(rel)
+			}
+		}
+	}
+	return run(ctx, dst, os.DirFS(dir), opt, rulesSlug)
+}
+
+// ingestion is the state of one run.
+type ingestion struct {
+	ctx    context.Context
+	dst    Target
+	opt    Options
+	report *Report
+	total  int  // files to ingest
+	done   int  // files done
+	wrote  bool // the new tree is written
+
+	// pending chunk records, and the pages they complete
+	pending      []chromafs.Record
+	pendingPages []pendingPage
+}
+
+type pendingPage struct {
+	slug string
+	ids  map[string]bool // the page's new chunk ids
+}
+
+func run(ctx context.Context, dst Target, src fs.FS, opt Options, rulesSlug string) (*Report, error) {
+	opt = opt.withDefaults()
+	start := opt.Now()
+	ex, err := newExcluder(opt.Exclude)
+	if err != nil {
+		return nil, err
+	}
+	var scanner chromafs.Scanner
+	if opt.Prune {
+		var ok bool
+		if scanner, ok = dst.(chromafs.Scanner); !ok {
+			return nil, fmt.Errorf("ingest: prune: %T cannot scan its collection", dst)
+		}
+	}
+	in := &ingestion{ctx: ctx, dst: dst, opt: opt, report: &Report{DryRun: opt.DryRun}}
+	r := in.report
+
+	files, err := walk(ctx, src, ex, rulesSlug, r)
+	if err != nil {
+		return nil, err
+	}
+	in.total = len(files)
+
+	old, trusted, err := readTree(ctx, dst, opt.Layout.TreeID)
+	if err != nil {
+		return nil, err
+	}
+
+	in.progress()
+	entries := make([]tree.Entry, 0, len(files))
+	seen := make(map[string]bool, len(files))
+	for _, f := range files {
+		if err := ctx.Err(); err != nil {
+			return nil, in.failed("", err)
+		}
+		e, ok, err := in.page(src, f, old, trusted)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			entries = append(entries, e)
+			seen[e.Slug] = true
+		}
+		in.done++
+		in.progress()
+	}
+	if err := in.flush(); err != nil {
+		return nil, err
+	}
+
+	// The tree goes last, so that it never names chunks that are not
+	// written yet.
+	doc, err := tree.Encode(entries, opt.Compressed)
+	if err != nil {
+		return nil, fmt.Errorf("ingest: encode tree: %w", err)
+	}
+	if !opt.DryRun {
+		rec := chromafs.Record{
+			ID:       opt.Layout.TreeID,
+			Document: string(doc),
+			System:   true,
+			Metadata: map[string]any{MetaSystem: true, MetaWriter: WriterName, MetaLineAligned: true},
+		}
+		if err := dst.Upsert(ctx, []chromafs.Record{rec}); err != nil {
+			return nil, in.failed("write tree record "+strconv.Quote(opt.Layout.TreeID), err)
+		}
+		in.wrote = true
+	}
+	r.Pages = len(entries)
+
+	// Chunks of removed pages go after the tree, which no longer names
+	// them.
+	var removed []string
+	if old != nil {
+		for _, e := range old.Entries() {
+			if !seen[e.Slug] {
+				removed = append(removed, e.Slug)
+			}
+		}
+	}
+	if err := in.deletePages(removed); err != nil {
+		return nil, err
+	}
+	r.Removed = len(removed)
+	if scanner != nil {
+		if err := in.prune(scanner, seen, removed); err != nil {
+			return nil, err
+		}
+	}
+	r.Elapsed = opt.Now().Sub(start)
+	return r, nil
+}
+
+// readTree returns the collection's current tree (nil if there is none)
+// and whether its hashes can be trusted to describe chunks that ingest
+// wrote.
+func readTree(ctx context.Context, dst Target, id string) (*tree.Tree, bool, error) {
+	rec, err := dst.Tree(ctx, id)
+	if errors.Is(err, chromafs.ErrNoTree) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("ingest: read tree record %q: %w", id, err)
+	}
+	t, err := tree.Parse(rec.Document)
+	if err != nil {
+		return nil, false, fmt.Errorf("ingest: existing tree record %q: %w (delete it, or use another collection, to ingest from scratch)", id, err)
+	}
+	writer, _ := rec.Metadata[MetaWriter].(string)
+	return t, writer == WriterName, nil
+}
+
+// page processes one file: it returns the file's tree entry, or ok false
+// when the file is skipped.
+func (in *ingestion) page(src fs.FS, f file, old *tree.Tree, trusted bool) (e tree.Entry, ok bool, err error) {
+	r := in.report
+	content, err := fs.ReadFile(src, f.slug)
+	if err != nil {
+		return e, false, in.failed("read "+displayPath(f.slug), err)
+	}
+	if !utf8.Valid(content) {
+		r.Skipped = append(r.Skipped, Skip{f.slug, "content is not valid UTF-8 text"})
+		return e, false, nil
+	}
+	sum := sha256.Sum256(content)
+	e = tree.Entry{
+		Slug:        f.slug,
+		HasIsPublic: true,
+		Size:        int64(len(content)),
+		ModTime:     f.info.ModTime().UTC().Truncate(time.Second),
+		Hash:        "sha256:" + hex.EncodeToString(sum[:]),
+		ContentType: contentType(f.slug, content),
+	}
+	e.IsPublic, e.Groups = in.opt.Rules.Access(f.slug)
+
+	var prev *tree.Entry
+	if old != nil {
+		prev, _ = old.Entry(f.slug)
+	}
+	if prev != nil && trusted && !in.opt.Force && prev.Hash == e.Hash && prev.Chunks > 0 {
+		e.Chunks, e.SplitLines = prev.Chunks, prev.SplitLines
+		r.Unchanged++
+		return e, true, nil
+	}
+
+	chunks, split := Chunk(content, in.opt.MaxChunk)
+	e.Chunks, e.SplitLines = len(chunks), split
+	page := pendingPage{slug: f.slug, ids: make(map[string]bool, len(chunks))}
+	for i, text := range chunks {
+		id := ChunkID(f.slug, i)
+		if id == in.opt.Layout.TreeID {
+			return e, false, fmt.Errorf("ingest: page %s: chunk id %q is the tree record's id", displayPath(f.slug), id)
+		}
+		page.ids[id] = true
+		in.pending = append(in.pending, chromafs.Record{
+			ID:       id,
+			Document: text,
+			Metadata: map[string]any{in.opt.Layout.SlugField: f.slug, in.opt.Layout.IndexField: i},
+		})
+	}
+	in.pendingPages = append(in.pendingPages, page)
+	if prev != nil {
+		r.Updated++
+	} else {
+		r.Added++
+	}
+	if len(in.pending) >= in.opt.BatchSize {
+		if err := in.flush(); err != nil {
+			return e, false, err
+		}
+	}
+	return e, true, nil
+}
+
+// ChunkID returns the record id of chunk index of page slug:
+// "<slug>#<index>". Ids are unique because the index is the digits after
+// the last "#".
+func ChunkID(slug string, index int) string {
+	return slug + "#" + strconv.Itoa(index)
+}
+
+// flush upserts the pending records, then deletes the records of their
+// pages that are not among the new ones.
+func (in *ingestion) flush() error {
+	for len(in.pending) > 0 {
+		n := min(len(in.pending), in.opt.BatchSize)
+		batch := in.pending[:n]
+		if !in.opt.DryRun {
+			if err := in.dst.Upsert(in.ctx, batch); err != nil {
+				return in.failed("upsert chunks of "+pageRange(batch, in.opt.Layout.SlugField), err)
+			}
+		}
+		in.report.Chunks += n
+		in.pending = in.pending[n:]
+	}
+	in.pending = nil
+	pages := in.pendingPages
+	in.pendingPages = nil
+	if len(pages) == 0 {
+		return nil
+	}
+	slugs := make([]string, len(pages))
+	for i, p := range pages {
+		slugs[i] = p.slug
+	}
+	current, err := in.dst.ChunkIDs(in.ctx, in.opt.Layout, slugs)
+	if err != nil {
+		return in.failed("list chunks of "+displayPath(slugs[0])+" …", err)
+	}
+	var stale []string
+	for _, p := range pages {
+		for _, id := range current[p.slug] {
+			if !p.ids[id] && id != in.opt.Layout.TreeID {
+				stale = append(stale, id)
+			}
+		}
+	}
+	return in.delete(stale, "delete stale chunks")
+}
+
+// deletePages deletes every record of the given pages.
+func (in *ingestion) deletePages(slugs []string) error {
+	for len(slugs) > 0 {
+		n := min(len(slugs), in.opt.BatchSize)
+		current, err := in.dst.ChunkIDs(in.ctx, in.opt.Layout, slugs[:n])
+		if err != nil {
+			return in.failed("list chunks of removed page "+displayPath(slugs[0])+" …", err)
+		}
+		var ids []string
+		for _, slug := range slugs[:n] {
+			for _, id := range current[slug] {
+				if id != in.opt.Layout.TreeID {
+					ids = append(ids, id)
+				}
+			}
+		}
+		if err := in.delete(ids, "delete chunks of removed page "+displayPath(slugs[0])+" …"); err != nil {
+			return err
+		}
+		slugs = slugs[n:]
+	}
+	return nil
+}
+
+// prune deletes the records of pages that are neither in the new tree
+// (seen) nor removed (their records are deleted already, or would be in a
+// dry run).
+func (in *ingestion) prune(sc chromafs.Scanner, seen map[string]bool, removed []string) error {
+	skip := make(map[string]bool, len(removed))
+	for _, slug := range removed {
+		skip[slug] = true
+	}
+	var orphans []string
+	err := sc.Scan(in.ctx, in.opt.Layout, false, func(cs []chromafs.Chunk) error {
+		for _, c := range cs {
+			if !seen[c.Slug] && !skip[c.Slug] && c.ID != in.opt.Layout.TreeID {
+				orphans = append(orphans, c.ID)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return in.failed("prune: scan collection", err)
+	}
+	in.report.Orphans = len(orphans)
+	return in.delete(orphans, "prune: delete orphan records")
+}
+
+func (in *ingestion) delete(ids []string, what string) error {
+	for len(ids) > 0 {
+		n := min(len(ids), in.opt.BatchSize)
+		if !in.opt.DryRun {
+			if err := in.dst.Delete(in.ctx, ids[:n]); err != nil {
+				return in.failed(what, err)
+			}
+		}
+		in.report.Deleted += n
+		ids = ids[n:]
+	}
+	return nil
+}
+
+func (in *ingestion) progress() {
+	if in.opt.Progress != nil {
+		in.opt.Progress(in.done, in.total)
+	}
+}
+
+// failed wraps err with what failed and how far the run got.
+func (in *ingestion) failed(what string, err error) error {
+	r := in.report
+	if what != "" {
+		what += ": "
+	}
+	tree := "tree not updated"
+	if in.wrote {
+		tree = "tree updated"
+	}
+	return fmt.Errorf("ingest: %safter %d of %d files (%d chunks written, %d records deleted, %s): %w",
+		what, in.done, in.total, r.Chunks, r.Deleted, tree, err)
+}
+
+// pageRange names the pages of a batch of records.
+func pageRange(batch []chromafs.Record, slugField string) string {
+	first, _ := batch[0].Metadata[slugField].(string)
+	last, _ := batch[len(batch)-1].Metadata[slugField].(string)
+	if first == last {
+		return displayPath(first)
+	}
+	return displayPath(first) + " … " + displayPath(last)
+}
+
+// displayPath returns p, quoted if it is not clean printable text.
+func displayPath(p string) string {
+	for _, r := range p {
+		if r == utf8.RuneError || r == '"' || r == '\\' || !unicode.IsPrint(r) {
+			return strconv.Quote(p)
+		}
+	}
+	return p
+}

@@ -1,0 +1,432 @@
+package memstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"math"
+	"sync"
+
+	"github.com/chromafs/chromafs"
+)
+
+var (
+	_ chromafs.Store   = (*Store)(nil)
+	_ chromafs.Scanner = (*Store)(nil)
+	_ chromafs.Writer  = (*Store)(nil)
+)
+
+// ScanBatch is the number of records that [Store.Scan] passes to its
+// callback at a time.
+const ScanBatch = 100
+
+// Operation names, as passed to a hook installed with [Store.SetHook].
+// They match the fields of [Counts].
+const (
+	OpTree     = "Tree"
+	OpChunks   = "Chunks"
+	OpScan     = "Scan"
+	OpIDs      = "IDs"
+	OpUpsert   = "Upsert"
+	OpDelete   = "Delete"
+	OpChunkIDs = "ChunkIDs"
+)
+
+// Counts holds the number of calls of each method of a [Store], failed
+// calls included.
+type Counts struct {
+	Tree, Chunks, Scan, IDs, Upsert, Delete, ChunkIDs int
+}
+
+// Total returns the sum of all counts.
+func (c Counts) Total() int {
+	return c.Tree + c.Chunks + c.Scan + c.IDs + c.Upsert + c.Delete + c.ChunkIDs
+}
+
+// Store is an in-memory collection. The zero value is not usable; call
+// [New]. A Store is safe for concurrent use.
+type Store struct {
+	id string
+
+	mu      sync.Mutex
+	records []chromafs.Record // insertion order
+	pos     map[string]int    // id -> index in records
+	counts  Counts
+	failure error
+	hook    func(ctx context.Context, op string) error
+}
+
+// New returns an empty store whose CollectionID is id.
+func New(id string) *Store {
+	return &Store{id: id, pos: make(map[string]int)}
+}
+
+// CollectionID returns the id given to [New].
+func (s *Store) CollectionID() string { return s.id }
+
+// Requests returns the number of calls made so far to each method.
+func (s *Store) Requests() Counts {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.counts
+}
+
+// ResetRequests sets every count to zero.
+func (s *Store) ResetRequests() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.counts = Counts{}
+}
+
+// SetFailure makes every subsequent call fail with an error that wraps
+// err. A nil err restores normal behaviour.
+func (s *Store) SetFailure(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.failure = err
+}
+
+// SetHook installs fn, which every subsequent call runs first (without
+// holding the store's lock) with its context and its operation name (one
+// of the Op constants). A non-nil error from fn fails the call with an
+// error that wraps it. fn may block, for example until ctx is done, to
+// simulate a slow backend. A nil fn removes the hook.
+func (s *Store) SetHook(fn func(ctx context.Context, op string) error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.hook = fn
+}
+
+// Len returns the number of records.
+func (s *Store) Len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.records)
+}
+
+// Get returns a copy of the record with the given id.
+func (s *Store) Get(id string) (chromafs.Record, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	i, ok := s.pos[id]
+	if !ok {
+		return chromafs.Record{}, false
+	}
+	return cloneRecord(s.records[i]), true
+}
+
+// Records returns a copy of every record, in insertion order.
+func (s *Store) Records() []chromafs.Record {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]chromafs.Record, len(s.records))
+	for i, r := range s.records {
+		out[i] = cloneRecord(r)
+	}
+	return out
+}
+
+// begin counts a call of op and reports whether it may proceed.
+func (s *Store) begin(ctx context.Context, op string) error {
+	s.mu.Lock()
+	s.count(op)
+	failure, hook := s.failure, s.hook
+	s.mu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("memstore: %s: %w", op, err)
+	}
+	if failure != nil {
+		return fmt.Errorf("memstore: %s: %w", op, failure)
+	}
+	if hook != nil {
+		if err := hook(ctx, op); err != nil {
+			return fmt.Errorf("memstore: %s: %w", op, err)
+		}
+	}
+	return nil
+}
+
+func (s *Store) count(op string) {
+	c := &s.counts
+	switch op {
+	case OpTree:
+		c.Tree++
+	case OpChunks:
+		c.Chunks++
+	case OpScan:
+		c.Scan++
+	case OpIDs:
+		c.IDs++
+	case OpUpsert:
+		c.Upsert++
+	case OpDelete:
+		c.Delete++
+	case OpChunkIDs:
+		c.ChunkIDs++
+	}
+}
+
+// Tree returns the document and metadata of the record with the given
+// id. If there is none, the error wraps [chromafs.ErrNoTree].
+func (s *Store) Tree(ctx context.Context, id string) (chromafs.TreeRecord, error) {
+	if err := s.begin(ctx, OpTree); err != nil {
+		return chromafs.TreeRecord{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	i, ok := s.pos[id]
+	if !ok {
+		return chromafs.TreeRecord{}, fmt.Errorf("memstore: collection %q: record %q: %w", s.id, id, chromafs.ErrNoTree)
+	}
+	r := s.records[i]
+	return chromafs.TreeRecord{Document: []byte(r.Document), Metadata: maps.Clone(r.Metadata)}, nil
+}
+
+// cancelCheckEvery is how many records Chunks and Scan visit between two
+// looks at their context.
+const cancelCheckEvery = 256
+
+// Chunks returns the chunks, with texts, of the pages named by slugs, in
+// insertion order. It fails when slugs is empty: callers must never ask
+// for "no restriction".
+func (s *Store) Chunks(ctx context.Context, layout chromafs.Layout, slugs []string) ([]chromafs.Chunk, error) {
+	if err := s.begin(ctx, OpChunks); err != nil {
+		return nil, err
+	}
+	if len(slugs) == 0 {
+		return nil, errors.New("memstore: Chunks: empty slug list")
+	}
+	layout = withDefaults(layout)
+	want := make(map[string]bool, len(slugs))
+	for _, slug := range slugs {
+		want[slug] = true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []chromafs.Chunk
+	for i, r := range s.records {
+		if i%cancelCheckEvery == cancelCheckEvery-1 {
+			if err := ctx.Err(); err != nil {
+				return nil, fmt.Errorf("memstore: %s: %w", OpChunks, err)
+			}
+		}
+		c, ok := chunkOf(r, layout, true)
+		if ok && want[c.Slug] {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+// Scan calls fn with batches of at most [ScanBatch] chunks, in insertion
+// order, of every record that belongs to a page. It works on a snapshot
+// taken when it starts, so fn may call the store.
+func (s *Store) Scan(ctx context.Context, layout chromafs.Layout, withText bool, fn func([]chromafs.Chunk) error) error {
+	if err := s.begin(ctx, OpScan); err != nil {
+		return err
+	}
+	layout = withDefaults(layout)
+	s.mu.Lock()
+	var all []chromafs.Chunk
+	for _, r := range s.records {
+		if c, ok := chunkOf(r, layout, withText); ok {
+			all = append(all, c)
+		}
+	}
+	s.mu.Unlock()
+	for len(all) > 0 {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("memstore: %s: %w", OpScan, err)
+		}
+		n := min(len(all), ScanBatch)
+		if err := fn(all[:n:n]); err != nil {
+			return err
+		}
+		all = all[n:]
+	}
+	return nil
+}
+
+// IDs returns the id of every record, in insertion order.
+func (s *Store) IDs(ctx context.Context) ([]string, error) {
+	if err := s.begin(ctx, OpIDs); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ids := make([]string, len(s.records))
+	for i, r := range s.records {
+		ids[i] = r.ID
+	}
+	return ids, nil
+}
+
+// Upsert writes records in order: a new record is appended; a record
+// whose id exists replaces it in place, with its document and System
+// flag, but, as Chroma does, its metadata is merged into the existing
+// one: keys it does not mention keep their values, and a key set to nil
+// is removed. It fails, writing nothing, when a record has an empty id.
+func (s *Store) Upsert(ctx context.Context, records []chromafs.Record) error {
+	if err := s.begin(ctx, OpUpsert); err != nil {
+		return err
+	}
+	for i, r := range records {
+		if r.ID == "" {
+			return fmt.Errorf("memstore: %s: record %d has an empty id", OpUpsert, i)
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, r := range records {
+		i, ok := s.pos[r.ID]
+		var md map[string]any
+		if ok {
+			md = maps.Clone(s.records[i].Metadata)
+		}
+		for k, v := range r.Metadata {
+			if md == nil {
+				md = make(map[string]any, len(r.Metadata))
+			}
+			if v == nil {
+				delete(md, k)
+			} else {
+				md[k] = v
+			}
+		}
+		r.Metadata = md
+		if ok {
+			s.records[i] = r
+			continue
+		}
+		s.pos[r.ID] = len(s.records)
+		s.records = append(s.records, r)
+	}
+	return nil
+}
+
+// Delete removes the records with the given ids; unknown ids are ignored.
+// The remaining records keep their order.
+func (s *Store) Delete(ctx context.Context, ids []string) error {
+	if err := s.begin(ctx, OpDelete); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	gone := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		if _, ok := s.pos[id]; ok {
+			gone[id] = true
+		}
+	}
+	if len(gone) == 0 {
+		return nil
+	}
+	kept := s.records[:0]
+	for _, r := range s.records {
+		if !gone[r.ID] {
+			kept = append(kept, r)
+		}
+	}
+	clear(s.records[len(kept):])
+	s.records = kept
+	clear(s.pos)
+	for i, r := range s.records {
+		s.pos[r.ID] = i
+	}
+	return nil
+}
+
+// ChunkIDs returns, for each of slugs that has records, the ids of its
+// records in insertion order.
+func (s *Store) ChunkIDs(ctx context.Context, layout chromafs.Layout, slugs []string) (map[string][]string, error) {
+	if err := s.begin(ctx, OpChunkIDs); err != nil {
+		return nil, err
+	}
+	layout = withDefaults(layout)
+	want := make(map[string]bool, len(slugs))
+	for _, slug := range slugs {
+		want[slug] = true
+	}
+	out := make(map[string][]string)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, r := range s.records {
+		if slug, ok := r.Metadata[layout.SlugField].(string); ok && want[slug] {
+			out[slug] = append(out[slug], r.ID)
+		}
+	}
+	return out, nil
+}
+
+// chunkOf returns r as a chunk, if it belongs to a page.
+func chunkOf(r chromafs.Record, layout chromafs.Layout, withText bool) (chromafs.Chunk, bool) {
+	slug, ok := r.Metadata[layout.SlugField].(string)
+	if !ok {
+		return chromafs.Chunk{}, false
+	}
+	c := chromafs.Chunk{ID: r.ID, Slug: slug, Index: indexOf(r.Metadata[layout.IndexField])}
+	if withText {
+		c.Text = r.Document
+	}
+	return c, true
+}
+
+// indexOf returns v as a chunk index, or NoIndex when v is not a
+// non-negative integer that fits an int.
+func indexOf(v any) int {
+	var n int64
+	switch v := v.(type) {
+	case int:
+		n = int64(v)
+	case int8:
+		n = int64(v)
+	case int16:
+		n = int64(v)
+	case int32:
+		n = int64(v)
+	case int64:
+		n = v
+	case uint:
+		if uint64(v) > math.MaxInt64 {
+			return chromafs.NoIndex
+		}
+		n = int64(v)
+	case uint8:
+		n = int64(v)
+	case uint16:
+		n = int64(v)
+	case uint32:
+		n = int64(v)
+	case uint64:
+		if v > math.MaxInt64 {
+			return chromafs.NoIndex
+		}
+		n = int64(v)
+	default:
+		return chromafs.NoIndex
+	}
+	if n < 0 || n > math.MaxInt {
+		return chromafs.NoIndex
+	}
+	return int(n)
+}
+
+func cloneRecord(r chromafs.Record) chromafs.Record {
+	r.Metadata = maps.Clone(r.Metadata)
+	return r
+}
+
+// withDefaults fills the empty fields of l from chromafs.DefaultLayout.
+func withDefaults(l chromafs.Layout) chromafs.Layout {
+	if l.SlugField == "" {
+		l.SlugField = chromafs.DefaultLayout.SlugField
+	}
+	if l.IndexField == "" {
+		l.IndexField = chromafs.DefaultLayout.IndexField
+	}
+	if l.TreeID == "" {
+		l.TreeID = chromafs.DefaultLayout.TreeID
+	}
+	return l
+}

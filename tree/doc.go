@@ -1,0 +1,100 @@
+// Package tree parses, validates, prunes and indexes the path tree of a
+// chromafs collection: the one record whose document maps every page slug
+// to its access rules and metadata.
+//
+// The package is pure: it uses the standard library only and does no I/O.
+// [Parse] (or [New]) gives an immutable [Tree]; [Tree.View] derives the
+// directory index that one user may see, and caches it per group set.
+//
+// # Format
+//
+// The document is a JSON object that maps a slug to an entry:
+//
+//	{
+//	  "auth/oauth.md":       {"isPublic": true,  "groups": []},
+//	  "internal/billing.md": {"isPublic": false, "groups": ["admin", "billing"]}
+//	}
+//
+// It is stored either as plain JSON or gzip-compressed and then base64
+// encoded. Parse detects which: when the first byte that is not white space
+// (after an optional UTF-8 byte order mark) is '{' (or '[' or '"', which can
+// only be a malformed plain document) the document is JSON; otherwise it is
+// base64 (standard or URL alphabet, padded or not, line breaks allowed)
+// that decodes to a gzip stream that decompresses to JSON. A raw gzip stream
+// (starting with the gzip magic bytes) is accepted too.
+//
+// An entry is an object with these fields; every other field is ignored,
+// and field names are matched exactly (case-sensitively):
+//
+//	isPublic     boolean            missing or null counts as false (see Access control)
+//	groups       array of strings   may be missing or null
+//	size         integer >= 0       content length in bytes
+//	modTime      string or number   RFC 3339 time, or Unix seconds (may have a fraction)
+//	hash         string             content hash, for example "sha256:<hex>"
+//	contentType  string             MIME type
+//	url          string             lazy pointer: the content is stored elsewhere
+//	chunks       integer >= 0       number of chunks of the page
+//	splitLines   boolean            the page's chunks may be cut mid-line
+//
+// Only isPublic and groups are written by older writers; every other field
+// is optional, and null counts as absent. [Encode] writes the format, with
+// sorted keys; it always writes isPublic and groups, and the optional
+// fields only when they are set.
+//
+// Parse keeps the decoded document in memory: the strings of the entries
+// are slices of it.
+//
+// # Validation
+//
+// Parse never rewrites a slug and never serves a doubtful entry: an entry
+// that fails a check is skipped and reported by [Tree.Problems], and the
+// rest of the tree is served. An entry is skipped when
+//
+//   - its slug is empty, absolute ("/x"), has an empty element ("a//b", a
+//     trailing "/"), a "." or ".." element, a backslash, a control
+//     character (C0, DEL or C1, including NUL) or invalid UTF-8 (including
+//     a lone UTF-16 surrogate escape): the slug must be a valid [fs.ValidPath]
+//     other than "." and pass those extra checks;
+//   - its value is not an object, a known field has the wrong type ("isPublic":
+//     "yes", a non-string group, a negative or fractional size, an unparsable
+//     modTime), or a known field appears twice in the entry;
+//   - its slug appeared earlier in the document: the first occurrence decides
+//     (even when it was itself skipped) and every later one is reported;
+//   - it clashes (see Clashes).
+//
+// The document as a whole is rejected, with an error that wraps
+// [ErrMalformed] and says what is wrong, when it is not valid JSON (including
+// truncation and trailing data), its top level is not an object, its base64
+// or gzip encoding is broken, or it decompresses to more than 1 GiB.
+//
+// # Access control
+//
+// A page is visible to a user iff its isPublic is true or its groups
+// intersect the user's groups ([Entry.Visible]). A missing isPublic counts as
+// false, so a page without it is visible only through its groups (fail
+// closed); [Entry.HasIsPublic] records the omission so that validation tools
+// can warn. Empty group names never match.
+//
+// [Tree.View] prunes hidden pages before it adds the directories that the
+// visible slugs imply, so a directory that holds no visible page does not
+// exist in that view: a hidden page and a hidden directory are
+// indistinguishable from missing ones. An empty set of groups sees the public
+// pages only; a view with no visible page is an empty root directory.
+//
+// # Clashes
+//
+// A slug that names a file and is also a directory prefix of other slugs
+// ("a" and "a/b") cannot be both. The clash is decided on the unpruned tree,
+// so that every user sees the same shape whatever their groups: the
+// directory wins, and the file slug is skipped and reported. The decision
+// depends only on the set of valid slugs, not on their order in the
+// document.
+//
+// # Index
+//
+// A [View] holds every node (root, implied directories, files) in one slice,
+// in path order (the order of [fs.WalkDir]: depth first, children sorted by
+// name), and the children of each directory as one contiguous, name-sorted
+// range of a second slice, as archive/zip's reader does. Lookup by path is a
+// map access; ReadDir returns a sub-slice and allocates nothing.
+package tree

@@ -1,0 +1,73 @@
+package tree
+
+import (
+	"errors"
+	"strconv"
+	"time"
+)
+
+// ErrMalformed is wrapped by the error Parse returns for a document that
+// cannot be read at all: not JSON, a top level that is not an object, broken
+// base64 or gzip, truncated input.
+var ErrMalformed = errors.New("malformed tree document")
+
+// Entry is one page of the tree.
+type Entry struct {
+	// Slug is the page's path: slash-separated, relative, clean.
+	Slug string
+	// IsPublic reports whether every user may see the page.
+	IsPublic bool
+	// HasIsPublic reports whether the document had an isPublic field; a
+	// missing one counts as false.
+	HasIsPublic bool
+	// Groups are the groups whose members may see the page. It may be nil.
+	Groups []string
+	// Size is the content's length in bytes, or -1 when unknown.
+	Size int64
+	// ModTime is the content's modification time (UTC, no monotonic clock
+	// reading), or the zero Time when unknown.
+	ModTime time.Time
+	// Hash is a content hash such as "sha256:<hex>", or "".
+	Hash string
+	// ContentType is the content's MIME type, or "".
+	ContentType string
+	// URL points at content stored outside the collection (a lazy file
+	// pointer), or is "".
+	URL string
+	// Chunks is the number of chunks of the page, or 0 when unknown.
+	Chunks int
+	// SplitLines reports that the page's chunks may be cut mid-line.
+	SplitLines bool
+}
+
+// Visible reports whether the entry is visible to a user with the given
+// groups: IsPublic, or Groups intersects groups. Empty group names never
+// match.
+func (e *Entry) Visible(groups []string) bool {
+	if e.IsPublic {
+		return true
+	}
+	for _, g := range e.Groups {
+		if g == "" {
+			continue
+		}
+		for _, u := range groups {
+			if g == u {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Problem is an entry of the document that was skipped, and why.
+type Problem struct {
+	Slug   string
+	Reason string
+}
+
+// String returns the quoted slug and the reason, for example
+// `"../x": unsafe slug: .. element`.
+func (p Problem) String() string {
+	return strconv.Quote(p.Slug) + ": " + p.Reason
+}

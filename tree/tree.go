@@ -1,0 +1,350 @@
+package tree
+
+import (
+	"cmp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// Tree is a parsed and validated path tree. It is immutable and safe for
+// concurrent use.
+type Tree struct {
+	entries  []Entry   // valid entries, in path order
+	problems []Problem // sorted by slug
+	groups   map[string]struct{}
+
+	allOnce sync.Once
+	all     *View
+
+	mu    sync.Mutex
+	views []cachedView // most recently used last
+}
+
+// maxViews is the number of pruned views a Tree keeps.
+const maxViews = 64
+
+type cachedView struct {
+	key  string
+	view *View
+}
+
+// New builds a tree from entries with the same validation as [Parse]:
+// entries with unsafe slugs, duplicate slugs (the first one is kept),
+// clashing slugs, a negative Size other than -1, a negative Chunks or a
+// ModTime outside the years 0 to 9999 are skipped and reported by
+// [Tree.Problems]. New copies entries; it normalises ModTime to UTC
+// without a monotonic clock reading, and an IsPublic entry has
+// HasIsPublic set.
+func New(entries []Entry) *Tree {
+	valid := make([]Entry, 0, len(entries))
+	var problems []Problem
+	var rejected map[string]int
+	for _, e := range entries {
+		reason := checkSlug(e.Slug)
+		switch {
+		case reason != "":
+		case e.Size < -1:
+			reason = "size: want a non-negative integer"
+		case e.Chunks < 0:
+			reason = "chunks: want a non-negative integer"
+		case !e.ModTime.IsZero() && !validTime(e.ModTime):
+			reason = "modTime: outside the years 0 to 9999"
+		}
+		if reason != "" {
+			problems = append(problems, Problem{Slug: e.Slug, Reason: reason})
+			if rejected == nil {
+				rejected = make(map[string]int)
+			}
+			if _, dup := rejected[e.Slug]; !dup {
+				rejected[e.Slug] = len(valid)
+			}
+			continue
+		}
+		if !e.ModTime.IsZero() {
+			e.ModTime = e.ModTime.UTC().Round(0)
+		}
+		e.HasIsPublic = e.HasIsPublic || e.IsPublic
+		e.Groups = slices.Clip(slices.Clone(e.Groups))
+		valid = append(valid, e)
+	}
+	return build(valid, problems, rejected)
+}
+
+// build makes a tree of entries whose slugs are valid, in document order:
+// it sorts them, drops duplicates (also of the rejected slugs, which map to
+// the number of entries that came before them) and clashes.
+func build(entries []Entry, problems []Problem, rejected map[string]int) *Tree {
+	t := &Tree{groups: make(map[string]struct{})}
+
+	// Sort the entries in path order, stably, through a permutation
+	// (entries are large); documents are often sorted already.
+	var perm []int32
+	if !slices.IsSortedFunc(entries, func(a, b Entry) int { return comparePaths(a.Slug, b.Slug) }) {
+		perm = sortPaths(entries)
+	}
+	at := func(k int) int {
+		if perm == nil {
+			return k
+		}
+		return int(perm[k])
+	}
+
+	// keep[k] reports whether the k-th entry in path order stays. First
+	// drop duplicates: in a run of equal slugs the first in the document
+	// wins, unless a rejected entry with that slug came before it.
+	keep := make([]bool, len(entries))
+	for k := 0; k < len(entries); {
+		i := at(k)
+		slug := entries[i].Slug
+		end := k + 1
+		first := i
+		for end < len(entries) && entries[at(end)].Slug == slug {
+			first = min(first, at(end))
+			end++
+		}
+		for j := k; j < end; j++ {
+			if at(j) != first {
+				problems = append(problems, Problem{Slug: slug, Reason: "duplicate slug"})
+			}
+		}
+		if before, ok := rejected[slug]; ok && before <= first {
+			problems = append(problems, Problem{Slug: slug, Reason: "duplicate slug"})
+		} else {
+			for j := k; j < end; j++ {
+				keep[j] = at(j) == first
+			}
+		}
+		k = end
+	}
+	// Then clashes: in path order, the entries under a slug "a" (those
+	// that start with "a/") follow it directly.
+	n := 0
+	prev := -1 // previous kept position
+	for k := range keep {
+		if !keep[k] {
+			continue
+		}
+		if prev >= 0 {
+			if p := entries[at(prev)].Slug; isParent(p, entries[at(k)].Slug) {
+				problems = append(problems, Problem{Slug: p, Reason: "clash: both a file and a directory"})
+				keep[prev] = false
+				n--
+			}
+		}
+		prev = k
+		n++
+	}
+
+	// Collect the kept entries; in place when possible.
+	if perm == nil && n == len(entries) && cap(entries)-n < n/4 {
+		t.entries = entries
+	} else {
+		t.entries = make([]Entry, 0, n)
+		for k := range entries {
+			if keep[k] {
+				t.entries = append(t.entries, entries[at(k)])
+			}
+		}
+	}
+	for i := range t.entries {
+		for _, g := range t.entries[i].Groups {
+			if g != "" {
+				t.groups[g] = struct{}{}
+			}
+		}
+	}
+	slices.SortStableFunc(problems, func(a, b Problem) int { return strings.Compare(a.Slug, b.Slug) })
+	t.problems = problems
+	return t
+}
+
+// sortPaths returns the permutation that sorts entries stably in path
+// order. It compares copies of the slugs in which '/' is NUL (which slugs
+// never contain), so that byte order is path order.
+func sortPaths(entries []Entry) []int32 {
+	size := 0
+	for i := range entries {
+		size += len(entries[i].Slug)
+	}
+	buf := make([]byte, 0, size)
+	for i := range entries {
+		buf = append(buf, entries[i].Slug...)
+	}
+	for i, c := range buf {
+		if c == '/' {
+			buf[i] = 0
+		}
+	}
+	all := string(buf)
+	type key struct {
+		s string
+		i int32
+	}
+	keys := make([]key, len(entries))
+	off := 0
+	for i := range entries {
+		n := len(entries[i].Slug)
+		keys[i] = key{all[off : off+n], int32(i)}
+		off += n
+	}
+	slices.SortFunc(keys, func(a, b key) int {
+		if c := strings.Compare(a.s, b.s); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.i, b.i)
+	})
+	perm := make([]int32, len(entries))
+	for k := range keys {
+		perm[k] = keys[k].i
+	}
+	return perm
+}
+
+// isParent reports whether dir is a directory prefix of slug.
+func isParent(dir, slug string) bool {
+	return len(slug) > len(dir) && slug[len(dir)] == '/' && slug[:len(dir)] == dir
+}
+
+// Entries returns the valid entries in path order: sorted by slug, element
+// by element, as [fs.WalkDir] visits them. Callers must not modify the
+// result.
+func (t *Tree) Entries() []Entry { return t.entries }
+
+// Entry returns the valid entry with the given slug.
+func (t *Tree) Entry(slug string) (*Entry, bool) {
+	i, ok := slices.BinarySearchFunc(t.entries, slug, func(e Entry, s string) int { return comparePaths(e.Slug, s) })
+	if !ok {
+		return nil, false
+	}
+	return &t.entries[i], true
+}
+
+// Problems returns the entries that were skipped, and why, sorted by slug
+// (entries with the same slug in document order). Callers must not modify
+// the result.
+func (t *Tree) Problems() []Problem { return t.problems }
+
+// Len returns the number of valid entries.
+func (t *Tree) Len() int { return len(t.entries) }
+
+// Groups returns the sorted names of the groups that valid entries name.
+func (t *Tree) Groups() []string {
+	gs := make([]string, 0, len(t.groups))
+	for g := range t.groups {
+		gs = append(gs, g)
+	}
+	slices.Sort(gs)
+	return gs
+}
+
+// All returns the unpruned view: every valid entry, whatever its access
+// rules. It is meant for administration tools, never for users.
+func (t *Tree) All() *View {
+	t.allOnce.Do(func() { t.all = newView(t.entries, nil) })
+	return t.all
+}
+
+// View returns the view of a user with the given groups: the entries
+// visible to them ([Entry.Visible]) and the directories those imply. Views
+// are cached per distinct set of groups (order, duplicates and groups that
+// no entry names do not matter); the most recently used ones are kept.
+func (t *Tree) View(groups []string) *View {
+	set := t.relevant(groups)
+	key := groupKey(set)
+	if v := t.cached(key); v != nil {
+		return v
+	}
+	v := t.prune(set)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, c := range t.views {
+		if c.key == key {
+			return c.view // built concurrently
+		}
+	}
+	if len(t.views) == maxViews {
+		t.views = slices.Delete(t.views, 0, 1)
+	}
+	t.views = append(t.views, cachedView{key, v})
+	return v
+}
+
+// relevant returns the sorted set of groups that entries of t name.
+func (t *Tree) relevant(groups []string) []string {
+	var set []string
+	for _, g := range groups {
+		if _, ok := t.groups[g]; ok {
+			set = append(set, g)
+		}
+	}
+	slices.Sort(set)
+	return slices.Compact(set)
+}
+
+// groupKey encodes a sorted set of groups unambiguously.
+func groupKey(set []string) string {
+	if len(set) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	for _, g := range set {
+		b.WriteString(strconv.Itoa(len(g)))
+		b.WriteByte(':')
+		b.WriteString(g)
+	}
+	return b.String()
+}
+
+func (t *Tree) cached(key string) *View {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for i, c := range t.views {
+		if c.key == key {
+			if i != len(t.views)-1 {
+				// Move to the end: most recently used.
+				copy(t.views[i:], t.views[i+1:])
+				t.views[len(t.views)-1] = c
+			}
+			return c.view
+		}
+	}
+	return nil
+}
+
+// prune builds the view of the entries visible to a set of groups.
+func (t *Tree) prune(set []string) *View {
+	var inSet func(string) bool
+	if len(set) > 8 {
+		m := make(map[string]struct{}, len(set))
+		for _, g := range set {
+			m[g] = struct{}{}
+		}
+		inSet = func(g string) bool { _, ok := m[g]; return ok }
+	}
+	idx := make([]int32, 0, len(t.entries))
+	for i := range t.entries {
+		e := &t.entries[i]
+		visible := e.IsPublic
+		if !visible && len(set) > 0 {
+			if inSet != nil {
+				for _, g := range e.Groups {
+					if inSet(g) {
+						visible = true
+						break
+					}
+				}
+			} else {
+				visible = e.Visible(set)
+			}
+		}
+		if visible {
+			idx = append(idx, int32(i))
+		}
+	}
+	if len(idx) == len(t.entries) {
+		return t.All()
+	}
+	return newView(t.entries, idx)
+}
