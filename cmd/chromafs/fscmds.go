@@ -289,7 +289,7 @@ func stat(fsys fs.FS, w, stderr io.Writer, args []string) error {
 			if !e.IsPublic {
 				access = "groups " + strings.Join(e.Groups, ",")
 			}
-			fmt.Fprintf(w, "Access: %s\n", access)
+			fmt.Fprintf(w, "Visible: %s\n", access)
 		}
 	}
 	if status != 0 {

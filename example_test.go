@@ -1,0 +1,84 @@
+package chromafs_test
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"log"
+
+	"github.com/chromafs/chromafs"
+	"github.com/chromafs/chromafs/memstore"
+)
+
+// exampleStore returns an in-memory collection written the way other
+// writers do it: pages cut into small chunks, internal/ for staff only.
+func exampleStore() chromafs.Store {
+	s := memstore.New("example")
+	files := map[string]string{
+		"index.md":              "# Docs\n",
+		"guides/quickstart.md":  "# Quickstart\nRun `acme init`.\n",
+		"guides/auth/oauth.mdx": "# OAuth\nUse the access_token.\n",
+		"internal/oncall.md":    "# On-call\nweekly rotation\n",
+	}
+	err := memstore.Load(s, chromafs.DefaultLayout, files, memstore.LoadOptions{
+		ChunkSize: 8,
+		Access: func(slug string) (bool, []string) {
+			if slug == "internal/oncall.md" {
+				return false, []string{"staff"}
+			}
+			return true, nil
+		},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	return s
+}
+
+func Example() {
+	ctx := context.Background()
+	fsys, err := chromafs.New(ctx, exampleStore())
+	if err != nil {
+		log.Fatal(err)
+	}
+	_ = fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		fmt.Println(p)
+		return err
+	})
+	data, err := fs.ReadFile(fsys, "guides/quickstart.md")
+	fmt.Printf("%q %v\n", data, err)
+	// Output:
+	// .
+	// guides
+	// guides/auth
+	// guides/auth/oauth.mdx
+	// guides/quickstart.md
+	// index.md
+	// "# Quickstart\nRun `acme init`.\n" <nil>
+}
+
+func ExampleWithGroups() {
+	ctx := context.Background()
+	store := exampleStore()
+	for _, groups := range [][]string{nil, {"staff"}} {
+		fsys, err := chromafs.New(ctx, store, chromafs.WithGroups(groups...))
+		if err != nil {
+			log.Fatal(err)
+		}
+		_, err = fs.Stat(fsys, "internal/oncall.md")
+		fmt.Printf("groups %v: %v\n", groups, err)
+	}
+	// Output:
+	// groups []: stat internal/oncall.md: file does not exist
+	// groups [staff]: <nil>
+}
+
+func ExampleFS_Glob() {
+	fsys, err := chromafs.New(context.Background(), exampleStore())
+	if err != nil {
+		log.Fatal(err)
+	}
+	matches, err := fs.Glob(fsys, "guides/*/*.mdx")
+	fmt.Println(matches, err)
+	// Output: [guides/auth/oauth.mdx] <nil>
+}
