@@ -90,6 +90,7 @@ func TestCorruptPages(t *testing.T) {
 		{"no index", tree.Entry{Size: -1}, append(recs("p.md", 0), chromafs.Record{ID: "x", Document: "x", Metadata: map[string]any{"page_slug": "p.md"}}), "no valid chunk index"},
 		{"bad index", tree.Entry{Size: -1}, append(recs("p.md", 0), chromafs.Record{ID: "x", Document: "x", Metadata: map[string]any{"page_slug": "p.md", "chunk_index": "one"}}), "no valid chunk index"},
 		{"size mismatch", tree.Entry{Size: 99}, recs("p.md", 0, 1), "tree records 99 bytes"},
+		{"hash mismatch", tree.Entry{Size: -1, Hash: "sha256:0000"}, recs("p.md", 0, 1), "does not match the tree's sha256:0000"},
 		{"chunk count mismatch", tree.Entry{Size: -1, Chunks: 3}, recs("p.md", 0, 1), "tree records 3 chunks"},
 	}
 	for _, tt := range tests {

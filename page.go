@@ -2,6 +2,8 @@ package chromafs
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -93,8 +95,8 @@ func assemble(n *tree.Node, chunks []Chunk, sep string) ([]byte, error) {
 
 // Assemble reassembles a page from its chunks exactly as FS does: it
 // sorts them by index, checks that the indexes are exactly 0..n-1 and
-// that the count and size agree with what e records (when it records
-// them), and joins the texts with sep. Every failure wraps ErrCorruptPage
+// that the count, size and sha256 hash agree with what e records (when it
+// records them), and joins the texts with sep. Every failure wraps ErrCorruptPage
 // and names the page.
 func Assemble(e *tree.Entry, chunks []Chunk, sep string) ([]byte, error) {
 	if len(chunks) == 0 {
@@ -130,15 +132,20 @@ func Assemble(e *tree.Entry, chunks []Chunk, sep string) ([]byte, error) {
 	if e.Size >= 0 && e.Size != int64(size) {
 		return nil, fmt.Errorf("%w: page %q: tree records %d bytes, chunks hold %d", ErrCorruptPage, e.Slug, e.Size, size)
 	}
-	var b strings.Builder
-	b.Grow(size)
+	data := make([]byte, 0, size)
 	for i, c := range chunks {
 		if i > 0 {
-			b.WriteString(sep)
+			data = append(data, sep...)
 		}
-		b.WriteString(c.Text)
+		data = append(data, c.Text...)
 	}
-	return []byte(b.String()), nil
+	if want, ok := strings.CutPrefix(e.Hash, "sha256:"); ok {
+		sum := sha256.Sum256(data)
+		if got := hex.EncodeToString(sum[:]); got != want {
+			return nil, fmt.Errorf("%w: page %q: content hash sha256:%s does not match the tree's %s", ErrCorruptPage, e.Slug, got, e.Hash)
+		}
+	}
+	return data, nil
 }
 
 func missingRange(from, to int) string {

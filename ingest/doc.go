@@ -88,9 +88,15 @@
 // collection keeps its previous tree; running again completes the work.
 // Until then, a page that changed may read as its new content, or as a
 // mix of new and old chunks (chromafs detects that with the tree's
-// content hash only if it checks it). If a run fails after writing the
-// tree but before deleting the chunks of removed pages, those chunks
-// stay as orphans that no tree names.
+// content hash only if it checks it). So that the next run does not trust
+// hashes that no longer describe the chunks (a page edited back to its old
+// content would keep the failed run's chunks), a run that is about to
+// write its first chunk first writes the previous tree record back
+// unchanged but for chromafs_dirty: true in its metadata, and its own tree
+// says chromafs_dirty: false; a run that finds a dirty tree rewrites every
+// page. If a run fails after writing the tree but before deleting the
+// chunks of removed pages, those chunks stay as orphans that no tree
+// names; Options.Prune finds and deletes them.
 //
 // Options.DryRun reads the collection (the tree, and chunk ids) to
 // compute the same report, but writes and deletes nothing.

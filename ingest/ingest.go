@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -36,6 +37,11 @@ const (
 	// MetaLineAligned is true when every chunk ends at a line end, except
 	// in pages whose tree entry has SplitLines set.
 	MetaLineAligned = "chromafs_line_aligned"
+	// MetaDirty is set to true on the previous tree record before a run
+	// writes its first chunk, and to false by the run's new tree. A run
+	// that finds it true (a previous run failed part way, so chunks may no
+	// longer match the tree's hashes) trusts no hash.
+	MetaDirty = "chromafs_dirty"
 	// WriterName is the value of MetaWriter. Re-ingest trusts the content
 	// hashes of a tree only when it carries this name.
 	WriterName = "chromafs-ingest/1"
@@ -226,6 +232,10 @@ type ingestion struct {
 	done   int  // files done
 	wrote  bool // the new tree is written
 
+	// the previous tree record, while it must be marked dirty before the
+	// first write
+	toMark *chromafs.TreeRecord
+
 	// pending chunk records, and the pages they complete
 	pending      []chromafs.Record
 	pendingPages []pendingPage
@@ -259,9 +269,12 @@ func run(ctx context.Context, dst Target, src fs.FS, opt Options, rulesSlug stri
 	}
 	in.total = len(files)
 
-	old, trusted, err := readTree(ctx, dst, opt.Layout.TreeID)
+	old, oldRec, trusted, err := readTree(ctx, dst, opt.Layout.TreeID)
 	if err != nil {
 		return nil, err
+	}
+	if trusted && !opt.DryRun {
+		in.toMark = &oldRec
 	}
 
 	in.progress()
@@ -297,7 +310,7 @@ func run(ctx context.Context, dst Target, src fs.FS, opt Options, rulesSlug stri
 			ID:       opt.Layout.TreeID,
 			Document: string(doc),
 			System:   true,
-			Metadata: map[string]any{MetaSystem: true, MetaWriter: WriterName, MetaLineAligned: true},
+			Metadata: map[string]any{MetaSystem: true, MetaWriter: WriterName, MetaLineAligned: true, MetaDirty: false},
 		}
 		if err := dst.Upsert(ctx, []chromafs.Record{rec}); err != nil {
 			return nil, in.failed("write tree record "+strconv.Quote(opt.Layout.TreeID), err)
@@ -329,23 +342,43 @@ func run(ctx context.Context, dst Target, src fs.FS, opt Options, rulesSlug stri
 	return r, nil
 }
 
-// readTree returns the collection's current tree (nil if there is none)
-// and whether its hashes can be trusted to describe chunks that ingest
-// wrote.
-func readTree(ctx context.Context, dst Target, id string) (*tree.Tree, bool, error) {
+// readTree returns the collection's current tree (nil if there is none),
+// its record, and whether its hashes can be trusted to describe chunks
+// that ingest wrote.
+func readTree(ctx context.Context, dst Target, id string) (*tree.Tree, chromafs.TreeRecord, bool, error) {
 	rec, err := dst.Tree(ctx, id)
 	if errors.Is(err, chromafs.ErrNoTree) {
-		return nil, false, nil
+		return nil, rec, false, nil
 	}
 	if err != nil {
-		return nil, false, fmt.Errorf("ingest: read tree record %q: %w", id, err)
+		return nil, rec, false, fmt.Errorf("ingest: read tree record %q: %w", id, err)
 	}
 	t, err := tree.Parse(rec.Document)
 	if err != nil {
-		return nil, false, fmt.Errorf("ingest: existing tree record %q: %w (delete it, or use another collection, to ingest from scratch)", id, err)
+		return nil, rec, false, fmt.Errorf("ingest: existing tree record %q: %w (delete it, or use another collection, to ingest from scratch)", id, err)
 	}
 	writer, _ := rec.Metadata[MetaWriter].(string)
-	return t, writer == WriterName, nil
+	return t, rec, writer == WriterName && rec.Metadata[MetaDirty] != true, nil
+}
+
+// markDirty marks the previous tree record dirty, once, before the first
+// chunk is written: the record is written again unchanged but for
+// MetaDirty.
+func (in *ingestion) markDirty() error {
+	if in.toMark == nil {
+		return nil
+	}
+	md := maps.Clone(in.toMark.Metadata)
+	if md == nil {
+		md = map[string]any{}
+	}
+	md[MetaDirty] = true
+	rec := chromafs.Record{ID: in.opt.Layout.TreeID, Document: string(in.toMark.Document), Metadata: md, System: true}
+	if err := in.dst.Upsert(in.ctx, []chromafs.Record{rec}); err != nil {
+		return in.failed("mark tree record "+strconv.Quote(in.opt.Layout.TreeID)+" dirty", err)
+	}
+	in.toMark = nil
+	return nil
 }
 
 // page processes one file: it returns the file's tree entry, or ok false
@@ -424,6 +457,9 @@ func (in *ingestion) flush() error {
 		n := min(len(in.pending), in.opt.BatchSize)
 		batch := in.pending[:n]
 		if !in.opt.DryRun {
+			if err := in.markDirty(); err != nil {
+				return err
+			}
 			if err := in.dst.Upsert(in.ctx, batch); err != nil {
 				return in.failed("upsert chunks of "+pageRange(batch, in.opt.Layout.SlugField), err)
 			}
@@ -443,7 +479,7 @@ func (in *ingestion) flush() error {
 	}
 	current, err := in.dst.ChunkIDs(in.ctx, in.opt.Layout, slugs)
 	if err != nil {
-		return in.failed("list chunks of "+displayPath(slugs[0])+" …", err)
+		return in.failed("list chunks of "+displayPath(slugs[0])+" ...", err)
 	}
 	var stale []string
 	for _, p := range pages {
@@ -462,7 +498,7 @@ func (in *ingestion) deletePages(slugs []string) error {
 		n := min(len(slugs), in.opt.BatchSize)
 		current, err := in.dst.ChunkIDs(in.ctx, in.opt.Layout, slugs[:n])
 		if err != nil {
-			return in.failed("list chunks of removed page "+displayPath(slugs[0])+" …", err)
+			return in.failed("list chunks of removed page "+displayPath(slugs[0])+" ...", err)
 		}
 		var ids []string
 		for _, slug := range slugs[:n] {
@@ -472,7 +508,7 @@ func (in *ingestion) deletePages(slugs []string) error {
 				}
 			}
 		}
-		if err := in.delete(ids, "delete chunks of removed page "+displayPath(slugs[0])+" …"); err != nil {
+		if err := in.delete(ids, "delete chunks of removed page "+displayPath(slugs[0])+" ..."); err != nil {
 			return err
 		}
 		slugs = slugs[n:]
@@ -545,7 +581,7 @@ func pageRange(batch []chromafs.Record, slugField string) string {
 	if first == last {
 		return displayPath(first)
 	}
-	return displayPath(first) + " … " + displayPath(last)
+	return displayPath(first) + " ... " + displayPath(last)
 }
 
 // displayPath returns p, quoted if it is not clean printable text.

@@ -491,6 +491,46 @@ func TestFailureMidway(t *testing.T) {
 	}
 }
 
+func TestRevertAfterFailure(t *testing.T) {
+	s := memstore.New("c")
+	v1 := map[string]string{"a.md": "old\n", "b.md": "b\n"}
+	v2 := map[string]string{"a.md": "new content\n", "b.md": "b\n"}
+	if _, err := Run(ctx, s, mapFS(v1), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	boom := errors.New("boom")
+	s.SetHook(func(_ context.Context, op string) error {
+		if op == memstore.OpChunkIDs { // after a.md's new chunk is written
+			return boom
+		}
+		return nil
+	})
+	if _, err := Run(ctx, s, mapFS(v2), Options{}); !errors.Is(err, boom) {
+		t.Fatalf("err = %v", err)
+	}
+	s.SetHook(nil)
+	if rec, _ := s.Tree(ctx, chromafs.DefaultLayout.TreeID); rec.Metadata[MetaDirty] != true {
+		t.Fatalf("failed run left tree metadata %v", rec.Metadata)
+	}
+	// a.md's content is back to what the (old) tree says, but its chunk
+	// holds the failed run's text: the dirty tree must not be trusted.
+	r, err := Run(ctx, s, mapFS(v1), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Updated != 2 || r.Unchanged != 0 {
+		t.Fatalf("report:\n%s", r)
+	}
+	collection(t, s, chromafs.DefaultLayout, v1)
+	if rec, _ := s.Tree(ctx, chromafs.DefaultLayout.TreeID); rec.Metadata[MetaDirty] != false {
+		t.Fatalf("new tree metadata %v", rec.Metadata)
+	}
+	r, err = Run(ctx, s, mapFS(v1), Options{})
+	if err != nil || r.Unchanged != 2 {
+		t.Fatalf("clean tree not trusted: %v\n%s", err, r)
+	}
+}
+
 func TestPrune(t *testing.T) {
 	s := memstore.New("c")
 	files := map[string]string{"a.md": "a\n"}

@@ -95,7 +95,7 @@ Without --rules every page is public.`,
 					_ = bar.Set(done)
 				}
 			}
-			rep, err := ingest.Run(ctx, store, os.DirFS(dir), opt)
+			rep, err := ingest.RunDir(ctx, store, dir, opt)
 			if err != nil {
 				return err
 			}
