@@ -347,15 +347,17 @@ func (d dirEntry) String() string { return fs.FormatDirEntry(d) }
 // Glob returns the names of the visible files and directories that match
 // pattern, with the syntax of path.Match. It never touches the network.
 func (fsys *FS) Glob(pattern string) ([]string, error) {
-	if _, err := path.Match(pattern, ""); err != nil {
-		return nil, err
-	}
 	return fsys.glob(pattern, 0)
 }
 
+// glob follows fs.Glob step by step (so errors and results are the
+// same), reading directories from the in-memory tree.
 func (fsys *FS) glob(pattern string, depth int) ([]string, error) {
 	if depth > 10000 {
 		return nil, path.ErrBadPattern
+	}
+	if _, err := path.Match(pattern, ""); err != nil {
+		return nil, err
 	}
 	if !hasMeta(pattern) {
 		if _, err := fsys.lookup("glob", pattern); err != nil {

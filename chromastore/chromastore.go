@@ -53,7 +53,10 @@ type Config struct {
 	// Nil means chroma-go's consistent-hash function, which downloads
 	// nothing; see the package documentation.
 	Embedding embeddings.EmbeddingFunction
-	// Create creates the collection, with Embedding, if it does not exist.
+	// Create creates the collection if it does not exist, recording
+	// Embedding's name and configuration in the collection's configuration
+	// (as Chroma's clients do) unless it is the consistent-hash function,
+	// which Chroma's Python client would refuse to load.
 	Create bool
 	// HTTPClient sends the requests; nil means a client of this
 	// collection's own (closed by Close).
@@ -168,13 +171,22 @@ func Open(ctx context.Context, cfg Config) (*Collection, error) {
 		return err
 	})
 	if err != nil && cfg.Create && noCollection(err) {
+		opts := []v2.CreateCollectionOption{v2.WithEmbeddingFunctionCreate(cfg.Embedding), v2.WithIfNotExistsCreate()}
+		if cfg.Embedding.Name() == hashName {
+			// Chroma's Python client refuses to open a collection whose
+			// configuration names an embedding function it does not know,
+			// and it has no consistent_hash.
+			opts = append(opts, v2.WithDisableEFConfigStorage())
+		}
 		err = r.viaChromaGo(ctx, func(ctx context.Context) error {
 			var err error
-			col, err = cli.CreateCollection(ctx, cfg.Collection,
-				v2.WithEmbeddingFunctionCreate(cfg.Embedding), v2.WithIfNotExistsCreate())
+			col, err = cli.CreateCollection(ctx, cfg.Collection, opts...)
 			return err
 		})
 		if err != nil {
+			if own != nil {
+				own.CloseIdleConnections()
+			}
 			return nil, fmt.Errorf("chromastore: create collection %s: %w", where, err)
 		}
 	}

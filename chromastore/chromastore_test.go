@@ -250,6 +250,24 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
+func TestCreateStoresNoHashFunction(t *testing.T) {
+	_, cfg := open(t, nil)
+	resp, err := http.Get(cfg.URL + "/api/v2/tenants/default_tenant/databases/default_database/collections/" + cfg.Collection)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var col struct {
+		Configuration map[string]any `json:"configuration_json"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&col); err != nil {
+		t.Fatal(err)
+	}
+	if ef := col.Configuration["embedding_function"]; ef != nil {
+		t.Errorf("collection created with the hash function records embedding_function %v", ef)
+	}
+}
+
 func TestCustomLayout(t *testing.T) {
 	c, _ := open(t, nil)
 	ctx := context.Background()

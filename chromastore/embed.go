@@ -10,6 +10,9 @@ import (
 	"github.com/amikos-tech/chroma-go/pkg/embeddings/ort"
 )
 
+// hashName is the Name of chroma-go's consistent-hash function.
+const hashName = "consistent_hash"
+
 // EmbeddingNames are the names that [EmbeddingFunction] accepts; the first
 // is the default.
 var EmbeddingNames = []string{"hash", "default"}

@@ -21,7 +21,7 @@ import (
 )
 
 // Target is a collection that ingest can read and write:
-// *memstore.Store and *chromastore.Store both satisfy it.
+// *memstore.Store and *chromastore.Collection both satisfy it.
 type Target interface {
 	chromafs.Store
 	chromafs.Writer

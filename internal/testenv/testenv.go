@@ -408,7 +408,8 @@ var (
 	}()
 )
 
-// MaxCollectionName is the longest collection name Chroma accepts.
+// MaxCollectionName is the length limit of [CollectionName]: the limit of
+// Chroma before 1.0 (1.0 accepts 512 characters).
 const MaxCollectionName = 63
 
 // CollectionName returns a collection name for tb that no other test, in
