@@ -260,7 +260,7 @@ func (fsys *FS) info(n *tree.Node) (*fileInfo, error) {
 
 // knownSize returns the size of a page if it is known without a read.
 func (s *session) knownSize(n *tree.Node) (int64, bool) {
-	if n.Entry.Size >= 0 && n.Entry.URL == "" {
+	if n.Entry.Size >= 0 {
 		return n.Entry.Size, true
 	}
 	if v, ok := s.sizes.Load(n.Path); ok {

@@ -145,6 +145,11 @@ func (r *rest) do(ctx context.Context, method, path string, in, out any) error {
 	for k, v := range r.headers {
 		req.Header.Set(k, v)
 	}
+	// get, upsert and delete are idempotent. Saying so (a nil header value
+	// is not sent) lets net/http retry a request that failed on a reused
+	// keep-alive connection before any answer, as happens on the first
+	// request after the server restarted.
+	req.Header["X-Idempotency-Key"] = nil
 	resp, err := r.hc.Do(req)
 	if err != nil {
 		return r.explain(ctx, rctx, err)
