@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -17,7 +16,11 @@ import (
 // doc/ tree and the Markdown files of its sources — into a temp dir.
 func goDocs(t *testing.T) string {
 	t.Helper()
-	goroot := runtime.GOROOT()
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		t.Fatalf("go env GOROOT: %v", err)
+	}
+	goroot := strings.TrimSpace(string(out))
 	dst := t.TempDir()
 	n := 0
 	copyFile := func(src, rel string) {
