@@ -37,8 +37,9 @@
 //	splitLines   boolean            the page's chunks may be cut mid-line
 //
 // Only isPublic and groups are written by older writers; every other field
-// is optional, and null counts as absent. [Encode] writes the format, with
-// sorted keys; it always writes isPublic and groups, and the optional
+// is optional, and null (or "" for modTime) counts as absent. [Encode] writes
+// the format deterministically, keys in path order (see Index), which Parse
+// reads fastest; it always writes isPublic and groups, and the optional
 // fields only when they are set.
 //
 // Parse keeps the decoded document in memory: the strings of the entries
@@ -53,7 +54,7 @@
 //   - its slug is empty, absolute ("/x"), has an empty element ("a//b", a
 //     trailing "/"), a "." or ".." element, a backslash, a control
 //     character (C0, DEL or C1, including NUL) or invalid UTF-8 (including
-//     a lone UTF-16 surrogate escape): the slug must be a valid [fs.ValidPath]
+//     a lone UTF-16 surrogate escape): the slug must be a valid [io/fs.ValidPath]
 //     other than "." and pass those extra checks;
 //   - its value is not an object, a known field has the wrong type ("isPublic":
 //     "yes", a non-string group, a negative or fractional size, an unparsable
@@ -93,8 +94,10 @@
 // # Index
 //
 // A [View] holds every node (root, implied directories, files) in one slice,
-// in path order (the order of [fs.WalkDir]: depth first, children sorted by
+// in path order (the order of [io/fs.WalkDir]: depth first, children sorted by
 // name), and the children of each directory as one contiguous, name-sorted
-// range of a second slice, as archive/zip's reader does. Lookup by path is a
-// map access; ReadDir returns a sub-slice and allocates nothing.
+// range of a second slice, as archive/zip's reader does; names are slices
+// of the paths. Lookup goes through a hash index from path to node (open
+// addressing, built in one allocation, O(1)); ReadDir returns a sub-slice
+// and allocates nothing.
 package tree

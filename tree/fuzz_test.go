@@ -2,6 +2,7 @@ package tree
 
 import (
 	"encoding/json"
+	"errors"
 	"io/fs"
 	"path"
 	"strings"
@@ -25,22 +26,36 @@ func FuzzParse(f *testing.F) {
 	f.Add(doc)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		tr, err := Parse(data)
+		// Plain JSON documents: Parse accepts exactly what encoding/json
+		// accepts.
+		if trimmed := strings.TrimLeft(string(data), " \t\r\n"); strings.HasPrefix(trimmed, "{") {
+			if valid := json.Valid([]byte(trimmed)); valid != (err == nil) {
+				t.Fatalf("json.Valid = %v, Parse error = %v, for %q", valid, err, data)
+			}
+		}
 		if err != nil {
-			if tr != nil {
-				t.Fatal("tree and error")
+			if tr != nil || !errors.Is(err, ErrMalformed) {
+				t.Fatalf("Parse error %v (tree %v)", err, tr)
 			}
 			return
-		}
-		if trimmed := strings.TrimLeft(string(data), " \t\r\n"); strings.HasPrefix(trimmed, "{") && !json.Valid([]byte(trimmed)) {
-			t.Fatalf("Parse accepted invalid JSON %q", data)
 		}
 		for _, e := range tr.Entries() {
 			if checkSlug(e.Slug) != "" {
 				t.Fatalf("invalid slug %q served", e.Slug)
 			}
 		}
-		for _, v := range []*View{tr.All(), tr.View(nil), tr.View([]string{"g", "x", "admin"})} {
+		fuzzCheckView(t, tr.All())
+		for _, groups := range [][]string{nil, {"g", "x", "admin"}} {
+			v := tr.View(groups)
 			fuzzCheckView(t, v)
+			// Exactly the visible entries are files of the view.
+			for i := range tr.Entries() {
+				e := &tr.Entries()[i]
+				n, ok := v.Lookup(e.Slug)
+				if e.Visible(groups) != (ok && n.Entry == e) {
+					t.Fatalf("view %q: entry %q visible %v, in view %v", groups, e.Slug, e.Visible(groups), ok)
+				}
+			}
 		}
 		// What Parse accepted, Encode writes and Parse reads back.
 		doc, err := Encode(tr.Entries(), false)

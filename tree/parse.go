@@ -27,35 +27,36 @@ func Parse(data []byte) (*Tree, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tree: %w: %v", ErrMalformed, err)
 	}
-	p := parser{scanner: scanner{s: doc}}
+	// The entries' strings are slices of one copy of the document.
+	p := parser{scanner: scanner{s: string(doc), b: doc}}
 	if err := p.document(); err != nil {
 		return nil, fmt.Errorf("tree: %w: %v", ErrMalformed, err)
 	}
-	return build(p.entries, p.problems, p.rejected), nil
+	return build(p.entries, !p.unsorted, p.problems, p.rejected), nil
 }
 
-// decode returns the JSON text of a document.
-func decode(data []byte) (string, error) {
+// decode returns the JSON text of a document, which may be part of data.
+func decode(data []byte) ([]byte, error) {
 	text := bytes.TrimLeft(data, " \t\r\n")
 	text = bytes.TrimPrefix(text, []byte("\xef\xbb\xbf")) // byte order mark
 	text = bytes.TrimLeft(text, " \t\r\n")
 	if len(text) == 0 {
-		return "", fmt.Errorf("empty document")
+		return nil, fmt.Errorf("empty document")
 	}
 	switch text[0] {
 	case '{', '[', '"':
-		return string(text), nil
+		return text, nil
 	case 0x1f:
 		return gunzip(text)
 	}
 	text = bytes.TrimRight(text, " \t\r\n")
 	zipped, err := unbase64(text)
 	if err != nil {
-		return "", notJSON(text, err)
+		return nil, notJSON(text, err)
 	}
 	doc, err := gunzip(zipped)
 	if err != nil {
-		return "", notJSON(text, err)
+		return nil, notJSON(text, err)
 	}
 	return doc, nil
 }
@@ -64,7 +65,7 @@ func decode(data []byte) (string, error) {
 // than an object (such as a number) that merely looked like base64.
 func notJSON(text []byte, err error) error {
 	d := scanner{s: string(text)}
-	if d.skip(0) == nil && d.peek() == 0 {
+	if d.skip(0) == nil && d.peek() == 0 && d.i == len(d.s) {
 		return fmt.Errorf("json: top-level value is %s, want an object", article(kind(text[0])))
 	}
 	return err
@@ -89,25 +90,25 @@ func unbase64(text []byte) ([]byte, error) {
 	return out[:n], nil
 }
 
-func gunzip(zipped []byte) (string, error) {
+func gunzip(zipped []byte) ([]byte, error) {
 	zr, err := gzip.NewReader(bytes.NewReader(zipped))
 	if err != nil {
-		return "", gzipError(err)
+		return nil, gzipError(err)
 	}
-	var b strings.Builder
+	var b bytes.Buffer
 	if len(zipped) >= 18 {
 		// The trailer holds the decompressed size modulo 2^32: a hint.
 		hint := int(binary.LittleEndian.Uint32(zipped[len(zipped)-4:]))
-		b.Grow(min(hint, 1032*len(zipped), maxDocument) + 1)
+		b.Grow(min(hint, 1032*len(zipped), maxDocument) + bytes.MinRead)
 	}
-	n, err := io.Copy(&b, io.LimitReader(zr, maxDocument+1))
+	n, err := b.ReadFrom(io.LimitReader(zr, maxDocument+1))
 	if err != nil {
-		return "", gzipError(err)
+		return nil, gzipError(err)
 	}
 	if n > maxDocument {
-		return "", fmt.Errorf("gzip: document larger than %d bytes", maxDocument)
+		return nil, fmt.Errorf("gzip: document larger than %d bytes", maxDocument)
 	}
-	return b.String(), nil
+	return b.Bytes(), nil
 }
 
 func gzipError(err error) error {
@@ -116,10 +117,6 @@ func gzipError(err error) error {
 	}
 	return fmt.Errorf("gzip: %v", err)
 }
-
-// estimateAfter is the number of entries after which the parser estimates
-// how many there are.
-const estimateAfter = 256
 
 // parser reads a document into entries.
 type parser struct {
@@ -130,6 +127,7 @@ type parser struct {
 	// number of entries appended before it, so that build can tell which
 	// occurrence came first.
 	rejected map[string]int
+	unsorted bool     // entries are not in path order
 	groups   []string // scratch
 	arena    []string // backing store of Entry.Groups
 }
@@ -142,7 +140,9 @@ func (p *parser) document() error {
 		return p.errorf("top-level value is %s, want an object", article(kind(c)))
 	}
 	p.i++
-	p.entries = make([]Entry, 0, estimateAfter)
+	// Every entry is an object: counting the braces (fast) gives the
+	// number of entries, unless other objects or strings have braces.
+	p.entries = make([]Entry, 0, min(bytes.Count(p.b, []byte{'{'}), len(p.b)/6))
 	if p.peek() == '}' {
 		p.i++
 	} else {
@@ -171,7 +171,7 @@ func (p *parser) document() error {
 			p.i++
 		}
 	}
-	if p.peek() != 0 {
+	if p.ws(); p.i < len(p.s) {
 		return p.unexpected("after top-level value")
 	}
 	return nil
@@ -179,12 +179,6 @@ func (p *parser) document() error {
 
 // member reads the entry of slug.
 func (p *parser) member(slug string, utf bool) error {
-	if len(p.entries) == estimateAfter {
-		// Estimate the number of entries from the size of the first ones,
-		// to allocate once.
-		n := int(float64(len(p.s)) / float64(p.i) * estimateAfter * 1.1)
-		p.entries = append(make([]Entry, 0, min(n, len(p.s)/8)), p.entries...)
-	}
 	p.entries = append(p.entries, Entry{Slug: slug, Size: -1})
 	e := &p.entries[len(p.entries)-1]
 	reason, err := p.entry(e)
@@ -200,6 +194,10 @@ func (p *parser) member(slug string, utf bool) error {
 	if reason != "" {
 		p.entries = p.entries[:len(p.entries)-1]
 		p.reject(slug, reason)
+		return nil
+	}
+	if len(p.entries) > 1 && comparePaths(p.entries[len(p.entries)-2].Slug, slug) > 0 {
+		p.unsorted = true
 	}
 	return nil
 }

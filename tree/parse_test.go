@@ -344,6 +344,7 @@ func TestMalformed(t *testing.T) {
 		{"truncated string", `{"a`, "json: unexpected end of input"},
 		{"trailing data", `{"a": {}} x`, "json: invalid character 'x' after top-level value at offset 10"},
 		{"two objects", `{}{}`, "after top-level value"},
+		{"trailing NUL", "{}\x00", "invalid character '\\x00' after top-level value"},
 		{"trailing comma", `{"a": {},}`, "looking for beginning of object key string"},
 		{"missing colon", `{"a" {}}`, "after object key"},
 		{"bare key", `{a: {}}`, "looking for beginning of object key string"},

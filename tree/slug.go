@@ -1,9 +1,12 @@
 package tree
 
-import "unicode/utf8"
+import (
+	"io/fs"
+	"unicode/utf8"
+)
 
 // checkSlug returns why s cannot be a page slug, or "" if it can. A valid
-// slug is an [fs.ValidPath] other than ".", in valid UTF-8, with no
+// slug is an [io/fs.ValidPath] other than ".", in valid UTF-8, with no
 // backslash and no control character.
 func checkSlug(s string) string {
 	if s == "" {
@@ -16,37 +19,65 @@ func checkSlug(s string) string {
 		return "unsafe slug: trailing slash"
 	}
 	elem := 0 // start of the current element
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case c < 0x20 || c == 0x7f:
-				return "unsafe slug: control character"
-			case c == '\\':
-				return "unsafe slug: backslash"
-			case c == '/':
-				if r := checkElem(s[elem:i]); r != "" {
-					return r
-				}
-				elem = i + 1
-			}
-			i++
+	for i := 0; i < len(s); i++ {
+		class := slugClass[s[i]]
+		if class == plain {
 			continue
+		}
+		switch class {
+		case slash:
+			if r := checkElem(s[elem:i]); r != "" {
+				return r
+			}
+			elem = i + 1
+			continue
+		case control:
+			return "unsafe slug: control character"
+		case backslash:
+			return "unsafe slug: backslash"
 		}
 		r, n := utf8.DecodeRuneInString(s[i:])
 		if r == utf8.RuneError && n == 1 {
 			return "unsafe slug: invalid UTF-8"
 		}
-		if r >= 0x80 && r <= 0x9f {
+		if r <= 0x9f { // C1 control
 			return "unsafe slug: control character"
 		}
-		i += n
+		i += n - 1
 	}
 	if r := checkElem(s[elem:]); r != "" {
 		return r
 	}
+	if !fs.ValidPath(s) { // implied by the checks above; kept as a guard
+		return "unsafe slug: invalid path"
+	}
 	return ""
 }
+
+// Classes of the bytes of a slug.
+const (
+	plain = iota
+	slash
+	control
+	backslash
+	nonASCII
+)
+
+var slugClass = func() (t [256]uint8) {
+	for c := range t {
+		switch {
+		case c < 0x20 || c == 0x7f:
+			t[c] = control
+		case c == '/':
+			t[c] = slash
+		case c == '\\':
+			t[c] = backslash
+		case c >= utf8.RuneSelf:
+			t[c] = nonASCII
+		}
+	}
+	return t
+}()
 
 func checkElem(e string) string {
 	switch e {
@@ -62,7 +93,7 @@ func checkElem(e string) string {
 
 // comparePaths compares two slugs in path order: element by element, which
 // is byte order with '/' sorting before every other byte. It is the order in
-// which [fs.WalkDir] visits files.
+// which [io/fs.WalkDir] visits files.
 func comparePaths(a, b string) int {
 	n := min(len(a), len(b))
 	i := 0

@@ -41,6 +41,7 @@ func New(entries []Entry) *Tree {
 	valid := make([]Entry, 0, len(entries))
 	var problems []Problem
 	var rejected map[string]int
+	unsorted := false
 	for _, e := range entries {
 		reason := checkSlug(e.Slug)
 		switch {
@@ -67,91 +68,93 @@ func New(entries []Entry) *Tree {
 		}
 		e.HasIsPublic = e.HasIsPublic || e.IsPublic
 		e.Groups = slices.Clip(slices.Clone(e.Groups))
+		if len(valid) > 0 && comparePaths(valid[len(valid)-1].Slug, e.Slug) > 0 {
+			unsorted = true
+		}
 		valid = append(valid, e)
 	}
-	return build(valid, problems, rejected)
+	return build(valid, !unsorted, problems, rejected)
 }
 
-// build makes a tree of entries whose slugs are valid, in document order:
-// it sorts them, drops duplicates (also of the rejected slugs, which map to
-// the number of entries that came before them) and clashes.
-func build(entries []Entry, problems []Problem, rejected map[string]int) *Tree {
+// build makes a tree of entries whose slugs are valid, in document order
+// (sorted reports whether that is also path order): it sorts them, drops
+// duplicates (also of the rejected slugs, which map to the number of
+// entries that came before them) and clashes.
+func build(entries []Entry, sorted bool, problems []Problem, rejected map[string]int) *Tree {
 	t := &Tree{groups: make(map[string]struct{})}
 
 	// Sort the entries in path order, stably, through a permutation
 	// (entries are large); documents are often sorted already.
 	var perm []int32
-	if !slices.IsSortedFunc(entries, func(a, b Entry) int { return comparePaths(a.Slug, b.Slug) }) {
+	if !sorted {
 		perm = sortPaths(entries)
 	}
-	at := func(k int) int {
-		if perm == nil {
-			return k
-		}
-		return int(perm[k])
-	}
 
-	// keep[k] reports whether the k-th entry in path order stays. First
-	// drop duplicates: in a run of equal slugs the first in the document
-	// wins, unless a rejected entry with that slug came before it.
+	// One pass in path order. In a run of equal slugs the first one (the
+	// first in the document) wins, unless a rejected entry with that slug
+	// came before it. The entries under a slug "a" (those that start with
+	// "a/") follow it directly: if there are any, "a" clashes.
 	keep := make([]bool, len(entries))
-	for k := 0; k < len(entries); {
-		i := at(k)
-		slug := entries[i].Slug
-		end := k + 1
-		first := i
-		for end < len(entries) && entries[at(end)].Slug == slug {
-			first = min(first, at(end))
-			end++
-		}
-		for j := k; j < end; j++ {
-			if at(j) != first {
-				problems = append(problems, Problem{Slug: slug, Reason: "duplicate slug"})
-			}
-		}
-		if before, ok := rejected[slug]; ok && before <= first {
-			problems = append(problems, Problem{Slug: slug, Reason: "duplicate slug"})
-		} else {
-			for j := k; j < end; j++ {
-				keep[j] = at(j) == first
-			}
-		}
-		k = end
-	}
-	// Then clashes: in path order, the entries under a slug "a" (those
-	// that start with "a/") follow it directly.
 	n := 0
-	prev := -1 // previous kept position
-	for k := range keep {
-		if !keep[k] {
+	prev := ""     // the slug of the previous entry
+	last := -1     // the position in path order of the last kept entry
+	lastSlug := "" // and its slug
+	clashed := false
+	for k := range entries {
+		i := k
+		if perm != nil {
+			i = int(perm[k])
+		}
+		e := &entries[i]
+		if k > 0 && e.Slug == prev {
+			problems = append(problems, Problem{Slug: e.Slug, Reason: "duplicate slug"})
 			continue
 		}
-		if prev >= 0 {
-			if p := entries[at(prev)].Slug; isParent(p, entries[at(k)].Slug) {
-				problems = append(problems, Problem{Slug: p, Reason: "clash: both a file and a directory"})
-				keep[prev] = false
-				n--
+		prev = e.Slug
+		if before, ok := rejected[e.Slug]; ok && before <= i {
+			problems = append(problems, Problem{Slug: e.Slug, Reason: "duplicate slug"})
+			continue
+		}
+		if last >= 0 && keep[last] && isParent(lastSlug, e.Slug) {
+			problems = append(problems, Problem{Slug: lastSlug, Reason: "clash: both a file and a directory"})
+			keep[last] = false
+			n--
+			clashed = true
+		}
+		keep[k] = true
+		n++
+		last, lastSlug = k, e.Slug
+		for _, g := range e.Groups {
+			if g != "" {
+				t.groups[g] = struct{}{}
 			}
 		}
-		prev = k
-		n++
 	}
 
 	// Collect the kept entries; in place when possible.
-	if perm == nil && n == len(entries) && cap(entries)-n < n/4 {
+	if perm == nil && n == len(entries) && cap(entries)-n <= n/4 {
 		t.entries = entries
 	} else {
 		t.entries = make([]Entry, 0, n)
-		for k := range entries {
-			if keep[k] {
-				t.entries = append(t.entries, entries[at(k)])
+		for k, ok := range keep {
+			if !ok {
+				continue
 			}
+			i := k
+			if perm != nil {
+				i = int(perm[k])
+			}
+			t.entries = append(t.entries, entries[i])
 		}
 	}
-	for i := range t.entries {
-		for _, g := range t.entries[i].Groups {
-			if g != "" {
-				t.groups[g] = struct{}{}
+	if clashed {
+		// Forget the groups that only clashing entries named.
+		clear(t.groups)
+		for i := range t.entries {
+			for _, g := range t.entries[i].Groups {
+				if g != "" {
+					t.groups[g] = struct{}{}
+				}
 			}
 		}
 	}
@@ -208,7 +211,7 @@ func isParent(dir, slug string) bool {
 }
 
 // Entries returns the valid entries in path order: sorted by slug, element
-// by element, as [fs.WalkDir] visits them. Callers must not modify the
+// by element, as [io/fs.WalkDir] visits them. Callers must not modify the
 // result.
 func (t *Tree) Entries() []Entry { return t.entries }
 
@@ -242,14 +245,20 @@ func (t *Tree) Groups() []string {
 // All returns the unpruned view: every valid entry, whatever its access
 // rules. It is meant for administration tools, never for users.
 func (t *Tree) All() *View {
-	t.allOnce.Do(func() { t.all = newView(t.entries, nil) })
+	t.allOnce.Do(func() {
+		slugs := make([]string, len(t.entries))
+		for i := range t.entries {
+			slugs[i] = t.entries[i].Slug
+		}
+		t.all = newView(t.entries, nil, slugs)
+	})
 	return t.all
 }
 
 // View returns the view of a user with the given groups: the entries
 // visible to them ([Entry.Visible]) and the directories those imply. Views
 // are cached per distinct set of groups (order, duplicates and groups that
-// no entry names do not matter); the most recently used ones are kept.
+// no entry names do not matter); the 64 most recently used are kept.
 func (t *Tree) View(groups []string) *View {
 	set := t.relevant(groups)
 	key := groupKey(set)
@@ -324,6 +333,7 @@ func (t *Tree) prune(set []string) *View {
 		inSet = func(g string) bool { _, ok := m[g]; return ok }
 	}
 	idx := make([]int32, 0, len(t.entries))
+	slugs := make([]string, 0, len(t.entries))
 	for i := range t.entries {
 		e := &t.entries[i]
 		visible := e.IsPublic
@@ -341,10 +351,11 @@ func (t *Tree) prune(set []string) *View {
 		}
 		if visible {
 			idx = append(idx, int32(i))
+			slugs = append(slugs, e.Slug)
 		}
 	}
 	if len(idx) == len(t.entries) {
 		return t.All()
 	}
-	return newView(t.entries, idx)
+	return newView(t.entries, idx, slugs)
 }

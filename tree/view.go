@@ -1,6 +1,8 @@
 package tree
 
 import (
+	"hash/maphash"
+	"math/bits"
 	"strings"
 )
 
@@ -26,32 +28,62 @@ type Node struct {
 // the directories that their slugs imply. It is immutable and safe for
 // concurrent use.
 type View struct {
-	nodes []Node           // in path order; nodes[0] is the root
-	kids  []*Node          // children of each directory, contiguous and sorted by name
-	index map[string]int32 // path to position in nodes
+	nodes []Node  // in path order; nodes[0] is the root
+	kids  []*Node // children of each directory, contiguous and sorted by name
+	index index   // path to position in nodes
 	files int
+}
+
+// index is a hash table from the paths of a view's nodes to their
+// positions: open addressing with linear probing, at most half full. It
+// costs a fraction of a map[string]int32 to build, in one allocation.
+type index struct {
+	seed  maphash.Seed
+	slots []uint64 // upper 32 bits of the hash << 32 | position+1; 0 is empty
+}
+
+func newIndex(nodes []Node) index {
+	size := 1 << bits.Len(uint(2*len(nodes)-1))
+	x := index{seed: maphash.MakeSeed(), slots: make([]uint64, size)}
+	mask := uint64(size - 1)
+	for i := range nodes {
+		h := maphash.String(x.seed, nodes[i].Path)
+		j := h & mask
+		for x.slots[j] != 0 {
+			j = (j + 1) & mask
+		}
+		x.slots[j] = h&^0xffffffff | uint64(i+1)
+	}
+	return x
+}
+
+// find returns the position of the node with path name, or -1.
+func (x *index) find(nodes []Node, name string) int {
+	h := maphash.String(x.seed, name)
+	mask := uint64(len(x.slots) - 1)
+	for j := h & mask; ; j = (j + 1) & mask {
+		s := x.slots[j]
+		if s == 0 {
+			return -1
+		}
+		if s&^0xffffffff == h&^0xffffffff {
+			if i := int(uint32(s)) - 1; nodes[i].Path == name {
+				return i
+			}
+		}
+	}
 }
 
 // newView indexes the entries at positions idx of entries (all of them
 // when idx is nil), which are valid slugs without clashes, in path order.
-func newView(entries []Entry, idx []int32) *View {
-	n := len(entries)
-	if idx != nil {
-		n = len(idx)
-	}
-	at := func(k int) *Entry {
-		if idx == nil {
-			return &entries[k]
-		}
-		return &entries[idx[k]]
-	}
-
+// slugs holds their slugs, compactly.
+func newView(entries []Entry, idx []int32, slugs []string) *View {
 	// Count the directories: in path order, each file adds the ancestors
 	// that the previous file did not have.
 	dirs := 0
 	prev := ""
-	for k := 0; k < n; k++ {
-		d := dir(at(k).Slug)
+	for _, slug := range slugs {
+		d := dir(slug)
 		j := split(prev, d)
 		if j < len(d) {
 			dirs += strings.Count(d[j:], "/")
@@ -63,17 +95,16 @@ func newView(entries []Entry, idx []int32) *View {
 	}
 
 	v := &View{
-		nodes: make([]Node, 0, 1+dirs+n),
-		files: n,
+		nodes: make([]Node, 0, 1+dirs+len(slugs)),
+		files: len(slugs),
 	}
-	parent := make([]int32, 0, 1+dirs+n)
+	parent := make([]int32, 0, 1+dirs+len(slugs))
 	v.nodes = append(v.nodes, Node{Path: ".", Name: ".", IsDir: true})
 	parent = append(parent, -1)
 	stack := []int32{0} // the directories of the previous file, from the root
 	prev = ""
-	for k := 0; k < n; k++ {
-		e := at(k)
-		d := dir(e.Slug)
+	for k, slug := range slugs {
+		d := dir(slug)
 		j := split(prev, d)
 		if j < len(d) {
 			// Pop to the common ancestor d[:j], push the rest of d.
@@ -104,8 +135,12 @@ func newView(entries []Entry, idx []int32) *View {
 				stack = stack[:1]
 			}
 		}
+		e := &entries[k]
+		if idx != nil {
+			e = &entries[idx[k]]
+		}
 		parent = append(parent, stack[len(stack)-1])
-		v.nodes = append(v.nodes, Node{Path: e.Slug, Name: e.Slug[len(d)+min(len(d), 1):], Entry: e})
+		v.nodes = append(v.nodes, Node{Path: slug, Name: slug[len(d)+min(len(d), 1):], Entry: e})
 		prev = d
 	}
 
@@ -131,10 +166,7 @@ func newView(entries []Entry, idx []int32) *View {
 		p.end++
 	}
 
-	v.index = make(map[string]int32, len(nodes))
-	for i := range nodes {
-		v.index[nodes[i].Path] = int32(i)
-	}
+	v.index = newIndex(nodes)
 	return v
 }
 
@@ -166,8 +198,8 @@ func split(a, b string) int {
 // ("." for the root). It reports false if name is not a valid path or not
 // in the view.
 func (v *View) Lookup(name string) (*Node, bool) {
-	i, ok := v.index[name]
-	if !ok {
+	i := v.index.find(v.nodes, name)
+	if i < 0 {
 		return nil, false
 	}
 	return &v.nodes[i], true
@@ -189,7 +221,7 @@ func (v *View) Files() int { return v.files }
 
 // Walk calls fn for every node of the view in path order: the root first,
 // then depth first with the children of each directory sorted by name (the
-// order of [fs.WalkDir]). It stops when fn returns false.
+// order of [io/fs.WalkDir]). It stops when fn returns false.
 func (v *View) Walk(fn func(*Node) bool) {
 	for i := range v.nodes {
 		if !fn(&v.nodes[i]) {
