@@ -80,7 +80,7 @@ func New(ctx context.Context, store Store, opts ...Option) (*FS, error) {
 	for _, o := range opts {
 		o(&cfg)
 	}
-	cfg.layout = cfg.layout.withDefaults()
+	cfg.layout = cfg.layout.WithDefaults()
 	if cfg.cache == nil {
 		cfg.cache = cachepkg.NewMemory(0)
 	}

@@ -51,7 +51,7 @@ func WithTreeID(id string) Option {
 // WithLayout sets the slug field, index field and tree id at once. Empty
 // fields keep their defaults.
 func WithLayout(l Layout) Option {
-	return func(c *config) { c.layout = l.withDefaults() }
+	return func(c *config) { c.layout = l.WithDefaults() }
 }
 
 // WithSeparator sets the string placed between consecutive chunks when a

@@ -25,8 +25,8 @@ var DefaultLayout = Layout{
 	TreeID:     "__path_tree__",
 }
 
-// withDefaults fills empty fields of l from DefaultLayout.
-func (l Layout) withDefaults() Layout {
+// WithDefaults returns l with its empty fields taken from DefaultLayout.
+func (l Layout) WithDefaults() Layout {
 	if l.SlugField == "" {
 		l.SlugField = DefaultLayout.SlugField
 	}

@@ -159,18 +159,7 @@ func unique(values []string) ([]string, map[string]bool) {
 }
 
 // layoutDefaults fills empty fields of l from chromafs.DefaultLayout.
-func layoutDefaults(l chromafs.Layout) chromafs.Layout {
-	if l.SlugField == "" {
-		l.SlugField = chromafs.DefaultLayout.SlugField
-	}
-	if l.IndexField == "" {
-		l.IndexField = chromafs.DefaultLayout.IndexField
-	}
-	if l.TreeID == "" {
-		l.TreeID = chromafs.DefaultLayout.TreeID
-	}
-	return l
-}
+func layoutDefaults(l chromafs.Layout) chromafs.Layout { return l.WithDefaults() }
 
 // pagesOf returns "1 page" or "N pages".
 func pagesOf(n int) string {

@@ -108,16 +108,7 @@ type Options struct {
 }
 
 func (o Options) withDefaults() Options {
-	l := &o.Layout
-	if l.SlugField == "" {
-		l.SlugField = chromafs.DefaultLayout.SlugField
-	}
-	if l.IndexField == "" {
-		l.IndexField = chromafs.DefaultLayout.IndexField
-	}
-	if l.TreeID == "" {
-		l.TreeID = chromafs.DefaultLayout.TreeID
-	}
+	o.Layout = o.Layout.WithDefaults()
 	if o.MaxChunk <= 0 {
 		o.MaxChunk = DefaultMaxChunk
 	}

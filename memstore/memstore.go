@@ -418,15 +418,4 @@ func cloneRecord(r chromafs.Record) chromafs.Record {
 }
 
 // withDefaults fills the empty fields of l from chromafs.DefaultLayout.
-func withDefaults(l chromafs.Layout) chromafs.Layout {
-	if l.SlugField == "" {
-		l.SlugField = chromafs.DefaultLayout.SlugField
-	}
-	if l.IndexField == "" {
-		l.IndexField = chromafs.DefaultLayout.IndexField
-	}
-	if l.TreeID == "" {
-		l.TreeID = chromafs.DefaultLayout.TreeID
-	}
-	return l
-}
+func withDefaults(l chromafs.Layout) chromafs.Layout { return l.WithDefaults() }

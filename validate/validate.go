@@ -104,16 +104,7 @@ type Store interface {
 // when the collection cannot be read (for example an unreachable server);
 // everything wrong with the collection's content is a finding.
 func Run(ctx context.Context, store Store, opt Options) (*Report, error) {
-	l := opt.Layout
-	if l.SlugField == "" {
-		l.SlugField = chromafs.DefaultLayout.SlugField
-	}
-	if l.IndexField == "" {
-		l.IndexField = chromafs.DefaultLayout.IndexField
-	}
-	if l.TreeID == "" {
-		l.TreeID = chromafs.DefaultLayout.TreeID
-	}
+	l := opt.Layout.WithDefaults()
 	r := &Report{}
 	add := func(s Severity, slug, format string, args ...any) {
 		r.Findings = append(r.Findings, Finding{s, slug, fmt.Sprintf(format, args...)})
