@@ -57,21 +57,9 @@ var redisKind = kind{
 	ready: redisReady,
 }
 
-// chromaReady asks Chroma's heartbeat endpoint.
+// chromaReady asks Chroma's heartbeat endpoint at addr.
 func chromaReady(ctx context.Context, addr string) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/api/v2/heartbeat", nil)
-	if err != nil {
-		return err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return err
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("heartbeat: %s", resp.Status)
-	}
-	return nil
+	return probeChromaURL(ctx, "http://"+addr)
 }
 
 // redisReady sends PING and expects +PONG.
