@@ -46,6 +46,7 @@ type session struct {
 	tree    *tree.Tree
 	view    *tree.View
 	version string // tree version: a digest of the tree document
+	byID    IDReader // non-nil when chunk ids follow ChunkID
 	flight  singleflight.Group
 	sizes   sync.Map // slug -> int64, sizes learned by reading
 }
@@ -112,6 +113,9 @@ func New(ctx context.Context, store Store, opts ...Option) (*FS, error) {
 		tree:    t,
 		view:    t.View(cfg.groups),
 		version: version,
+	}
+	if ir, ok := store.(IDReader); ok && rec.Metadata[ChunkIDsKey] == ChunkIDScheme {
+		s.byID = ir
 	}
 	return &FS{s: s, ctx: context.Background()}, nil
 }

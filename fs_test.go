@@ -345,3 +345,96 @@ func TestBadSlugsSkipped(t *testing.T) {
 		}
 	}
 }
+
+// ingestMem writes files with chromafs's ingest into a memstore.
+func ingestMem(t *testing.T, files map[string]string) *memstore.Store {
+	t.Helper()
+	s := memstore.New(t.Name())
+	ingested(t, s, files)
+	return s
+}
+
+// TestReadByID: a collection that declares ChunkIDScheme is read by id
+// (one direct lookup per read or prefetch), and falls back to the slug
+// query when the ids do not give exactly the expected chunks — without
+// ever handing out a record of another page.
+func TestReadByID(t *testing.T) {
+	files := map[string]string{
+		"a.md":          strings.Repeat("alpha line\n", 100),
+		"b.md":          strings.Repeat("beta line\n", 100),
+		"c.md":          "short\n",
+		"internal/s.md": "the secret\n",
+	}
+	ctx := context.Background()
+
+	t.Run("by id", func(t *testing.T) {
+		s := ingestMem(t, files)
+		fsys := mustNew(t, s)
+		s.ResetRequests()
+		if data, err := fs.ReadFile(fsys, "a.md"); err != nil || string(data) != files["a.md"] {
+			t.Fatalf("ReadFile = %d bytes, %v", len(data), err)
+		}
+		if err := fsys.Prefetch(ctx, []string{"b.md", "c.md", "internal/s.md"}); err != nil {
+			t.Fatal(err)
+		}
+		if c := s.Requests(); c.ChunksByID != 2 || c.Chunks != 0 {
+			t.Fatalf("requests = %+v; want 2 ChunksByID and no Chunks", c)
+		}
+	})
+
+	t.Run("fallback", func(t *testing.T) {
+		s := ingestMem(t, files)
+		// Re-key chunk 1 of b.md, as another writer might: the id lookup
+		// misses it, the slug query finds it.
+		rec, ok := s.Get(chromafs.ChunkID("b.md", 1))
+		if !ok {
+			t.Fatal("no chunk b.md#1")
+		}
+		if err := s.Delete(ctx, []string{rec.ID}); err != nil {
+			t.Fatal(err)
+		}
+		rec.ID = "other-writer-id"
+		if err := s.Upsert(ctx, []chromafs.Record{rec}); err != nil {
+			t.Fatal(err)
+		}
+		fsys := mustNew(t, s)
+		s.ResetRequests()
+		if data, err := fs.ReadFile(fsys, "b.md"); err != nil || string(data) != files["b.md"] {
+			t.Fatalf("ReadFile = %d bytes, %v", len(data), err)
+		}
+		if c := s.Requests(); c.ChunksByID != 1 || c.Chunks != 1 {
+			t.Fatalf("requests = %+v; want one by id, then one by slug", c)
+		}
+	})
+
+	t.Run("foreign record under a page's id", func(t *testing.T) {
+		s := ingestMem(t, files)
+		// c.md#0 now holds a chunk of the hidden page.
+		if err := s.Upsert(ctx, []chromafs.Record{{
+			ID: chromafs.ChunkID("c.md", 0), Document: "the secret\n",
+			Metadata: map[string]any{"page_slug": "internal/s.md", "chunk_index": 0},
+		}}); err != nil {
+			t.Fatal(err)
+		}
+		fsys := mustNew(t, s)
+		data, err := fs.ReadFile(fsys, "c.md")
+		if strings.Contains(string(data), "secret") {
+			t.Fatalf("ReadFile(c.md) handed out another page's record: %q", data)
+		}
+		if err == nil {
+			t.Fatalf("ReadFile(c.md) = %q; want an error: its only chunk is gone", data)
+		}
+	})
+
+	t.Run("foreign collection reads by slug", func(t *testing.T) {
+		s := newMem(t, files, memstore.LoadOptions{ChunkSize: 7, WithSizes: true})
+		fsys := mustNew(t, s)
+		s.ResetRequests()
+		if _, err := fs.ReadFile(fsys, "a.md"); err != nil {
+			t.Fatal(err)
+		}
+		if c := s.Requests(); c.ChunksByID != 0 || c.Chunks != 1 {
+			t.Fatalf("requests = %+v; want one by slug only", c)
+		}
+	})
+}

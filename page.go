@@ -55,11 +55,11 @@ func (s *session) load(ctx context.Context, n *tree.Node) ([]byte, error) {
 		if data, ok := s.cacheGet(ctx, key); ok {
 			return data, nil
 		}
-		chunks, err := s.store.Chunks(ctx, s.layout, []string{n.Path})
+		chunks, err := s.fetch(ctx, []*tree.Node{n})
 		if err != nil {
-			return nil, fmt.Errorf("fetch chunks: %w", err)
+			return nil, err
 		}
-		data, err := assemble(n, chunks, s.sep)
+		data, err := assemble(n, chunks[n.Path], s.sep)
 		if err != nil {
 			return nil, err
 		}
@@ -87,6 +87,70 @@ func (s *session) cachePut(ctx context.Context, key string, data []byte) {
 	if err := s.cache.Put(ctx, key, data); err != nil {
 		s.log.Warn("chromafs: page cache write failed", "err", err)
 	}
+}
+
+// fetch returns the chunks of pages, by slug. Pages whose chunk ids are
+// known (the collection declares ChunkIDScheme and the tree records the
+// chunk count) are read by id, a direct lookup; if that does not give
+// exactly the chunks the tree expects, or for any other page, they are
+// read by slug, which filters the collection's metadata.
+func (s *session) fetch(ctx context.Context, pages []*tree.Node) (map[string][]Chunk, error) {
+	out := make(map[string][]Chunk, len(pages))
+	asked := make(map[string]bool, len(pages))
+	for _, n := range pages {
+		asked[n.Path] = true
+	}
+	var slugs []string
+	if s.byID != nil {
+		var ids []string
+		for _, n := range pages {
+			for i := range n.Entry.Chunks {
+				ids = append(ids, ChunkID(n.Path, i))
+			}
+		}
+		if len(ids) > 0 {
+			chunks, err := s.byID.ChunksByID(ctx, s.layout, ids)
+			if err != nil {
+				return nil, fmt.Errorf("fetch chunks by id: %w", err)
+			}
+			for _, c := range chunks {
+				// A record that another page's id points at is not
+				// handed out.
+				if asked[c.Slug] {
+					out[c.Slug] = append(out[c.Slug], c)
+				}
+			}
+		}
+	}
+	for _, n := range pages {
+		if got, ok := out[n.Path]; ok && len(got) == n.Entry.Chunks && idsMatch(n.Path, got) {
+			continue
+		}
+		delete(out, n.Path)
+		slugs = append(slugs, n.Path)
+	}
+	if len(slugs) == 0 {
+		return out, nil
+	}
+	chunks, err := s.store.Chunks(ctx, s.layout, slugs)
+	if err != nil {
+		return nil, fmt.Errorf("fetch chunks: %w", err)
+	}
+	for _, c := range chunks {
+		out[c.Slug] = append(out[c.Slug], c)
+	}
+	return out, nil
+}
+
+// idsMatch reports whether every chunk has the id ChunkID gives for its
+// page and index.
+func idsMatch(slug string, chunks []Chunk) bool {
+	for _, c := range chunks {
+		if c.Slug != slug || c.ID != ChunkID(slug, c.Index) {
+			return false
+		}
+	}
+	return true
 }
 
 func assemble(n *tree.Node, chunks []Chunk, sep string) ([]byte, error) {
@@ -180,13 +244,9 @@ func (fsys *FS) Prefetch(ctx context.Context, names []string) error {
 	if len(need) == 0 {
 		return nil
 	}
-	chunks, err := s.store.Chunks(ctx, s.layout, slugs)
+	bySlug, err := s.fetch(ctx, need)
 	if err != nil {
 		return fmt.Errorf("chromafs: prefetch %d pages: %w", len(slugs), err)
-	}
-	bySlug := make(map[string][]Chunk, len(need))
-	for _, c := range chunks {
-		bySlug[c.Slug] = append(bySlug[c.Slug], c)
 	}
 	values := make(map[string][]byte, len(need))
 	var firstErr error

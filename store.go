@@ -3,6 +3,7 @@ package chromafs
 import (
 	"context"
 	"errors"
+	"strconv"
 )
 
 // Layout names the metadata fields and the tree record of a collection.
@@ -85,6 +86,33 @@ type Store interface {
 	// layout, is one of slugs. The order is unspecified. slugs is never
 	// empty; implementations batch and page requests as their backend needs.
 	Chunks(ctx context.Context, layout Layout, slugs []string) ([]Chunk, error)
+}
+
+// IDReader is implemented by stores that can fetch records by id. On
+// Chroma a get by id is a direct lookup while a get by slug filters the
+// metadata of the whole collection (measured: 1.7 ms against 70 ms for a
+// page of a 460k-chunk collection), so FS reads by id when the collection
+// says its chunk ids follow ChunkID (see ChunkIDsKey).
+type IDReader interface {
+	// ChunksByID returns those of the records with the given ids that
+	// exist and carry the layout's slug field, with their texts and
+	// indexes. The order is unspecified. ids is never empty;
+	// implementations batch as their backend needs.
+	ChunksByID(ctx context.Context, layout Layout, ids []string) ([]Chunk, error)
+}
+
+// ChunkIDsKey is the tree record metadata key by which a writer declares
+// that the id of chunk i of page slug is ChunkID(slug, i). Its value must
+// be ChunkIDScheme. chromafs ingest writes it.
+const ChunkIDsKey = "chromafs_chunk_ids"
+
+// ChunkIDScheme is the value of ChunkIDsKey for ids made by ChunkID.
+const ChunkIDScheme = "slug#index"
+
+// ChunkID returns the id of chunk i of page slug under ChunkIDScheme:
+// the slug, "#", and the index in decimal.
+func ChunkID(slug string, i int) string {
+	return slug + "#" + strconv.Itoa(i)
 }
 
 // Scanner is implemented by stores that can enumerate every record of a

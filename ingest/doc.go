@@ -26,8 +26,10 @@
 // only such a page can have a line that straddles two chunks. No chunk is
 // empty, except that an empty file is one empty chunk. Joined with ""
 // (chromafs's default separator) the chunks are the file, byte for byte.
-// The tree record's metadata says chromafs_line_aligned: true, and
-// chromafs_writer: "chromafs-ingest/1".
+// The tree record's metadata says chromafs_line_aligned: true,
+// chromafs_writer: "chromafs-ingest/1", and chromafs_chunk_ids:
+// "slug#index" (chromafs.ChunkIDsKey), which lets readers fetch a page's
+// chunks by id instead of filtering by slug.
 //
 // A chunk's record id is "<slug>#<index>" (for example "auth/oauth.md#0"),
 // so ids are deterministic and unique (the index is the digits after the

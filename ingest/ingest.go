@@ -301,7 +301,7 @@ func run(ctx context.Context, dst Target, src fs.FS, opt Options, rulesSlug stri
 			ID:       opt.Layout.TreeID,
 			Document: string(doc),
 			System:   true,
-			Metadata: map[string]any{MetaSystem: true, MetaWriter: WriterName, MetaLineAligned: true, MetaDirty: false},
+			Metadata: map[string]any{MetaSystem: true, MetaWriter: WriterName, MetaLineAligned: true, MetaDirty: false, chromafs.ChunkIDsKey: chromafs.ChunkIDScheme},
 		}
 		if err := dst.Upsert(ctx, []chromafs.Record{rec}); err != nil {
 			return nil, in.failed("write tree record "+strconv.Quote(opt.Layout.TreeID), err)
@@ -438,7 +438,7 @@ func (in *ingestion) page(src fs.FS, f file, old *tree.Tree, trusted bool) (e tr
 // "<slug>#<index>". Ids are unique because the index is the digits after
 // the last "#".
 func ChunkID(slug string, index int) string {
-	return slug + "#" + strconv.Itoa(index)
+	return chromafs.ChunkID(slug, index)
 }
 
 // flush upserts the pending records, then deletes the records of their

@@ -12,9 +12,10 @@ import (
 )
 
 var (
-	_ chromafs.Store   = (*Store)(nil)
-	_ chromafs.Scanner = (*Store)(nil)
-	_ chromafs.Writer  = (*Store)(nil)
+	_ chromafs.Store    = (*Store)(nil)
+	_ chromafs.Scanner  = (*Store)(nil)
+	_ chromafs.Writer   = (*Store)(nil)
+	_ chromafs.IDReader = (*Store)(nil)
 )
 
 // ScanBatch is the number of records that [Store.Scan] passes to its
@@ -24,24 +25,25 @@ const ScanBatch = 100
 // Operation names, as passed to a hook installed with [Store.SetHook].
 // They match the fields of [Counts].
 const (
-	OpTree     = "Tree"
-	OpChunks   = "Chunks"
-	OpScan     = "Scan"
-	OpIDs      = "IDs"
-	OpUpsert   = "Upsert"
-	OpDelete   = "Delete"
-	OpChunkIDs = "ChunkIDs"
+	OpTree       = "Tree"
+	OpChunks     = "Chunks"
+	OpScan       = "Scan"
+	OpIDs        = "IDs"
+	OpUpsert     = "Upsert"
+	OpDelete     = "Delete"
+	OpChunkIDs   = "ChunkIDs"
+	OpChunksByID = "ChunksByID"
 )
 
 // Counts holds the number of calls of each method of a [Store], failed
 // calls included.
 type Counts struct {
-	Tree, Chunks, Scan, IDs, Upsert, Delete, ChunkIDs int
+	Tree, Chunks, Scan, IDs, Upsert, Delete, ChunkIDs, ChunksByID int
 }
 
 // Total returns the sum of all counts.
 func (c Counts) Total() int {
-	return c.Tree + c.Chunks + c.Scan + c.IDs + c.Upsert + c.Delete + c.ChunkIDs
+	return c.Tree + c.Chunks + c.Scan + c.IDs + c.Upsert + c.Delete + c.ChunkIDs + c.ChunksByID
 }
 
 // Store is an in-memory collection. The zero value is not usable; call
@@ -164,6 +166,8 @@ func (s *Store) count(op string) {
 		c.Delete++
 	case OpChunkIDs:
 		c.ChunkIDs++
+	case OpChunksByID:
+		c.ChunksByID++
 	}
 }
 
@@ -213,6 +217,34 @@ func (s *Store) Chunks(ctx context.Context, layout chromafs.Layout, slugs []stri
 		}
 		c, ok := chunkOf(r, layout, true)
 		if ok && want[c.Slug] {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+// ChunksByID returns the chunks, with texts, of the records with the
+// given ids that exist and belong to a page, in the order of ids. It
+// fails when ids is empty.
+func (s *Store) ChunksByID(ctx context.Context, layout chromafs.Layout, ids []string) ([]chromafs.Chunk, error) {
+	if err := s.begin(ctx, OpChunksByID); err != nil {
+		return nil, err
+	}
+	if len(ids) == 0 {
+		return nil, errors.New("memstore: ChunksByID: empty id list")
+	}
+	layout = withDefaults(layout)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []chromafs.Chunk
+	seen := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		i, ok := s.pos[id]
+		if !ok || seen[id] {
+			continue
+		}
+		seen[id] = true
+		if c, ok := chunkOf(s.records[i], layout, true); ok {
 			out = append(out, c)
 		}
 	}
