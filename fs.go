@@ -45,7 +45,7 @@ type session struct {
 	log     *slog.Logger
 	tree    *tree.Tree
 	view    *tree.View
-	version string // tree version: a digest of the tree document
+	version string   // tree version: a digest of the tree document
 	byID    IDReader // non-nil when chunk ids follow ChunkID
 	flight  singleflight.Group
 	sizes   sync.Map // slug -> int64, sizes learned by reading
