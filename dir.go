@@ -52,10 +52,6 @@ func (d *dir) ReadDir(n int) ([]fs.DirEntry, error) {
 	if n > 0 && n < len(rest) {
 		rest = rest[:n]
 	}
-	out := make([]fs.DirEntry, len(rest))
-	for i, k := range rest {
-		out[i] = dirEntry{fsys: d.fsys, node: k}
-	}
 	d.offset += len(rest)
-	return out, nil
+	return d.fsys.dirEntries(rest), nil
 }

@@ -222,11 +222,19 @@ func (fsys *FS) ReadDir(name string) ([]fs.DirEntry, error) {
 		return nil, &fs.PathError{Op: "readdir", Path: name, Err: errNotDir}
 	}
 	kids, _ := fsys.s.view.ReadDir(n.Path)
-	out := make([]fs.DirEntry, len(kids))
-	for i, k := range kids {
-		out[i] = dirEntry{fsys: fsys, node: k}
+	return fsys.dirEntries(kids), nil
+}
+
+// dirEntries wraps nodes as DirEntry values, with two allocations in all
+// rather than one per entry.
+func (fsys *FS) dirEntries(nodes []*tree.Node) []fs.DirEntry {
+	ents := make([]dirEntry, len(nodes))
+	out := make([]fs.DirEntry, len(nodes))
+	for i, k := range nodes {
+		ents[i] = dirEntry{fsys: fsys, node: k}
+		out[i] = &ents[i]
 	}
-	return out, nil
+	return out
 }
 
 // Sub returns the filesystem rooted at dir. It shares fsys's session,
