@@ -20,9 +20,10 @@ import (
 
 // Compile-time checks that *Collection is a complete store.
 var (
-	_ chromafs.Store   = (*Collection)(nil)
-	_ chromafs.Scanner = (*Collection)(nil)
-	_ chromafs.Writer  = (*Collection)(nil)
+	_ chromafs.Store    = (*Collection)(nil)
+	_ chromafs.IDReader = (*Collection)(nil)
+	_ chromafs.Scanner  = (*Collection)(nil)
+	_ chromafs.Writer   = (*Collection)(nil)
 )
 
 // Defaults of [Config].
@@ -70,8 +71,8 @@ type Config struct {
 }
 
 // Collection is an open Chroma collection. It implements
-// [chromafs.Store], [chromafs.Scanner] and [chromafs.Writer], and is safe
-// for concurrent use.
+// [chromafs.Store], [chromafs.IDReader], [chromafs.Scanner] and
+// [chromafs.Writer], and is safe for concurrent use.
 type Collection struct {
 	rest  *rest
 	ef    embeddings.EmbeddingFunction

@@ -38,6 +38,9 @@ type recorder struct {
 	maxBody  int
 	maxIn    int
 	maxLimit int
+	maxIDs   int // most ids in one get
+	inFlight int
+	peak     int // most requests at once
 }
 
 func newRecorder(t *testing.T) *recorder {
@@ -58,7 +61,14 @@ func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 	r.mu.Lock()
 	r.counts[op]++
 	r.maxBody = max(r.maxBody, len(body))
+	r.inFlight++
+	r.peak = max(r.peak, r.inFlight)
 	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		r.inFlight--
+		r.mu.Unlock()
+	}()
 	if op == "get" && req.Method == http.MethodPost {
 		var g struct {
 			IDs   []string                  `json:"ids"`
@@ -71,7 +81,11 @@ func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 		if len(g.IDs) == 0 && (g.Limit == nil || *g.Limit <= 0 || *g.Limit > chromastore.PageSize) {
 			r.t.Errorf("get without a limit in 1..%d: %s", chromastore.PageSize, body)
 		}
+		if len(g.IDs) > chromastore.PageSize {
+			r.t.Errorf("get of %d ids", len(g.IDs))
+		}
 		r.mu.Lock()
+		r.maxIDs = max(r.maxIDs, len(g.IDs))
 		if g.Limit != nil {
 			r.maxLimit = max(r.maxLimit, *g.Limit)
 		}
@@ -395,8 +409,9 @@ func TestIndexConversion(t *testing.T) {
 		{"spaced", `" 3"`},
 		{"emptystr", `""`},
 		{"bool", `true`},
+		{"huge", `9007199254740993`}, // 2⁵³+1: not a float64
 	}
-	want := map[string]int{"int": 0, "float": 1, "string": 2, "big": 123456}
+	want := map[string]int{"int": 0, "float": 1, "string": 2, "big": 123456, "huge": 1<<53 + 1}
 	var ids, metas, embs, docs []string
 	for _, tc := range cases {
 		ids = append(ids, fmt.Sprintf("%q", tc.id))
@@ -437,6 +452,120 @@ func TestIndexConversion(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("Scan", scanned)
+	var all []string
+	for _, tc := range cases {
+		all = append(all, tc.id)
+	}
+	byID, err := c.ChunksByID(ctx, layout, all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("ChunksByID", byID)
+}
+
+func TestChunksByID(t *testing.T) {
+	c, _ := open(t, nil)
+	ctx := context.Background()
+	recs := []chromafs.Record{
+		content("guide/intro.md", 0, "# Intro\nHello, "),
+		content("guide/intro.md", 1, "world.\n"),
+		content("api/users", 0, "GET /users\n"),
+		content("empty.md", 0, ""),
+		content("", 0, "empty slug"),
+		content("noindex.md", nil, "no index"),
+		treeRecord(`{"guide/intro.md":{"isPublic":true}}`),
+		{ID: "no-slug", Document: "n", Metadata: map[string]any{"chunk_index": 0}},
+		{ID: "int-slug", Document: "i", Metadata: map[string]any{"page_slug": 7, "chunk_index": 0}},
+		{ID: "no-meta", Document: "m"},
+		{ID: "other-layout", Document: "o", Metadata: map[string]any{"path": "x", "part": 2}},
+	}
+	if err := c.Upsert(ctx, recs); err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.ChunksByID(ctx, layout, []string{
+		"guide/intro.md#1", "guide/intro.md#0", "api/users#0", "guide/intro.md#1", // a duplicate
+		"empty.md#0", "#0", "noindex.md#<nil>", "missing#0", "guide/intro.md#2",
+		layout.TreeID, "no-slug", "int-slug", "no-meta", "other-layout",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sortChunks(got)
+	want := []chromafs.Chunk{
+		{ID: "#0", Slug: "", Index: 0, Text: "empty slug"},
+		{ID: "api/users#0", Slug: "api/users", Index: 0, Text: "GET /users\n"},
+		{ID: "empty.md#0", Slug: "empty.md", Index: 0, Text: ""},
+		{ID: "guide/intro.md#0", Slug: "guide/intro.md", Index: 0, Text: "# Intro\nHello, "},
+		{ID: "guide/intro.md#1", Slug: "guide/intro.md", Index: 1, Text: "world.\n"},
+		{ID: "noindex.md#<nil>", Slug: "noindex.md", Index: chromafs.NoIndex, Text: "no index"},
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("ChunksByID:\n got %+v\nwant %+v", got, want)
+	}
+
+	// Only missing ids, and no ids at all.
+	if got, err := c.ChunksByID(ctx, layout, []string{"missing#0", "missing#1"}); err != nil || len(got) != 0 {
+		t.Errorf("ChunksByID of missing ids: %+v, %v", got, err)
+	}
+	if got, err := c.ChunksByID(ctx, layout, nil); err != nil || len(got) != 0 {
+		t.Errorf("ChunksByID(nil): %+v, %v", got, err)
+	}
+
+	// Another layout: records are kept by its slug field, and indexes
+	// come from its index field.
+	l := chromafs.Layout{SlugField: "path", IndexField: "part"}
+	got, err = c.ChunksByID(ctx, l, []string{"other-layout", "api/users#0"})
+	if err != nil || !slices.Equal(got, []chromafs.Chunk{{ID: "other-layout", Slug: "x", Index: 2, Text: "o"}}) {
+		t.Errorf("ChunksByID with a custom layout: %+v, %v", got, err)
+	}
+}
+
+func TestChunksByIDBatches(t *testing.T) {
+	rec := newRecorder(t)
+	c, _ := open(t, rec)
+	ctx := context.Background()
+	// 1,000 chunks of one page; ask for 1,150 ids (1,000 that exist, 150
+	// that do not) plus 200 duplicates: 4 gets of at most 300 ids, all at
+	// once.
+	var recs []chromafs.Record
+	var ids []string
+	for i := range 1000 {
+		recs = append(recs, content("big.md", i, fmt.Sprintf("line %d\n", i)))
+		ids = append(ids, chromafs.ChunkID("big.md", i))
+	}
+	if err := c.Upsert(ctx, recs); err != nil {
+		t.Fatal(err)
+	}
+	for i := 1000; i < 1150; i++ {
+		ids = append(ids, chromafs.ChunkID("big.md", i))
+	}
+	ids = append(ids, ids[:200]...)
+	gets := rec.count("get")
+	rec.mu.Lock()
+	rec.peak = 0
+	rec.mu.Unlock()
+	got, err := c.ChunksByID(ctx, layout, ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := rec.count("get") - gets; n != 4 {
+		t.Errorf("1,150 distinct ids took %d gets, want 4", n)
+	}
+	if rec.maxIDs != chromastore.PageSize {
+		t.Errorf("largest get asked for %d ids, want %d", rec.maxIDs, chromastore.PageSize)
+	}
+	if rec.peak > 4 {
+		t.Errorf("%d requests at once, want at most 4", rec.peak)
+	}
+	if len(got) != 1000 {
+		t.Fatalf("ChunksByID returned %d chunks, want 1000", len(got))
+	}
+	sortChunks(got)
+	for i, ch := range got {
+		if ch.Index != i || ch.ID != chromafs.ChunkID("big.md", i) || ch.Text != fmt.Sprintf("line %d\n", i) {
+			t.Fatalf("chunk %d: %+v", i, ch)
+		}
+	}
 }
 
 func TestTreeMissing(t *testing.T) {
@@ -460,6 +589,24 @@ func TestTreeMissing(t *testing.T) {
 	tree, err := c.Tree(ctx, "custom-tree")
 	if err != nil || string(tree.Document) != doc {
 		t.Errorf("Tree(custom-tree) = %q, %v", tree.Document, err)
+	}
+	// Large documents, which Tree decodes differently: base64 (no escapes)
+	// and JSON (escapes), with non-ASCII text.
+	b64 := strings.Repeat("H4sIAAAAAAAA/6tWKkktLlGyUlAqS8wpTVWqBQBkGdmNEgAAAA==", 5000)
+	var js strings.Builder
+	js.WriteString("{")
+	for i := range 3000 {
+		fmt.Fprintf(&js, `"pages/%d/é.md":{"isPublic":true},`, i)
+	}
+	js.WriteString(`"end":{}}`)
+	for id, doc := range map[string]string{"b64-tree": b64, "json-tree": js.String()} {
+		if err := c.Upsert(ctx, []chromafs.Record{{ID: id, Document: doc, System: true}}); err != nil {
+			t.Fatal(err)
+		}
+		tree, err := c.Tree(ctx, id)
+		if err != nil || string(tree.Document) != doc || tree.Metadata[chromastore.SystemKey] != true {
+			t.Errorf("Tree(%s) = %d bytes, %v, %v; want %d bytes", id, len(tree.Document), tree.Metadata, err, len(doc))
+		}
 	}
 }
 
@@ -511,6 +658,32 @@ func TestSystemRecord(t *testing.T) {
 	}
 	if _, ok := r.Metadata["_system"]; ok {
 		t.Errorf("Upsert changed the caller's metadata")
+	}
+}
+
+func TestHashEmbeddingCollection(t *testing.T) {
+	srv := testenv.Chroma(t)
+	ctx := context.Background()
+	cfg := chromastore.Config{URL: srv.URL, Collection: testenv.CollectionName(t), Create: true, Embedding: chromastore.HashEmbedding(4)}
+	c, err := chromastore.Open(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		c.Close()
+		_ = chromastore.DeleteCollection(context.Background(), cfg)
+	}()
+	if err := c.Upsert(ctx, []chromafs.Record{treeRecord("{}"), content("a.md", 0, "text")}); err != nil {
+		t.Fatal(err)
+	}
+	res := rawGet(t, c, layout.TreeID, "a.md#0")
+	if len(res.IDs) != 2 {
+		t.Fatalf("got %d records", len(res.IDs))
+	}
+	for i, id := range res.IDs {
+		if len(res.Embeddings[i]) != 4 {
+			t.Errorf("%s: dimension %d, want 4", id, len(res.Embeddings[i]))
+		}
 	}
 }
 
@@ -777,6 +950,14 @@ func TestServerGoesAway(t *testing.T) {
 		"Upsert":   func() error { return c.Upsert(ctx, []chromafs.Record{content("b.md", 0, "b")}) },
 		"Delete":   func() error { return c.Delete(ctx, []string{"a.md#0"}) },
 		"ChunkIDs": func() error { _, err := c.ChunkIDs(ctx, layout, []string{"a.md"}); return err },
+		"ChunksByID": func() error {
+			_, err := c.ChunksByID(ctx, layout, []string{"a.md#0", "b.md#0"})
+			want := fmt.Sprintf(`chromastore: get 2 records by id from "gone" at %s: `, srv.URL)
+			if err != nil && !strings.HasPrefix(err.Error(), want) {
+				t.Errorf("ChunksByID error %q does not start with %q", err, want)
+			}
+			return err
+		},
 		"Scan": func() error {
 			return c.Scan(ctx, layout, true, func([]chromafs.Chunk) error { return nil })
 		},
@@ -806,15 +987,24 @@ func TestContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	calls := map[string]func() error{
-		"Open":     func() error { _, err := chromastore.Open(ctx, cfg); return err },
-		"Tree":     func() error { _, err := c.Tree(ctx, layout.TreeID); return err },
-		"Chunks":   func() error { _, err := c.Chunks(ctx, layout, []string{"a.md"}); return err },
-		"IDs":      func() error { _, err := c.IDs(ctx); return err },
-		"Count":    func() error { _, err := c.Count(ctx); return err },
-		"Upsert":   func() error { return c.Upsert(ctx, []chromafs.Record{content("b.md", 0, "b")}) },
-		"System":   func() error { return c.Upsert(ctx, []chromafs.Record{treeRecord("{}")}) },
-		"Delete":   func() error { return c.Delete(ctx, []string{"a.md#0"}) },
-		"ChunkIDs": func() error { _, err := c.ChunkIDs(ctx, layout, []string{"a.md"}); return err },
+		"Open":       func() error { _, err := chromastore.Open(ctx, cfg); return err },
+		"Tree":       func() error { _, err := c.Tree(ctx, layout.TreeID); return err },
+		"Chunks":     func() error { _, err := c.Chunks(ctx, layout, []string{"a.md"}); return err },
+		"IDs":        func() error { _, err := c.IDs(ctx); return err },
+		"Count":      func() error { _, err := c.Count(ctx); return err },
+		"Upsert":     func() error { return c.Upsert(ctx, []chromafs.Record{content("b.md", 0, "b")}) },
+		"System":     func() error { return c.Upsert(ctx, []chromafs.Record{treeRecord("{}")}) },
+		"Delete":     func() error { return c.Delete(ctx, []string{"a.md#0"}) },
+		"ChunkIDs":   func() error { _, err := c.ChunkIDs(ctx, layout, []string{"a.md"}); return err },
+		"ChunksByID": func() error { _, err := c.ChunksByID(ctx, layout, []string{"a.md#0"}); return err },
+		"ChunksByIDMany": func() error {
+			ids := make([]string, 1000)
+			for i := range ids {
+				ids[i] = chromafs.ChunkID("a.md", i)
+			}
+			_, err := c.ChunksByID(ctx, layout, ids)
+			return err
+		},
 		"Scan": func() error {
 			return c.Scan(ctx, layout, true, func([]chromafs.Chunk) error { return nil })
 		},
@@ -967,6 +1157,16 @@ func TestEmbeddingFunction(t *testing.T) {
 	}
 	if c, ok := ef.(io.Closer); !ok || c.Close() != nil {
 		t.Errorf("default: not closable")
+	}
+	for _, dim := range []int{4, 100} {
+		ef := chromastore.HashEmbedding(dim)
+		e, err := ef.EmbedQuery(ctx, "some text")
+		if err != nil || len(e.ContentAsFloat32()) != dim || ef.Name() != "consistent_hash" {
+			t.Errorf("HashEmbedding(%d): %d dimensions, %q, %v", dim, len(e.ContentAsFloat32()), ef.Name(), err)
+		}
+	}
+	if e, err := chromastore.HashEmbedding(0).EmbedQuery(ctx, "x"); err != nil || len(e.ContentAsFloat32()) != 384 {
+		t.Errorf("HashEmbedding(0): %v", err)
 	}
 	_, err = chromastore.EmbeddingFunction("openai")
 	if err == nil || !strings.Contains(err.Error(), strings.Join(chromastore.EmbeddingNames, ", ")) {

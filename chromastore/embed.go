@@ -36,11 +36,40 @@ var EmbeddingNames = []string{"hash", "default"}
 func EmbeddingFunction(name string) (embeddings.EmbeddingFunction, error) {
 	switch strings.ToLower(strings.TrimSpace(name)) {
 	case "", "hash":
-		return embeddings.NewConsistentHashEmbeddingFunction(), nil
+		return HashEmbedding(hashDim), nil
 	case "default":
 		return &lazyDefault{}, nil
 	}
 	return nil, fmt.Errorf("chromastore: unknown embedding function %q (valid: %s)", name, strings.Join(EmbeddingNames, ", "))
+}
+
+// hashDim is the dimension of chroma-go's consistent-hash function by
+// default.
+const hashDim = 384
+
+// HashEmbedding returns chroma-go's consistent-hash embedding function
+// with dim dimensions (384, its default, when dim <= 0): deterministic
+// vectors derived from a SHA-256 of the text, which download nothing and
+// carry no meaning (see [EmbeddingFunction]'s "hash"). A small dimension
+// makes Chroma ingest faster when nothing searches by vector, as is
+// chromafs's case; a collection's dimension is fixed by its first vector,
+// so every writer of a collection must use the same dim.
+//
+// It is for Config.Embedding, so that callers need not import chroma-go:
+//
+//	cfg := chromastore.Config{URL: u, Collection: "docs", Create: true,
+//		Embedding: chromastore.HashEmbedding(4)}
+func HashEmbedding(dim int) embeddings.EmbeddingFunction {
+	if dim <= 0 {
+		dim = hashDim
+	}
+	// chroma-go v0.4.0 takes the dimension only from a config ("dim", a
+	// positive int) and never fails on one.
+	ef, err := embeddings.NewConsistentHashEmbeddingFunctionFromConfig(embeddings.EmbeddingFunctionConfig{"dim": dim})
+	if err != nil {
+		panic(fmt.Sprintf("chromastore: consistent-hash function of %d dimensions: %v", dim, err))
+	}
+	return ef
 }
 
 // lazyDefault is chroma-go's default ONNX embedding function, created on

@@ -32,16 +32,16 @@ const (
 type getRequest struct {
 	IDs     []string       `json:"ids,omitempty"`
 	Where   map[string]any `json:"where,omitempty"`
-	Limit   int            `json:"limit,omitempty"`
-	Offset  int            `json:"offset,omitempty"`
+	Limit   int            `json:"limit,omitzero"`
+	Offset  int            `json:"offset,omitzero"`
 	Include []string       `json:"include"` // never nil: [] asks for ids only
 }
 
-// getResult is the answer to a get. Metadata numbers are json.Numbers.
+// getResult is the answer to a get.
 type getResult struct {
-	IDs       []string         `json:"ids"`
-	Documents []*string        `json:"documents"`
-	Metadatas []map[string]any `json:"metadatas"`
+	IDs       []string   `json:"ids"`
+	Documents []*string  `json:"documents"`
+	Metadatas []metadata `json:"metadatas"`
 }
 
 func (r *getResult) document(i int) string {
@@ -58,6 +58,18 @@ func (r *getResult) metadata(i int) map[string]any {
 	return nil
 }
 
+// check reports an answer whose lists do not line up.
+func (r *getResult) check() error {
+	return checkLengths(len(r.IDs), len(r.Documents), len(r.Metadatas))
+}
+
+func checkLengths(ids, docs, metas int) error {
+	if docs != 0 && docs != ids || metas != 0 && metas != ids {
+		return fmt.Errorf("malformed answer: %d ids, %d documents, %d metadatas", ids, docs, metas)
+	}
+	return nil
+}
+
 // get sends one get request.
 func (c *Collection) get(ctx context.Context, req *getRequest) (*getResult, error) {
 	if c.closed.Load() {
@@ -67,10 +79,8 @@ func (c *Collection) get(ctx context.Context, req *getRequest) (*getResult, erro
 	if err := c.rest.do(ctx, "POST", c.path+"/get", req, &res); err != nil {
 		return nil, err
 	}
-	if len(res.Documents) != 0 && len(res.Documents) != len(res.IDs) ||
-		len(res.Metadatas) != 0 && len(res.Metadatas) != len(res.IDs) {
-		return nil, fmt.Errorf("malformed answer: %d ids, %d documents, %d metadatas",
-			len(res.IDs), len(res.Documents), len(res.Metadatas))
+	if err := res.check(); err != nil {
+		return nil, err
 	}
 	return &res, nil
 }
@@ -171,18 +181,37 @@ func pagesOf(n int) string {
 
 // Tree returns the record with the given id, with its document and
 // metadata. If there is none, the error wraps [chromafs.ErrNoTree].
+//
+// The document is not copied out of the answer when it has no escapes
+// (gzip+base64 documents have none): the tree of a 100k-page collection
+// is a 7.5 MB answer, and decoding it is most of Tree's own time.
 func (c *Collection) Tree(ctx context.Context, id string) (chromafs.TreeRecord, error) {
 	op := fmt.Sprintf("get tree record %q from %s", id, c.where)
-	res, err := c.get(ctx, &getRequest{IDs: []string{id}, Include: []string{includeDocuments, includeMetadatas}})
+	if c.closed.Load() {
+		return chromafs.TreeRecord{}, ErrClosed
+	}
+	var res treeResult
+	req := &getRequest{IDs: []string{id}, Include: []string{includeDocuments, includeMetadatas}}
+	err := c.rest.do(ctx, "POST", c.path+"/get", req, &res)
+	if err == nil {
+		err = checkLengths(len(res.IDs), len(res.Documents), len(res.Metadatas))
+	}
 	if err != nil {
 		return chromafs.TreeRecord{}, c.fail(op, err)
 	}
 	for i, got := range res.IDs {
 		if got == id {
-			return chromafs.TreeRecord{
-				Document: []byte(res.document(i)),
-				Metadata: plainMetadata(res.metadata(i)),
-			}, nil
+			var rec chromafs.TreeRecord
+			if i < len(res.Documents) {
+				rec.Document = res.Documents[i]
+			}
+			if i < len(res.Metadatas) {
+				rec.Metadata = plainMetadata(res.Metadatas[i])
+			}
+			if rec.Document == nil {
+				rec.Document = []byte{}
+			}
+			return rec, nil
 		}
 	}
 	return chromafs.TreeRecord{}, fmt.Errorf("chromastore: %s: %w", op, chromafs.ErrNoTree)
@@ -221,6 +250,47 @@ func (c *Collection) Chunks(ctx context.Context, layout chromafs.Layout, slugs [
 			}
 			return nil
 		})
+	})
+	if err != nil {
+		return nil, c.fail(op, err)
+	}
+	return flatten(found), nil
+}
+
+// ChunksByID returns those of the records with the given ids that exist
+// and whose slug field holds a string, with their texts and indexes (as
+// Chunks converts them). Duplicate ids are asked for once; ids that do not
+// exist are absent from the result. It asks for at most PageSize ids a
+// request, up to four requests at a time. On Chroma a get by id is a
+// direct lookup, much cheaper than Chunks' metadata filter.
+func (c *Collection) ChunksByID(ctx context.Context, layout chromafs.Layout, ids []string) ([]chromafs.Chunk, error) {
+	layout = layoutDefaults(layout)
+	ids, want := unique(ids)
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	op := fmt.Sprintf("get %s by id from %s", recordsOf(len(ids)), c.where)
+	parts := batches(ids, PageSize)
+	found := make([][]chromafs.Chunk, len(parts))
+	err := parallel(ctx, len(parts), func(ctx context.Context, i int) error {
+		res, err := c.get(ctx, &getRequest{IDs: parts[i], Include: []string{includeDocuments, includeMetadatas}})
+		if err != nil {
+			return err
+		}
+		for j, id := range res.IDs {
+			md := res.metadata(j)
+			slug, ok := md[layout.SlugField].(string)
+			if !ok || !want[id] {
+				continue
+			}
+			found[i] = append(found[i], chromafs.Chunk{
+				ID:    id,
+				Slug:  slug,
+				Index: chunkIndex(md[layout.IndexField]),
+				Text:  res.document(j),
+			})
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, c.fail(op, err)

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	chhttp "github.com/amikos-tech/chroma-go/pkg/commons/http"
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // The record operations (get, upsert, delete) are plain REST calls to
@@ -118,8 +120,9 @@ func (r *rest) explain(ctx, rctx context.Context, err error) error {
 }
 
 // do sends in (if not nil) as JSON with method to path under the API root
-// and decodes the answer into out (if not nil). Numbers in interface
-// values are decoded as json.Number.
+// and decodes the answer into out (if not nil) with jsonv2 and
+// decodeOptions, or with out's decodeAnswer if it is an answer. An in of
+// type []byte is sent as it is.
 func (r *rest) do(ctx context.Context, method, path string, in, out any) error {
 	var body io.Reader
 	if in != nil {
@@ -161,14 +164,68 @@ func (r *rest) do(ctx context.Context, method, path string, in, out any) error {
 	if out == nil {
 		_, err = io.Copy(io.Discard, resp.Body)
 	} else {
-		dec := json.NewDecoder(resp.Body)
-		dec.UseNumber()
-		err = dec.Decode(out)
+		var data []byte
+		if data, err = readBody(resp.Body, resp.ContentLength); err == nil {
+			if a, ok := out.(answer); ok {
+				err = a.decodeAnswer(data)
+			} else {
+				err = jsonv2.Unmarshal(data, out, decodeOptions)
+			}
+		}
 	}
 	if err != nil {
 		return r.explain(ctx, rctx, fmt.Errorf("read answer: %w", err))
 	}
 	return nil
+}
+
+// answer is implemented by an out of rest.do that decodes itself.
+type answer interface {
+	// decodeAnswer decodes data, which it may keep parts of.
+	decodeAnswer(data []byte) error
+}
+
+// decodeOptions are the JSON options of answers. Requests are encoded
+// with encoding/json, which is as fast as jsonv2 on them (an upsert's
+// time goes into formatting its vectors).
+//
+// Duplicate member names are accepted (the last one wins, as in
+// encoding/json), which also spares the decoder tracking names. Unlike
+// encoding/json, invalid UTF-8 is an error rather than mangled to U+FFFD:
+// Chroma never sends any, and rawString relies on the check. Member names
+// match exactly (Chroma's are lower case), and numbers in metadata are
+// decoded as json.Number by the metadata type.
+var decodeOptions = jsontext.AllowDuplicateNames(true)
+
+// maxPrealloc is the largest Content-Length that readBody trusts enough
+// to allocate up front; longer bodies grow as they arrive.
+const maxPrealloc = 256 << 20
+
+// readBody reads all of body, whose length is n if n >= 0, into one
+// buffer: allocated once when n is known, so that a multi-megabyte answer
+// (the tree record) is neither copied while the buffer grows nor held
+// twice.
+func readBody(body io.Reader, n int64) ([]byte, error) {
+	if n < 0 || n > maxPrealloc {
+		return io.ReadAll(body)
+	}
+	// One byte more than announced, so that reading the end of the body
+	// needs no growth and a longer body than announced still reads in
+	// full.
+	buf := make([]byte, 0, n+1)
+	for {
+		m, err := body.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+m]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)] // grow
+		}
+	}
 }
 
 // causeKey is the context key of a *causeSink.
