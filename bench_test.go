@@ -440,6 +440,33 @@ func BenchmarkChromaGet(b *testing.B) {
 	})
 }
 
+// BenchmarkChromaGetByID is the baseline of CatCold on a collection that
+// declares chromafs.ChunkIDScheme (as ingest and gen write it): the get of
+// the page's chunks by id alone, as FS sends it.
+func BenchmarkChromaGetByID(b *testing.B) {
+	forSizes(b, func(b *testing.B, sz benchSize) {
+		store := chromaColl(b, sz.pages).store
+		ctx := context.Background()
+		slug := largePage(sz.pages)
+		var ids []string
+		for i := range gen.LargeSize / 1024 * 2 {
+			ids = append(ids, chromafs.ChunkID(slug, i))
+		}
+		chunks, err := store.ChunksByID(ctx, chromafs.DefaultLayout, ids)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ids = ids[:len(chunks)]
+		b.ReportAllocs()
+		for b.Loop() {
+			chunks, err := store.ChunksByID(ctx, chromafs.DefaultLayout, ids)
+			if err != nil || len(chunks) != len(ids) {
+				b.Fatal(len(chunks), err)
+			}
+		}
+	})
+}
+
 // rawGet sends a get request to Chroma and reads the answer without
 // decoding it: the server's and the transport's share of a get.
 func rawGet(b *testing.B, c *benchColl, body string) {
