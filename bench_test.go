@@ -17,7 +17,6 @@ import (
 	"testing"
 	"time"
 
-
 	"github.com/chromafs/chromafs"
 	"github.com/chromafs/chromafs/cachepkg"
 	"github.com/chromafs/chromafs/chromastore"
