@@ -359,12 +359,14 @@ func (d dirEntry) String() string { return fs.FormatDirEntry(d) }
 // Glob returns the names of the visible files and directories that match
 // pattern, with the syntax of path.Match. It never touches the network.
 func (fsys *FS) Glob(pattern string) ([]string, error) {
-	return fsys.glob(pattern, 0)
+	return fsys.glob(pattern, 0, false)
 }
 
 // glob follows fs.Glob step by step (so errors and results are the
-// same), reading directories from the in-memory tree.
-func (fsys *FS) glob(pattern string, depth int) ([]string, error) {
+// same), reading directories from the in-memory tree. With dirsOnly it
+// returns only directories, which is all that the levels above the last
+// element of a pattern can use.
+func (fsys *FS) glob(pattern string, depth int, dirsOnly bool) ([]string, error) {
 	if depth > 10000 {
 		return nil, path.ErrBadPattern
 	}
@@ -372,7 +374,7 @@ func (fsys *FS) glob(pattern string, depth int) ([]string, error) {
 		return nil, err
 	}
 	if !hasMeta(pattern) {
-		if _, err := fsys.lookup("glob", pattern); err != nil {
+		if n, err := fsys.lookup("glob", pattern); err != nil || (dirsOnly && !n.IsDir) {
 			return nil, nil
 		}
 		return []string{pattern}, nil
@@ -380,31 +382,39 @@ func (fsys *FS) glob(pattern string, depth int) ([]string, error) {
 	d, file := path.Split(pattern)
 	d = cleanGlobPath(d)
 	if !hasMeta(d) {
-		return fsys.globDir(d, file, nil)
+		return fsys.globDir(d, file, nil, dirsOnly)
 	}
 	if d == pattern {
 		return nil, path.ErrBadPattern
 	}
-	dirs, err := fsys.glob(d, depth+1)
+	dirs, err := fsys.glob(d, depth+1, true)
 	if err != nil {
 		return nil, err
 	}
 	var out []string
 	for _, d := range dirs {
-		if out, err = fsys.globDir(d, file, out); err != nil {
+		if out, err = fsys.globDir(d, file, out, dirsOnly); err != nil {
 			return nil, err
 		}
 	}
 	return out, nil
 }
 
-func (fsys *FS) globDir(dir, pattern string, out []string) ([]string, error) {
+func (fsys *FS) globDir(dir, pattern string, out []string, dirsOnly bool) ([]string, error) {
 	n, err := fsys.lookup("glob", dir)
 	if err != nil || !n.IsDir {
 		return out, nil
 	}
 	kids, _ := fsys.s.view.ReadDir(n.Path)
 	for _, k := range kids {
+		if dirsOnly && !k.IsDir {
+			// Still check the pattern, so that a bad pattern is an
+			// error exactly when fs.Glob reports one.
+			if _, err := path.Match(pattern, k.Name); err != nil {
+				return out, err
+			}
+			continue
+		}
 		ok, err := path.Match(pattern, k.Name)
 		if err != nil {
 			return out, err
