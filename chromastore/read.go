@@ -179,6 +179,22 @@ func pagesOf(n int) string {
 	return fmt.Sprintf("%d pages", n)
 }
 
+// chunk converts record j of the answer, which must have the layout's
+// slug field as a string.
+func (r *getResult) chunk(layout chromafs.Layout, j int) (chromafs.Chunk, bool) {
+	md := r.metadata(j)
+	slug, ok := md[layout.SlugField].(string)
+	if !ok {
+		return chromafs.Chunk{}, false
+	}
+	return chromafs.Chunk{
+		ID:    r.IDs[j],
+		Slug:  slug,
+		Index: chunkIndex(md[layout.IndexField]),
+		Text:  r.document(j),
+	}, true
+}
+
 // Tree returns the record with the given id, with its document and
 // metadata. If there is none, the error wraps [chromafs.ErrNoTree].
 //
@@ -235,18 +251,11 @@ func (c *Collection) Chunks(ctx context.Context, layout chromafs.Layout, slugs [
 			Include: []string{includeDocuments, includeMetadatas},
 		}
 		return c.pages(ctx, req, func(res *getResult) error {
-			for j, id := range res.IDs {
-				md := res.metadata(j)
-				slug, ok := md[layout.SlugField].(string)
-				if !ok || !want[slug] {
-					continue // never hand out a page that was not asked for
+			for j := range res.IDs {
+				// Never hand out a page that was not asked for.
+				if c, ok := res.chunk(layout, j); ok && want[c.Slug] {
+					found[i] = append(found[i], c)
 				}
-				found[i] = append(found[i], chromafs.Chunk{
-					ID:    id,
-					Slug:  slug,
-					Index: chunkIndex(md[layout.IndexField]),
-					Text:  res.document(j),
-				})
 			}
 			return nil
 		})
@@ -278,17 +287,9 @@ func (c *Collection) ChunksByID(ctx context.Context, layout chromafs.Layout, ids
 			return err
 		}
 		for j, id := range res.IDs {
-			md := res.metadata(j)
-			slug, ok := md[layout.SlugField].(string)
-			if !ok || !want[id] {
-				continue
+			if c, ok := res.chunk(layout, j); ok && want[id] {
+				found[i] = append(found[i], c)
 			}
-			found[i] = append(found[i], chromafs.Chunk{
-				ID:    id,
-				Slug:  slug,
-				Index: chunkIndex(md[layout.IndexField]),
-				Text:  res.document(j),
-			})
 		}
 		return nil
 	})

@@ -391,7 +391,7 @@ func (in *ingestion) page(src fs.FS, f file, old *tree.Tree, trusted bool) (e tr
 		Size:        int64(len(content)),
 		ModTime:     f.info.ModTime().UTC().Truncate(time.Second),
 		Hash:        "sha256:" + hex.EncodeToString(sum[:]),
-		ContentType: contentType(f.slug, content),
+		ContentType: ContentType(f.slug, content),
 	}
 	e.IsPublic, e.Groups = in.opt.Rules.Access(f.slug)
 

@@ -208,8 +208,8 @@ func TestContentType(t *testing.T) {
 		{".hidden", "", "text/plain; charset=utf-8"},
 	}
 	for _, tt := range tests {
-		if got := contentType(tt.slug, []byte(tt.content)); got != tt.want {
-			t.Errorf("contentType(%q) = %q, want %q", tt.slug, got, tt.want)
+		if got := ContentType(tt.slug, []byte(tt.content)); got != tt.want {
+			t.Errorf("ContentType(%q) = %q, want %q", tt.slug, got, tt.want)
 		}
 	}
 }

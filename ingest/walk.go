@@ -113,10 +113,10 @@ func badName(p string) string {
 	return ""
 }
 
-// contentType returns the media type of a page: text/markdown for .md
-// and .mdx, the registered type of other extensions, else a type sniffed
-// from the first 512 bytes.
-func contentType(slug string, content []byte) string {
+// ContentType returns the media type ingest records for a page:
+// text/markdown for .md and .mdx, the registered type of other
+// extensions, else a type sniffed from the first 512 bytes of content.
+func ContentType(slug string, content []byte) string {
 	ext := strings.ToLower(path.Ext(slug))
 	switch ext {
 	case ".md", ".mdx":

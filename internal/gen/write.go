@@ -6,11 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"hash/fnv"
-	"mime"
-	"net/http"
-	"path"
 	"slices"
-	"strings"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -165,7 +161,7 @@ func Write(ctx context.Context, w chromafs.Writer, pages map[string]string, opt 
 				Size:        int64(len(text)),
 				ModTime:     modTime(slug),
 				Hash:        "sha256:" + hex.EncodeToString(sum[:]),
-				ContentType: contentType(slug, text),
+				ContentType: ingest.ContentType(slug, []byte(text)),
 				Chunks:      len(chunks),
 				SplitLines:  split,
 			})
@@ -214,17 +210,3 @@ func modTime(slug string) time.Time {
 	return Epoch.Add(time.Duration(h.Sum64()%(3*365*86400)) * time.Second)
 }
 
-// contentType returns the content type ingest gives a page.
-func contentType(slug, text string) string {
-	ext := strings.ToLower(path.Ext(slug))
-	switch ext {
-	case ".md", ".mdx":
-		return "text/markdown; charset=utf-8"
-	case "":
-	default:
-		if t := mime.TypeByExtension(ext); t != "" {
-			return t
-		}
-	}
-	return http.DetectContentType([]byte(text[:min(len(text), 512)]))
-}
