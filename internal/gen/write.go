@@ -209,4 +209,3 @@ func modTime(slug string) time.Time {
 	h.Write([]byte(slug))
 	return Epoch.Add(time.Duration(h.Sum64()%(3*365*86400)) * time.Second)
 }
-
