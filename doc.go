@@ -38,8 +38,12 @@
 // loads the page: every chunk in as few requests as the store allows,
 // sorted by chunk index and joined with the separator (WithSeparator,
 // default ""). Chunk indexes must be exactly 0..n-1: a gap, a duplicate, a
-// chunk without an index, or a size that disagrees with the tree is an
-// error wrapping ErrCorruptPage, never partial content. Concurrent reads
+// chunk without an index, or a chunk count, size or sha256 hash that
+// disagrees with the tree is an error wrapping ErrCorruptPage, never
+// partial content. When the tree record declares ChunkIDScheme (chromafs
+// ingest writes it) and the store implements IDReader, chunks are fetched
+// by id, a lookup, instead of by slug, which makes Chroma filter the whole
+// collection; the slug query remains the fallback. Concurrent reads
 // of one page cost one fetch, and pages are kept in a byte-bounded cache
 // (WithCache) keyed by collection, page version and path.
 //

@@ -72,7 +72,7 @@ func WithCache(c cachepkg.Cache) Option {
 }
 
 // WithLogger sets the logger for warnings (for example a failing cache).
-// The default discards nothing: it is slog.Default().
+// The default is slog.Default().
 func WithLogger(l *slog.Logger) Option {
 	return func(c *config) { c.logger = l }
 }
