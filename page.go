@@ -226,7 +226,6 @@ func missingRange(from, to int) string {
 func (fsys *FS) Prefetch(ctx context.Context, names []string) error {
 	s := fsys.s
 	var need []*tree.Node
-	var slugs []string
 	for _, name := range names {
 		if !fs.ValidPath(name) {
 			continue
@@ -239,14 +238,13 @@ func (fsys *FS) Prefetch(ctx context.Context, names []string) error {
 			continue
 		}
 		need = append(need, n)
-		slugs = append(slugs, n.Path)
 	}
 	if len(need) == 0 {
 		return nil
 	}
 	bySlug, err := s.fetch(ctx, need)
 	if err != nil {
-		return fmt.Errorf("chromafs: prefetch %d pages: %w", len(slugs), err)
+		return fmt.Errorf("chromafs: prefetch %d pages: %w", len(need), err)
 	}
 	values := make(map[string][]byte, len(need))
 	var firstErr error

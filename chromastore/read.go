@@ -168,9 +168,6 @@ func unique(values []string) ([]string, map[string]bool) {
 	return out, set
 }
 
-// layoutDefaults fills empty fields of l from chromafs.DefaultLayout.
-func layoutDefaults(l chromafs.Layout) chromafs.Layout { return l.WithDefaults() }
-
 // pagesOf returns "1 page" or "N pages".
 func pagesOf(n int) string {
 	if n == 1 {
@@ -237,7 +234,7 @@ func (c *Collection) Tree(ctx context.Context, id string) (chromafs.TreeRecord, 
 // slugs. It asks for the slugs in $in batches of at most MaxIn values,
 // each paged by PageSize records, up to four requests at a time.
 func (c *Collection) Chunks(ctx context.Context, layout chromafs.Layout, slugs []string) ([]chromafs.Chunk, error) {
-	layout = layoutDefaults(layout)
+	layout = layout.WithDefaults()
 	slugs, want := unique(slugs)
 	if len(slugs) == 0 {
 		return nil, nil
@@ -273,7 +270,7 @@ func (c *Collection) Chunks(ctx context.Context, layout chromafs.Layout, slugs [
 // request, up to four requests at a time. On Chroma a get by id is a
 // direct lookup, much cheaper than Chunks' metadata filter.
 func (c *Collection) ChunksByID(ctx context.Context, layout chromafs.Layout, ids []string) ([]chromafs.Chunk, error) {
-	layout = layoutDefaults(layout)
+	layout = layout.WithDefaults()
 	ids, want := unique(ids)
 	if len(ids) == 0 {
 		return nil, nil
@@ -325,7 +322,7 @@ func flatten(parts [][]chromafs.Chunk) []chromafs.Chunk {
 // records without the field), so Scan pages through the whole collection
 // and filters here.
 func (c *Collection) Scan(ctx context.Context, layout chromafs.Layout, withText bool, fn func([]chromafs.Chunk) error) error {
-	layout = layoutDefaults(layout)
+	layout = layout.WithDefaults()
 	op := "scan " + c.where
 	include := []string{includeMetadatas}
 	if withText {

@@ -213,7 +213,7 @@ func (c *Collection) Delete(ctx context.Context, ids []string) error {
 // records, asking for metadata only, in $in batches of at most MaxIn
 // slugs paged by PageSize records.
 func (c *Collection) ChunkIDs(ctx context.Context, layout chromafs.Layout, slugs []string) (map[string][]string, error) {
-	layout = layoutDefaults(layout)
+	layout = layout.WithDefaults()
 	slugs, want := unique(slugs)
 	out := map[string][]string{}
 	if len(slugs) == 0 {

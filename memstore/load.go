@@ -59,7 +59,7 @@ type LoadOptions struct {
 // tests can plant bad ones. Load is meant for an empty store: it replaces
 // the tree record, and chunks of pages not in files stay.
 func Load(s *Store, layout chromafs.Layout, files map[string]string, opt LoadOptions) error {
-	layout = withDefaults(layout)
+	layout = layout.WithDefaults()
 	slugs := make([]string, 0, len(files))
 	for slug := range files {
 		slugs = append(slugs, slug)

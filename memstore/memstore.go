@@ -201,7 +201,7 @@ func (s *Store) Chunks(ctx context.Context, layout chromafs.Layout, slugs []stri
 	if len(slugs) == 0 {
 		return nil, errors.New("memstore: Chunks: empty slug list")
 	}
-	layout = withDefaults(layout)
+	layout = layout.WithDefaults()
 	want := make(map[string]bool, len(slugs))
 	for _, slug := range slugs {
 		want[slug] = true
@@ -233,7 +233,7 @@ func (s *Store) ChunksByID(ctx context.Context, layout chromafs.Layout, ids []st
 	if len(ids) == 0 {
 		return nil, errors.New("memstore: ChunksByID: empty id list")
 	}
-	layout = withDefaults(layout)
+	layout = layout.WithDefaults()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []chromafs.Chunk
@@ -258,7 +258,7 @@ func (s *Store) Scan(ctx context.Context, layout chromafs.Layout, withText bool,
 	if err := s.begin(ctx, OpScan); err != nil {
 		return err
 	}
-	layout = withDefaults(layout)
+	layout = layout.WithDefaults()
 	s.mu.Lock()
 	var all []chromafs.Chunk
 	for _, r := range s.records {
@@ -375,7 +375,7 @@ func (s *Store) ChunkIDs(ctx context.Context, layout chromafs.Layout, slugs []st
 	if err := s.begin(ctx, OpChunkIDs); err != nil {
 		return nil, err
 	}
-	layout = withDefaults(layout)
+	layout = layout.WithDefaults()
 	want := make(map[string]bool, len(slugs))
 	for _, slug := range slugs {
 		want[slug] = true
@@ -448,6 +448,3 @@ func cloneRecord(r chromafs.Record) chromafs.Record {
 	r.Metadata = maps.Clone(r.Metadata)
 	return r
 }
-
-// withDefaults fills the empty fields of l from chromafs.DefaultLayout.
-func withDefaults(l chromafs.Layout) chromafs.Layout { return l.WithDefaults() }
