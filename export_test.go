@@ -3,3 +3,17 @@ package chromafs
 // ResetTreeCache forgets every parsed tree, so that the next New parses
 // its tree again (for cold-start benchmarks and tests).
 func ResetTreeCache() { parsedTrees.InvalidateAll() }
+
+// PlanRegexes returns the regexes that Candidates sends for lits: the
+// case-insensitive filter (with fold) and the three boundary regexes.
+func PlanRegexes(lits []string, fold bool) []string {
+	p, ok := planSearch(uniqueLiterals(lits, fold), fold)
+	if !ok {
+		return nil
+	}
+	out := append([]string(nil), p.filter.Regexes...)
+	if p.maxRunes >= 2 {
+		out = append(out, p.ends, p.starts, p.short)
+	}
+	return out
+}

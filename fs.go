@@ -47,8 +47,10 @@ type session struct {
 	view    *tree.View
 	version string   // tree version: a digest of the tree document
 	byID    IDReader // non-nil when chunk ids follow ChunkID
-	flight  singleflight.Group
-	sizes   sync.Map // slug -> int64, sizes learned by reading
+	// lineAligned: the tree record says LineAlignedKey: true.
+	lineAligned bool
+	flight      singleflight.Group
+	sizes       sync.Map // slug -> int64, sizes learned by reading
 }
 
 var _ interface {
@@ -117,6 +119,7 @@ func New(ctx context.Context, store Store, opts ...Option) (*FS, error) {
 	if ir, ok := store.(IDReader); ok && rec.Metadata[ChunkIDsKey] == ChunkIDScheme {
 		s.byID = ir
 	}
+	s.lineAligned = rec.Metadata[LineAlignedKey] == true
 	return &FS{s: s, ctx: context.Background()}, nil
 }
 

@@ -153,3 +153,39 @@ type Writer interface {
 
 // ErrNoTree is wrapped by errors from a collection that has no tree record.
 var ErrNoTree = errors.New("collection has no path tree record")
+
+// LineAlignedKey is the tree record metadata key by which a writer
+// declares, with the value true, that every chunk of every page ends at a
+// line end ("\n") or at the end of its page, except in pages whose tree
+// entry has SplitLines set. chromafs ingest writes it. On such a
+// collection no line (and so no literal without a newline) straddles two
+// chunks, which spares [FS.Candidates] its boundary queries.
+const LineAlignedKey = "chromafs_line_aligned"
+
+// TextFilter selects records by their document: a record matches if its
+// document contains any of Contains (exact, case-sensitive substrings) or
+// matches any of Regexes. A regex must use only the syntax that Go's
+// regexp and Rust's regex crate (Chroma's) read the same way: escaped
+// literals (as regexp.QuoteMeta writes them), character classes of
+// literal runes, the flags (?i) and (?s), ^ and $ (start and end of the
+// document), groups, alternation and bounded repetition of at most 1000.
+// A zero TextFilter matches every record.
+type TextFilter struct {
+	Contains []string
+	Regexes  []string
+}
+
+// IsZero reports whether f has no condition.
+func (f TextFilter) IsZero() bool { return len(f.Contains) == 0 && len(f.Regexes) == 0 }
+
+// Searcher is implemented by stores that can filter records by their
+// documents on the server side: the coarse filter of grep (see
+// [FS.Candidates]).
+type Searcher interface {
+	// Search returns the id, slug and index (never the text) of every
+	// record whose slug field, named by layout, is one of slugs and whose
+	// document matches f. The order is unspecified. slugs is never empty;
+	// implementations batch and page requests as their backend needs, and
+	// must never return records of pages that were not asked for.
+	Search(ctx context.Context, layout Layout, slugs []string, f TextFilter) ([]Chunk, error)
+}

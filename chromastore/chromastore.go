@@ -24,6 +24,7 @@ var (
 	_ chromafs.IDReader = (*Collection)(nil)
 	_ chromafs.Scanner  = (*Collection)(nil)
 	_ chromafs.Writer   = (*Collection)(nil)
+	_ chromafs.Searcher = (*Collection)(nil)
 )
 
 // Defaults of [Config].

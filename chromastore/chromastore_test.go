@@ -71,15 +71,20 @@ func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 	}()
 	if op == "get" && req.Method == http.MethodPost {
 		var g struct {
-			IDs   []string                  `json:"ids"`
-			Where map[string]map[string]any `json:"where"`
-			Limit *int                      `json:"limit"`
+			IDs     []string                  `json:"ids"`
+			Where   map[string]map[string]any `json:"where"`
+			Include []string                  `json:"include"`
+			Limit   *int                      `json:"limit"`
 		}
 		if err := json.Unmarshal(body, &g); err != nil {
 			r.t.Errorf("get body %s: %v", body, err)
 		}
-		if len(g.IDs) == 0 && (g.Limit == nil || *g.Limit <= 0 || *g.Limit > chromastore.PageSize) {
-			r.t.Errorf("get without a limit in 1..%d: %s", chromastore.PageSize, body)
+		maxLimit := chromastore.PageSize
+		if slices.Equal(g.Include, []string{"metadatas"}) { // Search
+			maxLimit = chromastore.SearchPageSize
+		}
+		if len(g.IDs) == 0 && (g.Limit == nil || *g.Limit <= 0 || *g.Limit > maxLimit) {
+			r.t.Errorf("get without a limit in 1..%d: %s", maxLimit, body)
 		}
 		if len(g.IDs) > chromastore.PageSize {
 			r.t.Errorf("get of %d ids", len(g.IDs))
@@ -91,7 +96,11 @@ func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		for _, cond := range g.Where {
 			if in, ok := cond["$in"].([]any); ok {
-				if len(in) == 0 || len(in) > chromastore.MaxIn {
+				limit := chromastore.MaxIn
+				if slices.Equal(g.Include, []string{"metadatas"}) { // Search
+					limit = chromastore.SearchMaxIn
+				}
+				if len(in) == 0 || len(in) > limit {
 					r.t.Errorf("$in with %d values", len(in))
 				}
 				r.maxIn = max(r.maxIn, len(in))

@@ -32,8 +32,9 @@
 //   - a get asks for at most [PageSize] (300) records, and pages with
 //     limit and offset until a page comes back short; a get by id
 //     ([Collection.ChunksByID]) asks for at most PageSize ids;
-//   - a where filter's $in list carries at most [MaxIn] (200) values and is
-//     never empty (Chroma answers 400 to an empty $in and 500 to one of
+//   - a where filter's $in list carries at most [MaxIn] (200) values
+//     ([SearchMaxIn], 16,384, for [Collection.Search], whose every request
+//     costs a pass over the collection) and is never empty (Chroma answers 400 to an empty $in and 500 to one of
 //     more than 32,762 values); batches of one call run up to four at a
 //     time;
 //   - an upsert sends at most 300 records and splits a batch whose request

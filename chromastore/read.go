@@ -30,11 +30,12 @@ const (
 
 // getRequest is the body of POST .../get.
 type getRequest struct {
-	IDs     []string       `json:"ids,omitempty"`
-	Where   map[string]any `json:"where,omitempty"`
-	Limit   int            `json:"limit,omitzero"`
-	Offset  int            `json:"offset,omitzero"`
-	Include []string       `json:"include"` // never nil: [] asks for ids only
+	IDs           []string       `json:"ids,omitempty"`
+	Where         map[string]any `json:"where,omitempty"`
+	WhereDocument map[string]any `json:"where_document,omitempty"`
+	Limit         int            `json:"limit,omitzero"`
+	Offset        int            `json:"offset,omitzero"`
+	Include       []string       `json:"include"` // never nil: [] asks for ids only
 }
 
 // getResult is the answer to a get.
@@ -85,11 +86,11 @@ func (c *Collection) get(ctx context.Context, req *getRequest) (*getResult, erro
 	return &res, nil
 }
 
-// pages sends req with limit PageSize and increasing offsets until a page
+// pages sends req with limit size and increasing offsets until a page
 // comes back short, and calls fn with each page.
-func (c *Collection) pages(ctx context.Context, req getRequest, fn func(*getResult) error) error {
-	req.Limit = PageSize
-	for req.Offset = 0; ; req.Offset += PageSize {
+func (c *Collection) pages(ctx context.Context, req getRequest, size int, fn func(*getResult) error) error {
+	req.Limit = size
+	for req.Offset = 0; ; req.Offset += size {
 		res, err := c.get(ctx, &req)
 		if err != nil {
 			return err
@@ -97,7 +98,7 @@ func (c *Collection) pages(ctx context.Context, req getRequest, fn func(*getResu
 		if err := fn(res); err != nil {
 			return err
 		}
-		if len(res.IDs) < PageSize {
+		if len(res.IDs) < size {
 			return nil
 		}
 	}
@@ -247,7 +248,7 @@ func (c *Collection) Chunks(ctx context.Context, layout chromafs.Layout, slugs [
 			Where:   map[string]any{layout.SlugField: map[string]any{"$in": parts[i]}},
 			Include: []string{includeDocuments, includeMetadatas},
 		}
-		return c.pages(ctx, req, func(res *getResult) error {
+		return c.pages(ctx, req, PageSize, func(res *getResult) error {
 			for j := range res.IDs {
 				// Never hand out a page that was not asked for.
 				if c, ok := res.chunk(layout, j); ok && want[c.Slug] {
@@ -329,7 +330,7 @@ func (c *Collection) Scan(ctx context.Context, layout chromafs.Layout, withText 
 		include = append(include, includeDocuments)
 	}
 	fromFn := false
-	err := c.pages(ctx, getRequest{Include: include}, func(res *getResult) error {
+	err := c.pages(ctx, getRequest{Include: include}, PageSize, func(res *getResult) error {
 		batch := make([]chromafs.Chunk, 0, len(res.IDs))
 		for j, id := range res.IDs {
 			md := res.metadata(j)
@@ -360,7 +361,7 @@ func (c *Collection) Scan(ctx context.Context, layout chromafs.Layout, withText 
 // IDs returns the id of every record, paged by PageSize.
 func (c *Collection) IDs(ctx context.Context) ([]string, error) {
 	var ids []string
-	err := c.pages(ctx, getRequest{Include: []string{}}, func(res *getResult) error {
+	err := c.pages(ctx, getRequest{Include: []string{}}, PageSize, func(res *getResult) error {
 		ids = append(ids, res.IDs...)
 		return nil
 	})

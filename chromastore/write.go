@@ -228,7 +228,7 @@ func (c *Collection) ChunkIDs(ctx context.Context, layout chromafs.Layout, slugs
 			Where:   map[string]any{layout.SlugField: map[string]any{"$in": parts[i]}},
 			Include: []string{includeMetadatas},
 		}
-		return c.pages(ctx, req, func(res *getResult) error {
+		return c.pages(ctx, req, PageSize, func(res *getResult) error {
 			for j, id := range res.IDs {
 				slug, ok := res.metadata(j)[layout.SlugField].(string)
 				if ok && want[slug] {

@@ -36,7 +36,7 @@ const (
 	MetaWriter = "chromafs_writer"
 	// MetaLineAligned is true when every chunk ends at a line end, except
 	// in pages whose tree entry has SplitLines set.
-	MetaLineAligned = "chromafs_line_aligned"
+	MetaLineAligned = chromafs.LineAlignedKey
 	// MetaDirty is set to true on the previous tree record before a run
 	// writes its first chunk, and to false by the run's new tree. A run
 	// that finds it true (a previous run failed part way, so chunks may no

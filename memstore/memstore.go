@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"regexp"
+	"strings"
 	"sync"
 
 	"github.com/chromafs/chromafs"
@@ -16,6 +18,7 @@ var (
 	_ chromafs.Scanner  = (*Store)(nil)
 	_ chromafs.Writer   = (*Store)(nil)
 	_ chromafs.IDReader = (*Store)(nil)
+	_ chromafs.Searcher = (*Store)(nil)
 )
 
 // ScanBatch is the number of records that [Store.Scan] passes to its
@@ -33,17 +36,18 @@ const (
 	OpDelete     = "Delete"
 	OpChunkIDs   = "ChunkIDs"
 	OpChunksByID = "ChunksByID"
+	OpSearch     = "Search"
 )
 
 // Counts holds the number of calls of each method of a [Store], failed
 // calls included.
 type Counts struct {
-	Tree, Chunks, Scan, IDs, Upsert, Delete, ChunkIDs, ChunksByID int
+	Tree, Chunks, Scan, IDs, Upsert, Delete, ChunkIDs, ChunksByID, Search int
 }
 
 // Total returns the sum of all counts.
 func (c Counts) Total() int {
-	return c.Tree + c.Chunks + c.Scan + c.IDs + c.Upsert + c.Delete + c.ChunkIDs + c.ChunksByID
+	return c.Tree + c.Chunks + c.Scan + c.IDs + c.Upsert + c.Delete + c.ChunkIDs + c.ChunksByID + c.Search
 }
 
 // Store is an in-memory collection. The zero value is not usable; call
@@ -168,6 +172,8 @@ func (s *Store) count(op string) {
 		c.ChunkIDs++
 	case OpChunksByID:
 		c.ChunksByID++
+	case OpSearch:
+		c.Search++
 	}
 }
 
@@ -217,6 +223,64 @@ func (s *Store) Chunks(ctx context.Context, layout chromafs.Layout, slugs []stri
 		}
 		c, ok := chunkOf(r, layout, true)
 		if ok && want[c.Slug] {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+// Search returns the id, slug and index of every record of the pages
+// named by slugs whose document matches f, in insertion order: it
+// contains one of f.Contains or matches one of f.Regexes, compiled with
+// Go's regexp. A zero f matches every record. It fails when slugs is
+// empty or a regex does not compile.
+func (s *Store) Search(ctx context.Context, layout chromafs.Layout, slugs []string, f chromafs.TextFilter) ([]chromafs.Chunk, error) {
+	if err := s.begin(ctx, OpSearch); err != nil {
+		return nil, err
+	}
+	if len(slugs) == 0 {
+		return nil, errors.New("memstore: Search: empty slug list")
+	}
+	res := make([]*regexp.Regexp, len(f.Regexes))
+	for i, expr := range f.Regexes {
+		re, err := regexp.Compile(expr)
+		if err != nil {
+			return nil, fmt.Errorf("memstore: Search: %w", err)
+		}
+		res[i] = re
+	}
+	match := func(doc string) bool {
+		if f.IsZero() {
+			return true
+		}
+		for _, c := range f.Contains {
+			if strings.Contains(doc, c) {
+				return true
+			}
+		}
+		for _, re := range res {
+			if re.MatchString(doc) {
+				return true
+			}
+		}
+		return false
+	}
+	layout = layout.WithDefaults()
+	want := make(map[string]bool, len(slugs))
+	for _, slug := range slugs {
+		want[slug] = true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []chromafs.Chunk
+	for i, r := range s.records {
+		if i%cancelCheckEvery == cancelCheckEvery-1 {
+			if err := ctx.Err(); err != nil {
+				return nil, fmt.Errorf("memstore: %s: %w", OpSearch, err)
+			}
+		}
+		c, ok := chunkOf(r, layout, false)
+		if ok && want[c.Slug] && match(r.Document) {
 			out = append(out, c)
 		}
 	}

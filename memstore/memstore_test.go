@@ -406,3 +406,48 @@ func TestConcurrentUse(t *testing.T) {
 		t.Fatalf("Upsert count = %d, want 400", got)
 	}
 }
+
+func TestSearch(t *testing.T) {
+	s := New("search")
+	mustUpsert(t, s,
+		chunkRec("a0", "a.md", 0, "Needle one"),
+		chunkRec("a1", "a.md", 1, "hay"),
+		chunkRec("b0", "b.md", 0, "needle two"),
+		chunkRec("c0", "c.md", 0, "needle three"),
+		chromafs.Record{ID: "t", Document: "needle", Metadata: map[string]any{"_system": true}},
+	)
+	ctx := context.Background()
+	ids := func(cs []chromafs.Chunk) []string {
+		var out []string
+		for _, c := range cs {
+			if c.Text != "" {
+				t.Errorf("chunk %s has text", c.ID)
+			}
+			out = append(out, c.ID)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		f    chromafs.TextFilter
+		want []string
+	}{
+		{chromafs.TextFilter{Contains: []string{"needle"}}, []string{"b0"}},
+		{chromafs.TextFilter{Regexes: []string{"(?i)^needle"}}, []string{"a0", "b0"}},
+		{chromafs.TextFilter{Contains: []string{"hay"}, Regexes: []string{"two$"}}, []string{"a1", "b0"}},
+		{chromafs.TextFilter{}, []string{"a0", "a1", "b0"}},
+	} {
+		got, err := s.Search(ctx, layout, []string{"a.md", "b.md"}, tc.f)
+		if err != nil || !slices.Equal(ids(got), tc.want) {
+			t.Errorf("Search(%+v) = %v, %v; want %v", tc.f, ids(got), err, tc.want)
+		}
+	}
+	if _, err := s.Search(ctx, layout, nil, chromafs.TextFilter{}); err == nil {
+		t.Error("Search of no slugs succeeded")
+	}
+	if _, err := s.Search(ctx, layout, []string{"a.md"}, chromafs.TextFilter{Regexes: []string{"("}}); err == nil {
+		t.Error("Search with an invalid regex succeeded")
+	}
+	if n := s.Requests().Search; n != 6 {
+		t.Errorf("Requests().Search = %d, want 6", n)
+	}
+}

@@ -1,0 +1,420 @@
+package chromafs
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/chromafs/chromafs/tree"
+)
+
+// Limits of the regexes that Candidates sends.
+const (
+	// maxRegexBytes bounds each regex Candidates generates. A literal set
+	// whose regexes would be longer makes Candidates give up on the
+	// coarse filter (for the case-insensitive filter) or on the
+	// boundary queries (for pages that are not line-aligned) and return
+	// the pages concerned as candidates.
+	maxRegexBytes = 4096
+	// straddleWindow is the most runes of a literal that one piece of a
+	// boundary regex holds (see Candidates): a chunk that ends with a
+	// prefix of a literal also ends with the prefix's last
+	// straddleWindow runes, so shortening the pieces keeps every page
+	// that must be found and bounds the regex by the literals' length
+	// times the window rather than by its square.
+	straddleWindow = 16
+	// maxRepeat is the largest bounded repetition Go's regexp accepts.
+	maxRepeat = 1000
+)
+
+// Candidates returns the names, among names, of the files whose content
+// may contain at least one of literals: the coarse filter of grep. The
+// names are those of fsys (which may be a Sub view); literals are
+// compared exactly, or, with fold, case-insensitively under Unicode
+// simple case folding (as Go's regexp (?i) compares).
+//
+// The result keeps the order of names (without repeats) and is a subset
+// of them: every visible file whose content contains one of literals is
+// in it, and it may hold files that contain none. Names that are not
+// valid, that do not exist in this view, that are hidden from its user or
+// that are directories are dropped silently, as if they did not exist.
+// Files whose content is stored outside the collection (lazy pointers)
+// are always returned. With no literals (or an empty one), or when the
+// store does not implement [Searcher], every visible file among names is
+// returned. When no file needs a query, none is sent.
+//
+// The store is asked, with one [Searcher.Search] per condition, restricted
+// to the visible files among names, for the chunks that contain a literal
+// ($contains) or, with fold, match a regex that spells each literal's
+// case variants (Go's and Rust's (?i) for ASCII literals; explicit
+// classes of each rune's case-folding orbit otherwise).
+//
+// Chroma sees one chunk at a time, so a literal that straddles two chunks
+// is found by no such query. A page needs no more when it is one chunk
+// (per the tree), when the collection declares LineAlignedKey and the
+// page's entry does not have SplitLines (a literal without a newline
+// cannot cross a line end), or when the separator is made of newlines
+// only (as "\n", the Python package's). With the default empty separator, the other pages get three
+// more queries: chunks that end with a non-empty proper prefix of a
+// literal ((?:p1|p2|…)$), chunks that start with the rest (^(?:s1|s2|…)),
+// paired on (page, k, k+1), and chunks too short to hold more than a
+// literal's inside ((?s)^.{0,n}$, n being the longest literal's length in
+// runes less two), through which a literal may span three chunks or more:
+// a page is a candidate when chunk k ends with a prefix, chunk k+m starts
+// with a suffix and the chunks between are short. This needs no chunk
+// count, so it also covers pages whose tree entry has none. With a separator that is not newline-bounded,
+// such pages are always candidates (a literal may straddle the separator
+// or lie inside it), as they are when the boundary regexes would be too
+// large (literals of more than 1000 runes, or very many).
+func (fsys *FS) Candidates(ctx context.Context, names []string, literals []string, fold bool) ([]string, error) {
+	s := fsys.s
+	type item struct {
+		name string
+		node *tree.Node
+	}
+	var scope []item
+	seen := make(map[string]bool, len(names))
+	for _, name := range names {
+		if !fs.ValidPath(name) {
+			continue
+		}
+		n, ok := s.view.Lookup(fsys.full(name))
+		if !ok || n.IsDir || seen[n.Path] {
+			continue
+		}
+		seen[n.Path] = true
+		scope = append(scope, item{name, n})
+	}
+	all := func() []string {
+		out := make([]string, len(scope))
+		for i, it := range scope {
+			out[i] = it.name
+		}
+		return out
+	}
+	lits := uniqueLiterals(literals, fold)
+	if len(lits) == 0 || slices.Contains(lits, "") {
+		return all(), nil
+	}
+	searcher, ok := s.store.(Searcher)
+	if !ok {
+		return all(), nil
+	}
+	plan, ok := planSearch(lits, fold)
+	if !ok {
+		return all(), nil
+	}
+
+	newline := slices.ContainsFunc(lits, func(l string) bool { return strings.Contains(l, "\n") })
+	// A separator of newlines only holds no literal, nor part of one.
+	sepAligned := s.sep != "" && !newline && strings.Trim(s.sep, "\n") == ""
+	hit := make(map[string]bool)
+	var main, split []string // slugs to search; of those, the ones that need boundary queries
+	for _, it := range scope {
+		e := it.node.Entry
+		switch {
+		case e.URL != "":
+			hit[e.Slug] = true
+		case e.Chunks == 1 || sepAligned:
+			main = append(main, e.Slug)
+		case s.sep == "" && s.lineAligned && !e.SplitLines && !newline:
+			main = append(main, e.Slug)
+		case s.sep != "" || !plan.straddle:
+			// Not line-aligned, and no boundary queries can cover it.
+			hit[e.Slug] = true
+		default:
+			main = append(main, e.Slug)
+			split = append(split, e.Slug)
+		}
+	}
+
+	var mainHits, ends, starts, short []Chunk
+	g, gctx := errgroup.WithContext(ctx)
+	search := func(dst *[]Chunk, slugs []string, f TextFilter) {
+		g.Go(func() error {
+			got, err := searcher.Search(gctx, s.layout, slugs, f)
+			if err != nil {
+				return fmt.Errorf("chromafs: search %d pages: %w", len(slugs), err)
+			}
+			*dst = got
+			return nil
+		})
+	}
+	if len(main) > 0 {
+		search(&mainHits, main, plan.filter)
+	}
+	if len(split) > 0 && plan.maxRunes >= 2 {
+		search(&ends, split, TextFilter{Regexes: []string{plan.ends}})
+		search(&starts, split, TextFilter{Regexes: []string{plan.starts}})
+		search(&short, split, TextFilter{Regexes: []string{plan.short}})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+
+	// Every slug the store returns is checked against the slugs asked
+	// for, which are visible files of this view.
+	inMain := setOf(main)
+	for _, c := range mainHits {
+		if inMain[c.Slug] {
+			hit[c.Slug] = true
+		}
+	}
+	if len(split) > 0 {
+		inSplit := setOf(split)
+		type pos struct {
+			slug  string
+			index int
+		}
+		at := func(chunks []Chunk) map[pos]bool {
+			m := make(map[pos]bool, len(chunks))
+			for _, c := range chunks {
+				if !inSplit[c.Slug] {
+					continue
+				}
+				if c.Index == NoIndex {
+					hit[c.Slug] = true // cannot be placed: keep the page
+				}
+				m[pos{c.Slug, c.Index}] = true
+			}
+			return m
+		}
+		head, inner := at(starts), at(short)
+		// A literal that straddles chunks k..k+m leaves chunk k ending
+		// with a prefix of it, chunk k+m starting with the rest, and
+		// every chunk between them short.
+		for _, c := range ends {
+			if !inSplit[c.Slug] || c.Index == NoIndex {
+				continue
+			}
+			for j := c.Index + 1; ; j++ {
+				if head[pos{c.Slug, j}] {
+					hit[c.Slug] = true
+					break
+				}
+				if !inner[pos{c.Slug, j}] {
+					break
+				}
+			}
+		}
+	}
+	out := make([]string, 0, len(hit))
+	for _, it := range scope {
+		if hit[it.node.Path] {
+			out = append(out, it.name)
+		}
+	}
+	return out, nil
+}
+
+func setOf(values []string) map[string]bool {
+	m := make(map[string]bool, len(values))
+	for _, v := range values {
+		m[v] = true
+	}
+	return m
+}
+
+// uniqueLiterals returns literals without repeats and, when matching
+// exactly, without the literals that contain another (a document that
+// contains the longer one contains the shorter one).
+func uniqueLiterals(literals []string, fold bool) []string {
+	var out []string
+	for _, l := range literals {
+		if !slices.Contains(out, l) {
+			out = append(out, l)
+		}
+	}
+	if fold {
+		return out
+	}
+	kept := out[:0:0]
+	for i, l := range out {
+		redundant := false
+		for j, o := range out {
+			if i != j && len(o) < len(l) && strings.Contains(l, o) {
+				redundant = true
+				break
+			}
+		}
+		if !redundant {
+			kept = append(kept, l)
+		}
+	}
+	return kept
+}
+
+// searchPlan holds the conditions Candidates sends.
+type searchPlan struct {
+	filter   TextFilter // chunks holding a literal
+	straddle bool       // the boundary regexes below are usable
+	ends     string     // chunks that end with a proper prefix of a literal
+	starts   string     // chunks that start with a proper suffix of a literal
+	short    string     // chunks of at most maxRunes-2 runes
+	maxRunes int        // runes of the longest literal
+}
+
+// planSearch builds the conditions for non-empty literals. It reports
+// false when the literals cannot be searched for within the regex size
+// limit (only possible with fold).
+func planSearch(lits []string, fold bool) (searchPlan, bool) {
+	var p searchPlan
+	if fold {
+		regexes, ok := packAlternation(lits, true)
+		if !ok {
+			return p, false
+		}
+		p.filter.Regexes = regexes
+	} else {
+		p.filter.Contains = lits
+	}
+	var heads, tails [][]rune
+	for _, l := range lits {
+		r := []rune(l)
+		p.maxRunes = max(p.maxRunes, len(r))
+		for i := 1; i < len(r); i++ {
+			heads = append(heads, r[max(0, i-straddleWindow):i])
+			tails = append(tails, r[i:min(len(r), i+straddleWindow)])
+		}
+	}
+	if p.maxRunes < 2 {
+		// No literal can straddle a boundary.
+		p.straddle = true
+		return p, true
+	}
+	heads = minimalPieces(heads, fold, func(long, short []rune) bool {
+		return hasSuffixFold(long, short, fold)
+	})
+	tails = minimalPieces(tails, fold, func(long, short []rune) bool {
+		return hasSuffixFold(long[:len(short)], short, fold)
+	})
+	p.ends = alternation(heads, fold) + "$"
+	p.starts = "^" + alternation(tails, fold)
+	p.short = "(?s)^.{0," + strconv.Itoa(p.maxRunes-2) + "}$"
+	p.straddle = len(p.ends) <= maxRegexBytes && len(p.starts) <= maxRegexBytes && p.maxRunes-2 <= maxRepeat
+	return p, true
+}
+
+// minimalPieces drops repeated pieces and the pieces that covers reports
+// as implied by a shorter one.
+func minimalPieces(pieces [][]rune, fold bool, covers func(long, short []rune) bool) [][]rune {
+	slices.SortStableFunc(pieces, func(a, b []rune) int { return len(a) - len(b) })
+	var out [][]rune
+	for _, p := range pieces {
+		if !slices.ContainsFunc(out, func(q []rune) bool { return covers(p, q) }) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// hasSuffixFold reports whether s ends with suffix, rune by rune, under
+// simple case folding when fold is set.
+func hasSuffixFold(s, suffix []rune, fold bool) bool {
+	if len(suffix) > len(s) {
+		return false
+	}
+	s = s[len(s)-len(suffix):]
+	for i, r := range suffix {
+		if r != s[i] && (!fold || foldKey(r) != foldKey(s[i])) {
+			return false
+		}
+	}
+	return true
+}
+
+// foldKey returns the smallest rune of r's case-folding orbit.
+func foldKey(r rune) rune {
+	k := r
+	for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+		k = min(k, f)
+	}
+	return k
+}
+
+// packAlternation returns regexes that together match the documents
+// containing one of lits, each at most maxRegexBytes long. It reports
+// false if one literal alone is longer.
+func packAlternation(lits []string, fold bool) ([]string, bool) {
+	var out []string
+	var cur [][]rune
+	size := 0
+	for _, l := range lits {
+		r := []rune(l)
+		n := len(alternation([][]rune{r}, fold))
+		if n > maxRegexBytes {
+			return nil, false
+		}
+		if len(cur) > 0 && size+n+1 > maxRegexBytes {
+			out = append(out, alternation(cur, fold))
+			cur, size = nil, 0
+		}
+		cur = append(cur, r)
+		size += n + 1
+	}
+	if len(cur) > 0 {
+		out = append(out, alternation(cur, fold))
+	}
+	return out, true
+}
+
+// alternation returns a group matching any of pieces: exactly, or with
+// fold under simple case folding. It uses only syntax that Go's regexp
+// and Rust's regex crate read alike: ASCII pieces folded with (?i:...)
+// (both fold ASCII letters to their full simple-folding orbit, including
+// U+017F ſ and U+212A K), other pieces with one class per rune listing
+// its orbit.
+func alternation(pieces [][]rune, fold bool) string {
+	var b strings.Builder
+	ascii := !slices.ContainsFunc(pieces, func(p []rune) bool {
+		return slices.ContainsFunc(p, func(r rune) bool { return r >= utf8.RuneSelf })
+	})
+	if fold && ascii {
+		b.WriteString("(?i:")
+	} else {
+		b.WriteString("(?:")
+	}
+	for i, p := range pieces {
+		if i > 0 {
+			b.WriteByte('|')
+		}
+		if !fold || ascii {
+			b.WriteString(regexp.QuoteMeta(string(p)))
+			continue
+		}
+		for _, r := range p {
+			writeFoldRune(&b, r)
+		}
+	}
+	b.WriteByte(')')
+	return b.String()
+}
+
+// writeFoldRune writes a regex matching r's case-folding orbit.
+func writeFoldRune(b *strings.Builder, r rune) {
+	orbit := []rune{r}
+	for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+		orbit = append(orbit, f)
+	}
+	if len(orbit) == 1 {
+		b.WriteString(regexp.QuoteMeta(string(r)))
+		return
+	}
+	slices.Sort(orbit)
+	b.WriteByte('[')
+	for _, f := range orbit {
+		if f < utf8.RuneSelf && !unicode.IsLetter(f) && !unicode.IsDigit(f) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(f)
+	}
+	b.WriteByte(']')
+}

@@ -1,0 +1,91 @@
+package chromastore_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/chromafs/chromafs"
+	"github.com/chromafs/chromafs/chromastore"
+)
+
+// TestSearch: Search pages past PageSize matches, batches past MaxIn
+// slugs, combines conditions with $or, returns no text and never a page
+// that was not asked for.
+func TestSearch(t *testing.T) {
+	rec := newRecorder(t)
+	c, _ := open(t, rec)
+	ctx := context.Background()
+	var recs []chromafs.Record
+	var slugs []string
+	for i := range 450 {
+		slug := fmt.Sprintf("p/%03d.md", i)
+		slugs = append(slugs, slug)
+		text := "plain\n"
+		switch i % 3 {
+		case 0:
+			text = "needle here\n"
+		case 1:
+			text = "NEEDLE THERE\n"
+		}
+		recs = append(recs, content(slug, 0, text), content(slug, 1, "and needle again\n"))
+	}
+	recs = append(recs, content("other.md", 0, "needle\n"), treeRecord("{}"))
+	if err := c.Upsert(ctx, recs); err != nil {
+		t.Fatal(err)
+	}
+	defer chromastore.SetSearchPageSize(chromastore.PageSize)()
+	gets := rec.count("get")
+	got, err := c.Search(ctx, layout, slugs, chromafs.TextFilter{Contains: []string{"needle"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 600 { // 150 pages with two matching chunks, 300 with one
+		t.Errorf("Search returned %d chunks, want 600", len(got))
+	}
+	for _, ch := range got {
+		if ch.Text != "" || ch.Slug == "other.md" || ch.Index == chromafs.NoIndex || ch.ID != ch.Slug+"#"+fmt.Sprint(ch.Index) {
+			t.Errorf("chunk %+v", ch)
+		}
+	}
+	// 450 slugs in one batch (SearchMaxIn), 600 matches: 3 pages of 300.
+	if n := rec.count("get") - gets; n != 3 {
+		t.Errorf("Search made %d gets, want 3", n)
+	}
+
+	for _, tc := range []struct {
+		f    chromafs.TextFilter
+		want int
+	}{
+		{chromafs.TextFilter{Regexes: []string{`(?i)needle (here|there)`}}, 300},
+		{chromafs.TextFilter{Contains: []string{"here\n"}, Regexes: []string{`^NEEDLE`}}, 300},
+		{chromafs.TextFilter{Contains: []string{"plain", "again"}}, 600},
+		{chromafs.TextFilter{Regexes: []string{`^plain\n$`, `^p`}}, 150},
+		{chromafs.TextFilter{}, 900},
+	} {
+		got, err := c.Search(ctx, layout, slugs, tc.f)
+		if err != nil || len(got) != tc.want {
+			t.Errorf("Search(%+v) = %d chunks, %v; want %d", tc.f, len(got), err, tc.want)
+		}
+	}
+	if got, err := c.Search(ctx, layout, nil, chromafs.TextFilter{Contains: []string{"needle"}}); err != nil || len(got) != 0 {
+		t.Errorf("Search of no slugs = %v, %v", got, err)
+	}
+	_, err = c.Search(ctx, layout, slugs[:1], chromafs.TextFilter{Regexes: []string{`(`}})
+	if err == nil {
+		t.Error("Search with an invalid regex succeeded")
+	}
+	if !slices.Contains([]int{400, 500}, statusOf(err)) {
+		t.Logf("invalid regex: %v", err)
+	}
+}
+
+func statusOf(err error) int {
+	var ae *chromastore.APIError
+	if errors.As(err, &ae) {
+		return ae.Status
+	}
+	return 0
+}
