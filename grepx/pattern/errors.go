@@ -1,0 +1,46 @@
+package pattern
+
+// Error is the error Compile and Translate return for a pattern they
+// cannot use.
+//
+// Msg is GNU grep's diagnostic for the pattern without the "grep: "
+// prefix, for example "Unmatched ( or \\(", "Unmatched [, [^, [:, [., or
+// [=", "Trailing backslash", "Invalid content of \\{\\}", "Unmatched \\{",
+// "Invalid back reference", "Unmatched ) or \\)", "Invalid range end",
+// "Invalid character class name", "Invalid collation character",
+// "Regular expression too big" or "character class syntax is
+// [[:space:]], not [:space:]". For a pattern that GNU grep accepts but
+// this package cannot match (a back-reference, a repetition count above
+// 1000), Msg says so and Err wraps ErrUnsupported.
+type Error struct {
+	// Pattern is the offending pattern (one element of Options.Patterns).
+	Pattern string
+	// Msg is the diagnostic.
+	Msg string
+	// Err is nil or ErrUnsupported (possibly wrapped).
+	Err error
+}
+
+// Error returns e.Msg.
+func (e *Error) Error() string { return e.Msg }
+
+// Unwrap returns e.Err.
+func (e *Error) Unwrap() error { return e.Err }
+
+// GNU grep's messages (from the GNU C library's regcomp and GNU dfa).
+const (
+	msgUnmatchedParen   = "Unmatched ( or \\("
+	msgUnmatchedRParen  = "Unmatched ) or \\)"
+	msgUnmatchedBracket = "Unmatched [, [^, [:, [., or [="
+	msgUnmatchedBrace   = "Unmatched \\{"
+	msgBadBrace         = "Invalid content of \\{\\}"
+	msgTooBig           = "Regular expression too big"
+	msgTrailingBS       = "Trailing backslash"
+	msgBadBackref       = "Invalid back reference"
+	msgBadRange         = "Invalid range end"
+	msgBadClass         = "Invalid character class name"
+	msgBadCollation     = "Invalid collation character"
+	msgColonClass       = "character class syntax is [[:space:]], not [:space:]"
+	msgBackref          = "back-references are not supported"
+	msgInvalid          = "Invalid regular expression"
+)

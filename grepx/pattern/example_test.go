@@ -1,0 +1,64 @@
+package pattern_test
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/chromafs/chromafs/grepx/pattern"
+)
+
+func ExampleCompile() {
+	m, err := pattern.Compile(pattern.Options{Patterns: []string{`colou\?r`}})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(m.Match([]byte("What colour is it?")), m.Match([]byte("colr")))
+	// Output: true false
+}
+
+func ExampleCompile_error() {
+	_, err := pattern.Compile(pattern.Options{Patterns: []string{`\(a`}})
+	fmt.Println("grep:", err)
+	_, err = pattern.Compile(pattern.Options{Patterns: []string{`\(a\)\1`}})
+	fmt.Println(errors.Is(err, pattern.ErrUnsupported), err)
+	// Output:
+	// grep: Unmatched ( or \(
+	// true back-references are not supported
+}
+
+func ExampleMatcher_FindAll() {
+	m, _ := pattern.Compile(pattern.Options{Patterns: []string{"(abc|abcabc)"}, Syntax: pattern.Extended})
+	line := []byte("xabcabcx abc")
+	for _, loc := range m.FindAll(line, nil) {
+		fmt.Println(string(line[loc[0]:loc[1]]))
+	}
+	// Output:
+	// abcabc
+	// abc
+}
+
+func ExampleMatcher_Next() {
+	m, _ := pattern.Compile(pattern.Options{Patterns: []string{"error"}, IgnoreCase: true, Word: true})
+	buf := []byte("ok\nerrors: 0\nERROR: disk full\nok\n")
+	for pos := 0; pos < len(buf); {
+		start, end, ok := m.Next(buf[pos:])
+		if !ok {
+			break
+		}
+		fmt.Printf("%q\n", buf[pos+start:pos+end])
+		pos += end + 1
+	}
+	// Output: "ERROR: disk full"
+}
+
+func ExampleMatcher_Literals() {
+	m, _ := pattern.Compile(pattern.Options{Patterns: []string{"func [A-Z][a-z]*Handler"}, IgnoreCase: true})
+	fmt.Println(m.Literals())
+	// Output: [handler] true true
+}
+
+func ExampleTranslate() {
+	src, _ := pattern.Translate(`^\(ab\)*c\{2,\}$`, pattern.Basic)
+	fmt.Println(src)
+	// Output: \A(?:ab)*c{2,}\z
+}

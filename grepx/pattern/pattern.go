@@ -1,0 +1,82 @@
+// Package pattern compiles grep patterns (POSIX basic and extended
+// regular expressions as GNU grep 3.8 reads them, or fixed strings) into
+// matchers built on Go's regexp package, and extracts the literals that
+// every match must contain, for use as a coarse filter.
+//
+// Matching follows GNU grep in the C.UTF-8 locale: several patterns match
+// a line when any of them does; matches are leftmost-longest (POSIX);
+// -i folds case by Unicode simple case folding; -w and -x constrain a
+// match to whole words or the whole line. Back-references have no
+// equivalent in RE2 and are refused with an error that wraps
+// ErrUnsupported.
+//
+// # GNU compatibility
+//
+// The behaviour was checked against GNU grep 3.8 (see gnu_test.go, which
+// runs it as an oracle): BRE and ERE operators, a leading * (literal in
+// BRE, ignored with a warning in ERE), '{' as a literal when it does not
+// start a valid ERE interval, bracket expressions with POSIX classes,
+// equivalence classes and collating symbols of one ASCII character, the
+// C.UTF-8 character classes and case mappings (generated from the C
+// library into tables.go; for example with -i 'i' also matches 'ı' but
+// 'k' does not match the Kelvin sign), GNU's \< \> \b \B \w \W \s \S
+// \` \' with Unicode word characters, the -w retry rule (including its
+// quirk for grep -o), and GNU's error messages. Bytes that are not UTF-8
+// never match '.', a class or a negated bracket expression; an invalid
+// byte in a pattern matches the same byte.
+//
+// Known differences: GNU grep selects lines with its DFA matcher but
+// finds -o and -w matches with the C library's regex, and the two
+// disagree on ERE repetition operators with nothing to repeat ("^*a",
+// "{1}a", "\<*"), on a backslash before an ordinary letter under -i, and
+// on -o -w -x together (GNU prints an extra newline); this package
+// follows the DFA for line selection where it can and the regex
+// otherwise, so such patterns may select or print differently. A pattern
+// byte that is not valid UTF-8 never matches inside a valid character
+// (GNU matches it against the raw byte). Repetition counts above 1000
+// (GNU allows 32767) and back-references give errors wrapping
+// ErrUnsupported. The "stray \" warnings of later GNU versions are not
+// produced (grep 3.8 as installed here does not print them either).
+//
+// # Performance
+//
+// Lines that are valid UTF-8 are matched with Go's regexp (Longest);
+// patterns with word assertions, lines that are not UTF-8, and -w
+// retries use a backtracking matcher whose memory is proportional to the
+// pattern size times the line length. Next scans a whole buffer for the
+// required literals (bytes.Index, or a case-folding search around the
+// literal's rarest character with -i) before running either.
+package pattern
+
+import "errors"
+
+// Syntax selects how patterns are read.
+type Syntax int
+
+const (
+	// Basic is POSIX basic regular expressions with GNU extensions (grep -G,
+	// the default): \| \+ \? \{m,n\} \( \) \< \> \b \B \w \W \s \S \` \'.
+	Basic Syntax = iota
+	// Extended is POSIX extended regular expressions (grep -E).
+	Extended
+	// Fixed is a list of fixed strings (grep -F).
+	Fixed
+)
+
+// ErrUnsupported is wrapped by errors for patterns that are valid for GNU
+// grep but that this package cannot match, such as back-references.
+var ErrUnsupported = errors.New("not supported")
+
+// Options describe what to compile.
+type Options struct {
+	// Patterns are matched as alternatives. Each is one line of a grep
+	// pattern list: callers split -e values and -f files at newlines.
+	// An empty pattern matches every line.
+	Patterns []string
+	Syntax   Syntax
+	// IgnoreCase is grep -i.
+	IgnoreCase bool
+	// Word is grep -w; Line is grep -x (Line wins when both are set, as in
+	// GNU grep).
+	Word, Line bool
+}

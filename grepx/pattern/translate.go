@@ -1,0 +1,43 @@
+package pattern
+
+import (
+	"fmt"
+	"regexp"
+	"regexp/syntax"
+)
+
+// Translate returns Go regexp syntax (as regexp.Compile reads it)
+// equivalent to one grep pattern read with syn: for Fixed,
+// regexp.QuoteMeta(expr). The result matches, within one line and with
+// (*regexp.Regexp).Longest, what GNU grep matches: POSIX classes are
+// expanded to the C.UTF-8 locale's character sets, and ^ and $ become \A
+// and \z. Patterns GNU grep rejects give a *Error with its message.
+// Constructs with no Go equivalent give a *Error wrapping ErrUnsupported:
+// back-references, GNU's Unicode word assertions \< \> \b \B, bytes that
+// are not valid UTF-8, and repetition counts above 1000.
+func Translate(expr string, syn Syntax) (string, error) {
+	if syn == Fixed {
+		if _, p, _ := parse(expr, syn, false, false); p.invalid {
+			return "", &Error{Pattern: expr, Msg: "invalid UTF-8 in pattern has no Go regexp equivalent", Err: ErrUnsupported}
+		}
+		return regexp.QuoteMeta(expr), nil
+	}
+	re, p, err := parse(expr, syn, false, false)
+	if err != nil {
+		return "", err
+	}
+	if err := checkRepeats(expr, re); err != nil {
+		return "", err
+	}
+	switch {
+	case p.wordOps:
+		return "", &Error{Pattern: expr, Msg: "word assertions \\< \\> \\b \\B have no Go regexp equivalent", Err: ErrUnsupported}
+	case p.invalid:
+		return "", &Error{Pattern: expr, Msg: "invalid UTF-8 in pattern has no Go regexp equivalent", Err: ErrUnsupported}
+	}
+	src := goString(re)
+	if _, err := syntax.Parse(src, syntax.Perl); err != nil {
+		return "", &Error{Pattern: expr, Msg: fmt.Sprintf("pattern not supported: %v", err), Err: ErrUnsupported}
+	}
+	return src, nil
+}
