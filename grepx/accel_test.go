@@ -1,0 +1,319 @@
+package grepx_test
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"testing/fstest"
+
+	"github.com/chromafs/chromafs"
+	"github.com/chromafs/chromafs/chromastore"
+	"github.com/chromafs/chromafs/grepx"
+	"github.com/chromafs/chromafs/grepx/pattern"
+	"github.com/chromafs/chromafs/ingest"
+	"github.com/chromafs/chromafs/internal/gen"
+	"github.com/chromafs/chromafs/internal/testenv"
+	"github.com/chromafs/chromafs/memstore"
+)
+
+func TestMain(m *testing.M) { testenv.Main(m) }
+
+// rare is planted in a few public and private pages, at every offset
+// around the foreign writer's chunk cuts, so that it straddles chunks.
+const rare = "xylophone_quartz"
+
+// site is a small synthetic docs site: the generator's pages cut to a few
+// lines (so that the foreign writer's small chunks stay few), plus pages
+// with planted strings.
+func site() map[string]string {
+	pages := gen.Pages(140, 7)
+	out := make(map[string]string, len(pages)+40)
+	for slug, content := range pages {
+		if len(content) > 700 {
+			i := strings.LastIndexByte(content[:700], '\n')
+			content = content[:i+1]
+		}
+		out[slug] = content
+	}
+	// Straddlers: the literal starts at every offset across a 97-byte cut.
+	for off := 80; off < 100; off++ {
+		pad := strings.Repeat("p", off)
+		out[fmt.Sprintf("planted/cut-%d.md", off)] = pad + rare + " tail\nsecond line\n"
+	}
+	out["planted/case.md"] = "A ZEBRA crossing\nStraße und STRASSE\nſtraße\n"
+	out[gen.PrivateDir+"/planted/secret.md"] = "the " + rare + " secret\n"
+	out[gen.PrivateDir+"/planted/long.md"] = strings.Repeat("q", 95) + rare + rare + "\n"
+	return out
+}
+
+type fullStore interface {
+	chromafs.Store
+	chromafs.Writer
+	chromafs.IDReader
+	chromafs.Searcher
+}
+
+// recorder wraps a store and records every slug whose content it returned
+// and every slug a coarse search was scoped to.
+type recorder struct {
+	fullStore
+	mu       sync.Mutex
+	fetched  map[string]bool
+	searched map[string]bool
+	requests int
+}
+
+func newRecorder(s fullStore) *recorder {
+	return &recorder{fullStore: s, fetched: map[string]bool{}, searched: map[string]bool{}}
+}
+
+func (r *recorder) note(chunks []chromafs.Chunk, scoped []string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.requests++
+	for _, c := range chunks {
+		if c.Text != "" {
+			r.fetched[c.Slug] = true
+		}
+	}
+	for _, s := range scoped {
+		r.searched[s] = true
+	}
+}
+
+func (r *recorder) Chunks(ctx context.Context, l chromafs.Layout, slugs []string) ([]chromafs.Chunk, error) {
+	c, err := r.fullStore.Chunks(ctx, l, slugs)
+	r.note(c, nil)
+	return c, err
+}
+
+func (r *recorder) ChunksByID(ctx context.Context, l chromafs.Layout, ids []string) ([]chromafs.Chunk, error) {
+	c, err := r.fullStore.ChunksByID(ctx, l, ids)
+	r.note(c, nil)
+	return c, err
+}
+
+func (r *recorder) Search(ctx context.Context, l chromafs.Layout, slugs []string, f chromafs.TextFilter) ([]chromafs.Chunk, error) {
+	c, err := r.fullStore.Search(ctx, l, slugs, f)
+	r.note(c, slugs)
+	return c, err
+}
+
+func (r *recorder) reset() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.fetched, r.searched, r.requests = map[string]bool{}, map[string]bool{}, 0
+}
+
+func visible(files map[string]string, groups []string) map[string]string {
+	out := map[string]string{}
+	for slug, content := range files {
+		pub, gs := gen.Access(slug)
+		if pub || slices.ContainsFunc(gs, func(g string) bool { return slices.Contains(groups, g) }) {
+			out[slug] = content
+		}
+	}
+	return out
+}
+
+func mapFS(files map[string]string) fstest.MapFS {
+	m := fstest.MapFS{}
+	for slug, content := range files {
+		m[slug] = &fstest.MapFile{Data: []byte(content), Mode: 0o644}
+	}
+	return m
+}
+
+type loaded struct {
+	name  string
+	store fullStore
+}
+
+// stores loads the site into memstore and real Chroma, once with
+// chromafs's ingest (line-aligned chunks) and once the way foreign writers
+// do (97-byte chunks cut mid-line, shuffled, gzip tree without sizes).
+func stores(t *testing.T, files map[string]string) []loaded {
+	t.Helper()
+	ctx := context.Background()
+	var out []loaded
+	for _, backend := range []string{"memstore", "chroma"} {
+		for _, writer := range []string{"ingest", "foreign"} {
+			var s fullStore
+			if backend == "memstore" {
+				s = memstore.New(t.Name() + backend + writer)
+			} else {
+				srv := testenv.Chroma(t)
+				c, err := chromastore.Open(ctx, chromastore.Config{URL: srv.URL, Collection: testenv.CollectionName(t), Create: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { c.Close() })
+				s = c
+			}
+			if writer == "ingest" {
+				rules, err := ingest.ParseRules(strings.NewReader("** public\n" + gen.PrivateDir + "/** private groups=" + gen.PrivateGroup + "\n"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := ingest.Run(ctx, s, mapFS(files), ingest.Options{Rules: rules, MaxChunk: 256, Compressed: true}); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				mem := memstore.New("foreign")
+				err := memstore.Load(mem, chromafs.DefaultLayout, files, memstore.LoadOptions{
+					ChunkSize: 97, Shuffle: rand.New(rand.NewPCG(1, 2)), Access: gen.Access, Compressed: true,
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := s.Upsert(ctx, mem.Records()); err != nil {
+					t.Fatal(err)
+				}
+			}
+			out = append(out, loaded{backend + "/" + writer, s})
+		}
+	}
+	return out
+}
+
+var queries = []struct {
+	name   string
+	q      grepx.Query
+	coarse bool // whether a cold search must use the coarse filter
+	narrow bool // whether the filter must rule out some files
+}{
+	{"rare", grepx.Query{Patterns: []string{rare}, Recursive: true}, true, true},
+	{"rare context", grepx.Query{Patterns: []string{rare}, Recursive: true, Before: 1, After: 1}, true, true},
+	{"rare ignore case", grepx.Query{Patterns: []string{"XYLOPHONE_Quartz"}, IgnoreCase: true, Recursive: true}, true, true},
+	{"rare count", grepx.Query{Patterns: []string{rare}, Recursive: true, Mode: grepx.Count}, true, true},
+	{"rare files without", grepx.Query{Patterns: []string{rare}, Recursive: true, Mode: grepx.FilesWithoutMatch}, true, true},
+	{"alternation", grepx.Query{Patterns: []string{"zebra|quartz"}, Syntax: pattern.Extended, IgnoreCase: true, Recursive: true}, true, true},
+	{"fold non-ascii", grepx.Query{Patterns: []string{"STRAẞE", "ſtrasse"}, IgnoreCase: true, Recursive: true, Mode: grepx.FilesWithMatches}, true, true},
+	{"common word", grepx.Query{Patterns: []string{"the"}, Word: true, Recursive: true, Mode: grepx.Count}, true, false},
+	{"no literal", grepx.Query{Patterns: []string{`[[:upper:]][[:lower:]]{12,}`}, Syntax: pattern.Extended, Recursive: true}, false, false},
+	{"invert", grepx.Query{Patterns: []string{"e"}, Invert: true, Recursive: true, Mode: grepx.Count}, false, false},
+	{"scoped", grepx.Query{Patterns: []string{rare}, Recursive: true, Paths: []string{"planted", "nope"}}, false, false},
+}
+
+// TestAcceleratedEqualsPlain runs queries over chromafs (cold, so that the
+// coarse filter runs, then warm) and over a plain copy of the visible
+// files, and requires identical results.
+func TestAcceleratedEqualsPlain(t *testing.T) {
+	files := site()
+	ctx := context.Background()
+	for _, l := range stores(t, files) {
+		t.Run(l.name, func(t *testing.T) {
+			for _, groups := range [][]string{nil, {gen.PrivateGroup}} {
+				plain := mapFS(visible(files, groups))
+				for _, tc := range queries {
+					t.Run(fmt.Sprintf("%s/%v", tc.name, groups), func(t *testing.T) {
+						want, _ := collect(t, plain, tc.q)
+						fsys, err := chromafs.New(ctx, l.store, chromafs.WithGroups(groups...))
+						if err != nil {
+							t.Fatal(err)
+						}
+						got, st := collect(t, fsys, tc.q)
+						if got != want {
+							t.Fatalf("cold: got\n%s\nwant\n%s", got, want)
+						}
+						if st.Coarse != tc.coarse {
+							t.Errorf("cold: coarse filter used = %v, want %v (stats %+v)", st.Coarse, tc.coarse, st)
+						}
+						if tc.narrow && st.Candidates >= st.Files {
+							t.Errorf("coarse filter removed nothing: %+v", st)
+						}
+						// Warm: every page cached, so nothing is worth a query.
+						if err := fsys.Prefetch(ctx, slices.Collect(maps.Keys(visible(files, groups)))); err != nil {
+							t.Fatal(err)
+						}
+						got, st = collect(t, fsys, tc.q)
+						if got != want {
+							t.Fatalf("warm: got\n%s\nwant\n%s", got, want)
+						}
+						if st.Coarse {
+							t.Errorf("warm: coarse filter used with every page cached")
+						}
+					})
+				}
+			}
+		})
+	}
+}
+
+// TestNoLeak searches random group sets × patterns × paths and checks that
+// no hidden page's content is fetched, no coarse query is scoped to a
+// hidden page, and no result names a hidden or out-of-scope page.
+func TestNoLeak(t *testing.T) {
+	files := site()
+	ctx := context.Background()
+	dirs := []string{".", "planted", gen.PrivateDir, gen.PrivateDir + "/planted", "guides", "nope", gen.PrivateDir + "/planted/secret.md", "planted/case.md"}
+	pats := []grepx.Query{
+		{Patterns: []string{rare}},
+		{Patterns: []string{"secret"}, IgnoreCase: true},
+		{Patterns: []string{"q+x"}, Syntax: pattern.Extended},
+		{Patterns: []string{"the", rare}, Syntax: pattern.Fixed, Word: true},
+		{Patterns: []string{"."}},
+	}
+	groupSets := [][]string{nil, {"sales"}, {gen.PrivateGroup}, {"sales", gen.PrivateGroup}, {""}}
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, l := range stores(t, files) {
+		t.Run(l.name, func(t *testing.T) {
+			rec := newRecorder(l.store)
+			for i := range 60 {
+				groups := groupSets[r.IntN(len(groupSets))]
+				q := pats[r.IntN(len(pats))]
+				q.Recursive = true
+				q.Mode = grepx.Mode(r.IntN(4))
+				q.Paths = nil
+				for range 1 + r.IntN(3) {
+					q.Paths = append(q.Paths, dirs[r.IntN(len(dirs))])
+				}
+				vis := visible(files, groups)
+				rec.reset()
+				fsys, err := chromafs.New(ctx, rec, chromafs.WithGroups(groups...))
+				if err != nil {
+					t.Fatal(err)
+				}
+				var results []*grepx.File
+				if _, err := grepx.Search(ctx, fsys, q, func(f *grepx.File) error {
+					results = append(results, f)
+					return nil
+				}); err != nil {
+					t.Fatal(err)
+				}
+				inScope := func(p string) bool {
+					return slices.ContainsFunc(q.Paths, func(d string) bool {
+						return d == "." || p == d || strings.HasPrefix(p, d+"/")
+					})
+				}
+				for _, f := range results {
+					if f.Err != nil {
+						continue
+					}
+					if _, ok := vis[f.Path]; !ok || !inScope(f.Path) {
+						t.Errorf("case %d (groups %v, %+v): result %s is hidden or out of scope", i, groups, q, f.Path)
+					}
+				}
+				for slug := range rec.fetched {
+					if _, ok := vis[slug]; !ok {
+						t.Errorf("case %d (groups %v): content of hidden page %s fetched", i, groups, slug)
+					}
+				}
+				for slug := range rec.searched {
+					if _, ok := vis[slug]; !ok {
+						t.Errorf("case %d (groups %v): coarse query scoped to hidden page %s", i, groups, slug)
+					}
+				}
+				anyVisible := slices.ContainsFunc(slices.Collect(maps.Keys(vis)), inScope)
+				if !anyVisible && rec.requests != 0 {
+					t.Errorf("case %d (groups %v, paths %v): empty scope sent %d requests", i, groups, q.Paths, rec.requests)
+				}
+			}
+		})
+	}
+}

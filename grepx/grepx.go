@@ -1,0 +1,157 @@
+// Package grepx is grep over any fs.FS: the file selection, matching and
+// output rules of GNU grep 3.8, as a library that streams structured
+// results.
+//
+// Search walks the filesystem and reads files through io/fs. When the
+// filesystem also implements [CandidateFS] (chromafs.FS does), Search
+// first asks it which files may contain a match, using literals that every
+// match must contain, and reads only those; when it implements
+// [PrefetchFS], the candidates are loaded in bulk before matching. Both are
+// accelerations only: results are the same as a plain walk and read.
+package grepx
+
+import (
+	"context"
+	"io/fs"
+
+	"github.com/chromafs/chromafs/grepx/pattern"
+)
+
+// CandidateFS is implemented by filesystems that can narrow a search
+// before reading files.
+type CandidateFS interface {
+	fs.FS
+	// Candidates returns the subset of names (regular files of the
+	// filesystem, as fs.ValidPath names) whose content may contain at least
+	// one of literals, compared case-insensitively (Unicode simple folding)
+	// when fold is set. It must return every name whose content contains
+	// one of them, may return more, must never return a name that is not
+	// in names, and must not query anything when names is empty. The
+	// order of the result is unspecified.
+	Candidates(ctx context.Context, names []string, literals []string, fold bool) ([]string, error)
+}
+
+// PrefetchFS is implemented by filesystems that can load many files in
+// few requests. Prefetch loads names so that reading them afterwards is
+// cheap; names that are not readable files are ignored.
+type PrefetchFS interface {
+	fs.FS
+	Prefetch(ctx context.Context, names []string) error
+}
+
+// Query is one grep invocation.
+type Query struct {
+	// Patterns, Syntax, IgnoreCase, Word and Line are grep's -e/-f,
+	// -G/-E/-F, -i, -w and -x; see package pattern.
+	Patterns   []string
+	Syntax     pattern.Syntax
+	IgnoreCase bool
+	Word       bool
+	Line       bool
+
+	// Invert selects non-matching lines (-v).
+	Invert bool
+	// Before and After are the context lines around each selected line
+	// (-B, -A; -C sets both).
+	Before, After int
+	// MaxCount stops reading a file after that many selected lines (-m),
+	// after printing the trailing context (whose lines are then context
+	// lines even if they match, as in GNU grep). Zero means no limit; a
+	// negative value selects nothing and reads nothing (grep -m 0).
+	MaxCount int
+
+	// Paths are the operands, as fs.ValidPath names ("." for the root).
+	// Empty means ".".
+	Paths []string
+	// Recursive descends into directories (-r). Without it a directory
+	// operand is reported as an error, as GNU grep does.
+	Recursive bool
+	// Globs are GNU grep's --include and --exclude options, in command
+	// line order (the order matters: see FileGlob); ExcludeDir are its
+	// --exclude-dir globs.
+	Globs      []FileGlob
+	ExcludeDir []string
+
+	// Mode selects what is computed per file.
+	Mode Mode
+
+	// OnlyMatching fills Line.Matches (-o). Matches are always computed
+	// for selected lines when OnlyMatching is set; otherwise they may be
+	// omitted.
+	OnlyMatching bool
+
+	// MaxMatches, when positive, stops the search after that many selected
+	// lines in total, and MaxBytes after that many bytes of line text; the
+	// Result is then Truncated. They bound output for agents.
+	MaxMatches int
+	MaxBytes   int
+}
+
+// Mode is what Search computes per file.
+type Mode int
+
+const (
+	// Lines reports selected lines (and context lines).
+	Lines Mode = iota
+	// Count reports only the number of selected lines (-c).
+	Count
+	// FilesWithMatches stops at the first selected line (-l, -q).
+	FilesWithMatches
+	// FilesWithoutMatch reports files with no selected line (-L).
+	FilesWithoutMatch
+)
+
+// Line is a selected or context line.
+type Line struct {
+	// Number is the 1-based line number.
+	Number int
+	// Offset is the byte offset of the line in the file.
+	Offset int64
+	// Text is the line without its '\n'.
+	Text []byte
+	// Context is true for a context line (printed with '-' by grep).
+	Context bool
+	// Matches are the [start, end) byte ranges within Text that grep -o
+	// prints, for selected lines when Query.OnlyMatching is set.
+	Matches [][2]int
+}
+
+// File is the result for one file. Search delivers Files in walk order
+// (operands in order, each directory in lexical order).
+type File struct {
+	// Operand is the index in Query.Paths of the operand the file was
+	// found under; Path is its fs name.
+	Operand int
+	Path    string
+	// Lines are the selected and context lines, in order (Mode Lines).
+	Lines []Line
+	// Count is the number of selected lines (up to MaxCount).
+	Count int
+	// Binary is true when the file holds binary data (a NUL byte) or a
+	// selected line is not valid UTF-8; GNU grep then prints "binary file
+	// matches" instead of lines. Lines holds what grep prints before that
+	// message.
+	Binary bool
+	// Err is the error reading the file or directory, if any (GNU grep
+	// prints it and goes on, and exits 2).
+	Err error
+}
+
+// Stats describe a finished search.
+type Stats struct {
+	Files      int  // files in scope
+	Candidates int  // files read (after the coarse filter)
+	Coarse     bool // whether the coarse filter was used
+	Truncated  bool // stopped by MaxMatches or MaxBytes
+}
+
+// Search runs q over fsys and calls fn with each file that has something
+// to report: Lines mode and Count mode report files with at least one
+// selected line (Count mode reports every file in scope, zeros
+// included, as grep -c does), FilesWithMatches files with a selected line,
+// FilesWithoutMatch files without, and every mode reports files whose Err
+// is set. fn returning an error stops the search and Search returns it.
+//
+// An invalid pattern is an error wrapping *pattern.Error before anything
+// is read.
+func (q *Query) files() []FileGlob { return q.Globs }

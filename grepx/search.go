@@ -1,0 +1,301 @@
+package grepx
+
+import (
+	"context"
+	"io/fs"
+	"runtime"
+	"sync"
+
+	"github.com/chromafs/chromafs/grepx/pattern"
+)
+
+// UncachedFS is implemented by filesystems that can tell which files
+// would cost a request to read. Search uses it to decide whether asking
+// the filesystem for candidates is worth a query.
+type UncachedFS interface {
+	fs.FS
+	// Uncached returns those of names whose content is not in memory.
+	Uncached(ctx context.Context, names []string) []string
+}
+
+// Tuning of the acceleration.
+const (
+	// minCoarse is the number of uncached files below which reading them
+	// is cheaper than a coarse query. A coarse query costs one pass over
+	// the collection on Chroma (tens of milliseconds at 50k chunks, and
+	// growing with it), a batched read of a few dozen pages by id costs
+	// a few milliseconds, so a handful of pages is read, not filtered.
+	minCoarse = 32
+	// prefetchBatch is the number of files loaded per Prefetch call, and
+	// prefetchAhead the number of batches in flight ahead of matching.
+	prefetchBatch = 256
+	prefetchAhead = 2
+	// window bounds how many files may be matched ahead of the one being
+	// delivered, which bounds the memory held by undelivered results.
+	window = 512
+)
+
+// Search runs q over fsys and calls fn, in walk order, with each file
+// that has something to report: in Lines mode files with a selected line;
+// in Count mode every file in scope, zeros included, as grep -c does; in
+// FilesWithMatches mode files with a selected line; in FilesWithoutMatch
+// mode files without one; in every mode files whose Err is set (a missing
+// operand, a directory operand without Recursive, a read error). fn
+// returning an error stops the search and Search returns that error.
+//
+// An invalid pattern is an error wrapping *pattern.Error, returned before
+// anything is read.
+//
+// When fsys implements CandidateFS, files that the coarse filter proves
+// free of the pattern's required literals are not read (and have Count 0).
+// The filter is used only when it can change nothing but speed: never with
+// Invert (a file without the literal has every line selected), never when
+// the pattern has no required literal, and only when more than a few files
+// would otherwise be fetched (see UncachedFS).
+func Search(ctx context.Context, fsys fs.FS, q Query, fn func(*File) error) (Stats, error) {
+	var st Stats
+	m, err := pattern.Compile(pattern.Options{
+		Patterns:   q.Patterns,
+		Syntax:     q.Syntax,
+		IgnoreCase: q.IgnoreCase,
+		Word:       q.Word,
+		Line:       q.Line,
+	})
+	if err != nil {
+		return st, err
+	}
+	filt, err := compileFilter(&q)
+	if err != nil {
+		return st, err
+	}
+	items := scope(fsys, &q, filt)
+	var names []string
+	for _, it := range items {
+		if it.err == nil {
+			names = append(names, it.path)
+		}
+	}
+	st.Files = len(names)
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	var skip map[string]bool
+	var fetch []string
+	if q.MaxCount >= 0 && len(names) > 0 {
+		skip, fetch, st.Coarse, err = plan(ctx, fsys, &q, m, names)
+		if err != nil {
+			return st, err
+		}
+	}
+	for _, n := range names {
+		if q.MaxCount >= 0 && !skip[n] {
+			st.Candidates++
+		}
+	}
+
+	// Prefetch in batches, ahead of matching; a file waits for its batch.
+	ready := make(map[string]chan struct{})
+	if pf, ok := fsys.(PrefetchFS); ok && len(fetch) > 0 {
+		var batches [][]string
+		for i := 0; i < len(fetch); i += prefetchBatch {
+			b := fetch[i:min(i+prefetchBatch, len(fetch))]
+			ch := make(chan struct{})
+			for _, n := range b {
+				ready[n] = ch
+			}
+			batches = append(batches, b)
+		}
+		sem := make(chan struct{}, prefetchAhead)
+		go func() {
+			for _, b := range batches {
+				select {
+				case sem <- struct{}{}:
+				case <-ctx.Done():
+					return
+				}
+				ch := ready[b[0]]
+				go func() {
+					// A failed prefetch is not an error here: reading the
+					// file fetches it again and reports its own error.
+					_ = pf.Prefetch(ctx, b)
+					close(ch)
+					<-sem
+				}()
+			}
+		}()
+	}
+
+	type slot struct {
+		f    *File
+		done chan struct{}
+	}
+	slots := make([]slot, len(items))
+	for i := range slots {
+		slots[i].done = make(chan struct{})
+	}
+	work := make(chan int)
+	credits := make(chan struct{}, window)
+	var wg sync.WaitGroup
+	workers := max(2, runtime.GOMAXPROCS(0))
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				it := items[i]
+				f := &File{Operand: it.operand, Path: it.path, Err: it.err}
+				if it.err == nil && q.MaxCount >= 0 && !skip[it.path] {
+					if ch, ok := ready[it.path]; ok {
+						select {
+						case <-ch:
+						case <-ctx.Done():
+						}
+					}
+					data, err := fs.ReadFile(fsys, it.path)
+					if err != nil {
+						f.Err = err
+					} else {
+						scanFile(f, data, m, &q)
+					}
+				}
+				slots[i].f = f
+				close(slots[i].done)
+			}
+		}()
+	}
+	go func() {
+		defer close(work)
+		for i := range items {
+			select {
+			case credits <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			select {
+			case work <- i:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	defer wg.Wait()
+	defer cancel()
+
+	var lines, bytesOut int
+	for i := range slots {
+		select {
+		case <-slots[i].done:
+		case <-ctx.Done():
+			return st, ctx.Err()
+		}
+		<-credits
+		f := slots[i].f
+		slots[i].f = nil
+		if !report(&q, f) {
+			continue
+		}
+		if trimmed := limit(&q, f, &lines, &bytesOut); trimmed {
+			st.Truncated = true
+			if q.Mode == Lines && len(f.Lines) == 0 {
+				return st, nil
+			}
+			return st, fn(f)
+		}
+		if err := fn(f); err != nil {
+			return st, err
+		}
+	}
+	return st, nil
+}
+
+// report reports whether a file is delivered in q's mode.
+func report(q *Query, f *File) bool {
+	if f.Err != nil {
+		return true
+	}
+	switch q.Mode {
+	case Count:
+		return true
+	case FilesWithoutMatch:
+		return f.Count == 0
+	default:
+		return f.Count > 0
+	}
+}
+
+// limit applies MaxMatches and MaxBytes to f given what was already
+// delivered, trimming f, and reports whether the limits stop the search.
+func limit(q *Query, f *File, lines, bytesOut *int) bool {
+	if q.MaxMatches <= 0 && q.MaxBytes <= 0 {
+		return false
+	}
+	if f.Err != nil {
+		return false
+	}
+	if q.Mode != Lines {
+		*lines++
+		return q.MaxMatches > 0 && *lines >= q.MaxMatches
+	}
+	selected := 0
+	for i, l := range f.Lines {
+		size := len(l.Text) + 1
+		if q.MaxBytes > 0 && *bytesOut+size > q.MaxBytes {
+			f.Lines = f.Lines[:i]
+			f.Count = selected
+			return true
+		}
+		*bytesOut += size
+		if !l.Context {
+			selected++
+			*lines++
+			if q.MaxMatches > 0 && *lines >= q.MaxMatches {
+				f.Lines = f.Lines[:i+1]
+				f.Count = selected
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// plan decides which files the coarse filter rules out (skip) and which
+// to prefetch. It never fails the search: if the filter fails, every file
+// is read, and each read reports its own error.
+func plan(ctx context.Context, fsys fs.FS, q *Query, m *pattern.Matcher, names []string) (skip map[string]bool, fetch []string, coarse bool, err error) {
+	uncached := names
+	if u, ok := fsys.(UncachedFS); ok {
+		uncached = u.Uncached(ctx, names)
+	}
+	if len(uncached) == 0 {
+		return nil, nil, false, nil
+	}
+	cf, ok := fsys.(CandidateFS)
+	if !ok || q.Invert || len(uncached) < minCoarse {
+		return nil, uncached, false, nil
+	}
+	lits, fold, ok := m.Literals()
+	if !ok {
+		return nil, uncached, false, nil
+	}
+	cands, err := cf.Candidates(ctx, uncached, lits, fold)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, nil, false, ctx.Err()
+		}
+		return nil, uncached, false, nil
+	}
+	in := make(map[string]bool, len(cands))
+	for _, c := range cands {
+		in[c] = true
+	}
+	skip = make(map[string]bool, len(uncached)-len(cands))
+	for _, n := range uncached {
+		if in[n] {
+			fetch = append(fetch, n)
+		} else {
+			skip[n] = true
+		}
+	}
+	return skip, fetch, true, nil
+}
