@@ -97,7 +97,7 @@ resolve against the root.`,
 	pf.DurationVar(&g.timeout, "timeout", 60*time.Second, "deadline for the whole command")
 
 	root.AddCommand(
-		lsCommand(g), catCommand(g), statCommand(g), treeCommand(g), findCommand(g),
+		lsCommand(g), catCommand(g), statCommand(g), treeCommand(g), findCommand(g), grepCommand(g),
 		ingestCommand(g), validateCommand(g),
 	)
 	return root
