@@ -7,11 +7,11 @@ GO      ?= go
 CHROMA  := internal/testenv/chroma
 BIN     := bin/chromafs
 
-.PHONY: all demo test deps deps-go deps-chroma deps-redis build lint bench clean stop-demo
+.PHONY: all demo test deps deps-go deps-chroma deps-redis deps-tools build lint bench clean stop-demo
 
 all: build
 
-deps: deps-go deps-chroma deps-redis
+deps: deps-go deps-chroma deps-redis deps-tools
 
 deps-go:
 	$(GO) mod download
@@ -29,6 +29,14 @@ deps-redis:
 		echo "installing redis-server"; \
 		if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq redis-server; \
 		else sudo apt-get update -qq && sudo apt-get install -y -qq redis-server; fi; }
+
+# GNU grep (the oracle of the grep tests) and ripgrep (a baseline of the
+# grep benchmarks), from Debian.
+deps-tools:
+	@command -v rg >/dev/null 2>&1 && command -v grep >/dev/null 2>&1 || { \
+		echo "installing grep and ripgrep"; \
+		if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq grep ripgrep; \
+		else sudo apt-get update -qq && sudo apt-get install -y -qq grep ripgrep; fi; }
 
 build:
 	$(GO) build -o $(BIN) ./cmd/chromafs
