@@ -1,7 +1,12 @@
 package main
 
 import (
+	"bytes"
+	"cmp"
+	"context"
+	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +14,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chromafs/chromafs"
+	"github.com/chromafs/chromafs/chromastore"
 	"github.com/chromafs/chromafs/internal/testenv"
 )
 
@@ -150,5 +157,147 @@ func TestIndependentWriter(t *testing.T) {
 	// a warning).
 	if out, _, code := cli(t, append(g, "validate", "-q")...); code != 0 {
 		t.Fatalf("validate: status %d\n%s", code, out)
+	}
+
+	all := maps.Clone(content)
+	maps.Copy(all, privContent)
+	t.Run("grep", func(t *testing.T) {
+		checkStraddles(t, srv.URL, coll, names, content)
+		grepBatteryOnSite(t, g, dir, []string{"doc/initial/", "src/runtime/"})
+		grepBatteryOnSite(t, append(slices.Clone(g), "--groups", "release,runtime"), copyTree(t, all), nil)
+	})
+}
+
+// siteGrepBattery are the grep command lines run over the independently
+// written site, each compared with GNU grep on the visible files.
+var siteGrepBattery = [][]string{
+	{"-rn", "the"},
+	{"-rn", "Go"},
+	{"-rc", "the"},
+	{"-rl", "function"},
+	{"-rL", "function"},
+	{"-rni", "goroot"},
+	{"-rw", "go"},
+	{"-rwi", "GO"},
+	{"-rx", "## Introduction"},
+	{"-rv", "e"},
+	{"-rcv", "e"},
+	{"-ro", "go[a-z]*"},
+	{"-rnoi", "runtime\\.[a-z]*"},
+	{"-rnE", "func [A-Z][a-z]+\\("},
+	{"-rE", "(Go|Golang) [0-9]+\\.[0-9]+"},
+	{"-rG", "pack\\(age\\)\\{1,2\\}"},
+	{"-rG", "a\\|the\\+"},
+	{"-rn", "-A2", "-B1", "Deprecated"},
+	{"-rn", "-C1", "TODO"},
+	{"-r", "-2", "garbage collector"},
+	{"-rh", "release"},
+	{"-rH", "-m1", "release"},
+	{"-rc", "-m2", "the"},
+	{"-rq", "the"},
+	{"-rq", "no such string anywhere 1234"},
+	{"-rn", "no such string anywhere 1234"},
+	{"-rF", "-e", "[link]", "-e", "(see"},
+	{"-rn", "--include=*.md", "memory"},
+	{"-rl", "--exclude=*.html", "memory"},
+	{"-rl", "--exclude-dir=runtime", "memory"},
+	{"-rlZ", "memory"},
+	{"-rn", "memory", "doc"},
+	{"-rn", "memory", "src", "doc/go_spec.html"},
+	{"-n", "memory", "doc"},
+	{"-rn", "memory", "nonexistent"},
+	{"-rs", "memory", "nonexistent"},
+	{"-r", "a\\{1"},
+	{"-rE", "("},
+	{"-r", "["},
+	{"-ri", "ß"},
+	{"-r", "."},
+	{"-rc", ""},
+}
+
+// grepBatteryOnSite runs siteGrepBattery with `chromafs grep` (global
+// flags g) and with GNU grep in dir, a copy of the files g may see, and
+// requires identical output (sorted: GNU walks directories in readdir
+// order) and status. No output line starts with one of hidden (the
+// directories of pages g may not see).
+func grepBatteryOnSite(t *testing.T, g []string, dir string, hidden []string) {
+	t.Helper()
+	bin := gnuGrep(t)
+	patFile := filepath.Join(t.TempDir(), "patterns")
+	if err := os.WriteFile(patFile, []byte("heap\nstack\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	battery := append(slices.Clone(siteGrepBattery), []string{"-rn", "-f", patFile})
+	for _, args := range battery {
+		out, errOut, code := cli(t, append(append(slices.Clone(g), "grep"), args...)...)
+		wantOut, wantErr, wantCode := runGNU(t, bin, dir, args)
+		if slices.Contains(args, "-rlZ") { // names end in NUL, not newline
+			out, wantOut = strings.ReplaceAll(out, "\x00", "\x00\n"), strings.ReplaceAll(wantOut, "\x00", "\x00\n")
+		}
+		if code != wantCode || !slices.Equal(sortedLines(out), sortedLines(wantOut)) || errOut != gnuNames(wantErr) {
+			t.Errorf("grep %q: status %d, %d lines, stderr %q; GNU grep: status %d, %d lines, stderr %q\nfirst difference: %s",
+				args, code, strings.Count(out, "\n"), errOut, wantCode, strings.Count(wantOut, "\n"), wantErr, firstDiff(sortedLines(out), sortedLines(wantOut)))
+		}
+		for _, l := range strings.Split(out, "\n") {
+			for _, h := range hidden {
+				if strings.HasPrefix(l, h) {
+					t.Errorf("grep %q printed a hidden page: %q", args, l)
+				}
+			}
+		}
+	}
+}
+
+func firstDiff(a, b []string) string {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return fmt.Sprintf("line %d: %q vs %q", i, a[i], b[i])
+		}
+	}
+	return fmt.Sprintf("lengths %d vs %d", len(a), len(b))
+}
+
+// checkStraddles makes sure that the site exercises matches across chunk
+// boundaries: it counts the occurrences of literals that the battery
+// searches for which straddle two chunks (Chroma's $contains, which sees
+// one chunk at a time, cannot find them), and requires some.
+func checkStraddles(t *testing.T, url, coll string, names []string, content map[string][]byte) {
+	t.Helper()
+	ctx := context.Background()
+	c, err := chromastore.Open(ctx, chromastore.Config{URL: url, Collection: coll})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	chunks, err := c.Chunks(ctx, chromafs.DefaultLayout, names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.SortFunc(chunks, func(a, b chromafs.Chunk) int {
+		return cmp.Or(strings.Compare(a.Slug, b.Slug), a.Index-b.Index)
+	})
+	cuts := map[string][]int{} // page -> offsets where a chunk starts
+	off := map[string]int{}
+	for _, ch := range chunks {
+		if off[ch.Slug] > 0 {
+			cuts[ch.Slug] = append(cuts[ch.Slug], off[ch.Slug])
+		}
+		off[ch.Slug] += len(ch.Text)
+	}
+	for _, lit := range []string{"the", "memory", "release", "function"} {
+		n := 0
+		for _, name := range names {
+			for _, cut := range cuts[name] {
+				lo := max(0, cut-len(lit)+1)
+				hi := min(len(content[name]), cut+len(lit)-1)
+				if i := bytes.Index(content[name][lo:hi], []byte(lit)); i >= 0 && lo+i < cut {
+					n++
+				}
+			}
+		}
+		t.Logf("%q straddles a chunk boundary %d times", lit, n)
+		if lit == "the" && n == 0 {
+			t.Fatal("no occurrence of \"the\" straddles chunks: the site does not exercise straddling matches")
+		}
 	}
 }
