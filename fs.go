@@ -215,6 +215,24 @@ func (fsys *FS) ReadFile(name string) ([]byte, error) {
 	return slices.Clone(data), nil
 }
 
+// ReadFileShared is ReadFile without the copy: the returned slice is
+// shared with the page cache and must not be modified. Package grepx uses
+// it to search cached pages without copying them.
+func (fsys *FS) ReadFileShared(name string) ([]byte, error) {
+	n, err := fsys.lookup("open", name)
+	if err != nil {
+		return nil, err
+	}
+	if n.IsDir {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: errIsDir}
+	}
+	data, err := fsys.s.load(fsys.ctx, n)
+	if err != nil {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: err}
+	}
+	return data, nil
+}
+
 // ReadDir returns the entries of the named directory, sorted by name.
 func (fsys *FS) ReadDir(name string) ([]fs.DirEntry, error) {
 	n, err := fsys.lookup("readdir", name)

@@ -48,7 +48,7 @@ func (s *session) load(ctx context.Context, n *tree.Node) ([]byte, error) {
 	}
 	key := s.cacheKey(n)
 	if data, ok := s.cacheGet(ctx, key); ok {
-		s.sizes.Store(n.Path, int64(len(data)))
+		s.learnSize(n, len(data))
 		return data, nil
 	}
 	v, err, _ := s.flight.Do(key, func() (any, error) {
@@ -70,8 +70,19 @@ func (s *session) load(ctx context.Context, n *tree.Node) ([]byte, error) {
 		return nil, err
 	}
 	data := v.([]byte)
-	s.sizes.Store(n.Path, int64(len(data)))
+	s.learnSize(n, len(data))
 	return data, nil
+}
+
+// learnSize remembers the size of a page whose tree entry has none, for
+// Stat.
+func (s *session) learnSize(n *tree.Node, size int) {
+	if n.Entry.Size >= 0 {
+		return
+	}
+	if _, ok := s.sizes.Load(n.Path); !ok {
+		s.sizes.Store(n.Path, int64(size))
+	}
 }
 
 func (s *session) cacheGet(ctx context.Context, key string) ([]byte, bool) {
@@ -257,7 +268,7 @@ func (fsys *FS) Prefetch(ctx context.Context, names []string) error {
 			continue
 		}
 		values[s.cacheKey(n)] = data
-		s.sizes.Store(n.Path, int64(len(data)))
+		s.learnSize(n, len(data))
 	}
 	if err := s.cache.PutMany(ctx, values); err != nil {
 		s.log.Warn("chromafs: page cache write failed", "err", err)

@@ -18,6 +18,22 @@ type UncachedFS interface {
 	Uncached(ctx context.Context, names []string) []string
 }
 
+// SharedReadFS is implemented by filesystems that can hand out a file's
+// content without copying it. The returned slice must not be modified;
+// Search never modifies what it reads.
+type SharedReadFS interface {
+	fs.FS
+	ReadFileShared(name string) ([]byte, error)
+}
+
+// readFile reads name, without a copy when fsys allows it.
+func readFile(fsys fs.FS, name string) ([]byte, error) {
+	if s, ok := fsys.(SharedReadFS); ok {
+		return s.ReadFileShared(name)
+	}
+	return fs.ReadFile(fsys, name)
+}
+
 // Tuning of the acceleration.
 const (
 	// minCoarse is the number of uncached files below which reading them
@@ -31,8 +47,10 @@ const (
 	prefetchBatch = 256
 	prefetchAhead = 2
 	// window bounds how many files may be matched ahead of the one being
-	// delivered, which bounds the memory held by undelivered results.
+	// delivered, which bounds the memory held by undelivered results;
+	// workers take files batch at a time.
 	window = 512
+	batch  = 16
 )
 
 // Search runs q over fsys and calls fn, in walk order, with each file
@@ -126,54 +144,55 @@ func Search(ctx context.Context, fsys fs.FS, q Query, fn func(*File) error) (Sta
 		}()
 	}
 
-	type slot struct {
-		f    *File
-		done chan struct{}
-	}
-	slots := make([]slot, len(items))
-	for i := range slots {
-		slots[i].done = make(chan struct{})
+	// Workers match batches of files; the caller's goroutine delivers
+	// them in order. Credits bound how far matching runs ahead.
+	nb := (len(items) + batch - 1) / batch
+	files := make([]*File, len(items))
+	done := make([]chan struct{}, nb)
+	for i := range done {
+		done[i] = make(chan struct{})
 	}
 	work := make(chan int)
-	credits := make(chan struct{}, window)
+	credits := make(chan struct{}, window/batch)
 	var wg sync.WaitGroup
-	workers := max(2, runtime.GOMAXPROCS(0))
-	for range workers {
+	for range max(2, runtime.GOMAXPROCS(0)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := range work {
-				it := items[i]
-				f := &File{Operand: it.operand, Path: it.path, Err: it.err}
-				if it.err == nil && q.MaxCount >= 0 && !skip[it.path] {
-					if ch, ok := ready[it.path]; ok {
-						select {
-						case <-ch:
-						case <-ctx.Done():
+			for b := range work {
+				for i := b * batch; i < min((b+1)*batch, len(items)); i++ {
+					it := items[i]
+					f := &File{Operand: it.operand, Path: it.path, Err: it.err}
+					if it.err == nil && q.MaxCount >= 0 && !skip[it.path] {
+						if ch, ok := ready[it.path]; ok {
+							select {
+							case <-ch:
+							case <-ctx.Done():
+							}
+						}
+						data, err := readFile(fsys, it.path)
+						if err != nil {
+							f.Err = err
+						} else {
+							scanFile(f, data, m, &q)
 						}
 					}
-					data, err := fs.ReadFile(fsys, it.path)
-					if err != nil {
-						f.Err = err
-					} else {
-						scanFile(f, data, m, &q)
-					}
+					files[i] = f
 				}
-				slots[i].f = f
-				close(slots[i].done)
+				close(done[b])
 			}
 		}()
 	}
 	go func() {
 		defer close(work)
-		for i := range items {
+		for b := range nb {
 			select {
 			case credits <- struct{}{}:
 			case <-ctx.Done():
 				return
 			}
 			select {
-			case work <- i:
+			case work <- b:
 			case <-ctx.Done():
 				return
 			}
@@ -183,28 +202,30 @@ func Search(ctx context.Context, fsys fs.FS, q Query, fn func(*File) error) (Sta
 	defer cancel()
 
 	var lines, bytesOut int
-	for i := range slots {
+	for b := range nb {
 		select {
-		case <-slots[i].done:
+		case <-done[b]:
 		case <-ctx.Done():
 			return st, ctx.Err()
 		}
-		<-credits
-		f := slots[i].f
-		slots[i].f = nil
-		if !report(&q, f) {
-			continue
-		}
-		if trimmed := limit(&q, f, &lines, &bytesOut); trimmed {
-			st.Truncated = true
-			if q.Mode == Lines && len(f.Lines) == 0 {
-				return st, nil
+		for i := b * batch; i < min((b+1)*batch, len(items)); i++ {
+			f := files[i]
+			files[i] = nil
+			if !report(&q, f) {
+				continue
 			}
-			return st, fn(f)
+			if trimmed := limit(&q, f, &lines, &bytesOut); trimmed {
+				st.Truncated = true
+				if q.Mode == Lines && len(f.Lines) == 0 {
+					return st, nil
+				}
+				return st, fn(f)
+			}
+			if err := fn(f); err != nil {
+				return st, err
+			}
 		}
-		if err := fn(f); err != nil {
-			return st, err
-		}
+		<-credits
 	}
 	return st, nil
 }

@@ -339,7 +339,7 @@ func newPrefilter(lits []string, fold bool) *prefilter {
 		if fold {
 			p.finders = append(p.finders, newFoldFinder(l))
 		} else {
-			p.finders = append(p.finders, exactFinder(l))
+			p.finders = append(p.finders, newExactFinder(l))
 		}
 	}
 	return p
@@ -371,12 +371,54 @@ func (p *prefilter) next(buf []byte, pos int) int {
 	return -1
 }
 
-type exactFinder string
+// exactFinder finds a literal by looking for its rarest-looking byte
+// with bytes.IndexByte (vectorized) and comparing the rest around it;
+// bytes.Index looks for the first byte, which in prose is often common
+// ("the", "tree"). When the pivot turns out to be common in buf it falls
+// back to bytes.Index.
+type exactFinder struct {
+	lit   []byte
+	pivot int // offset of the pivot byte in lit
+}
 
-func (f exactFinder) index(buf []byte, from, to int) int {
-	end := min(len(buf), to+len(f)-1)
-	if i := bytes.Index(buf[from:end], []byte(f)); i >= 0 {
-		return from + i
+func newExactFinder(lit string) *exactFinder {
+	f := &exactFinder{lit: []byte(lit)}
+	best := -1
+	for i := 0; i < len(lit); i++ {
+		score := len(byteFreq) + 20
+		if lit[i] >= utf8.RuneSelf {
+			score = len(byteFreq) + 10
+		} else if j := strings.IndexByte(byteFreq, lit[i]); j >= 0 {
+			score = j
+		}
+		if score > best {
+			best, f.pivot = score, i
+		}
+	}
+	return f
+}
+
+func (f *exactFinder) index(buf []byte, from, to int) int {
+	n := len(f.lit)
+	last := min(to, len(buf)-n+1) // starts are in [from, last)
+	fails := 0
+	for s := from; s < last; {
+		if fails > 8+(s-from)>>6 {
+			if i := bytes.Index(buf[s:min(len(buf), last+n-1)], f.lit); i >= 0 {
+				return s + i
+			}
+			return -1
+		}
+		i := bytes.IndexByte(buf[s+f.pivot:last+f.pivot], f.lit[f.pivot])
+		if i < 0 {
+			return -1
+		}
+		start := s + i
+		if bytes.Equal(buf[start:start+n], f.lit) {
+			return start
+		}
+		fails++
+		s = start + 1
 	}
 	return -1
 }
