@@ -140,7 +140,7 @@ func (fsys *FS) Candidates(ctx context.Context, names []string, literals []strin
 	g, gctx := errgroup.WithContext(ctx)
 	search := func(dst *[]Chunk, slugs []string, f TextFilter) {
 		g.Go(func() error {
-			got, err := searcher.Search(gctx, s.layout, slugs, f)
+			got, err := searcher.Search(gctx, s.layout, s.scopeOf(slugs), f)
 			if err != nil {
 				return fmt.Errorf("chromafs: search %d pages: %w", len(slugs), err)
 			}
@@ -265,6 +265,30 @@ type searchPlan struct {
 // planSearch builds the conditions for non-empty literals. It reports
 // false when the literals cannot be searched for within the regex size
 // limit (only possible with fold).
+// maxExcluded is the longest list of pages a search leaves out (see
+// scopeOf); chromastore sends it as one $nin list.
+const maxExcluded = 16384
+
+// scopeOf returns the Scope that searches exactly slugs among the pages
+// of the tree: slugs itself, or, when that is shorter and fits one
+// request, every other page of the tree (which includes every page hidden
+// from this view) left out. Records of pages outside the tree (orphans)
+// may then come back; callers keep only the slugs they asked for.
+func (s *session) scopeOf(slugs []string) Scope {
+	others := s.tree.Len() - len(slugs)
+	if others >= len(slugs) || others > maxExcluded {
+		return Scope{Slugs: slugs}
+	}
+	in := setOf(slugs)
+	out := make([]string, 0, max(others, 0))
+	for _, e := range s.tree.Entries() {
+		if !in[e.Slug] {
+			out = append(out, e.Slug)
+		}
+	}
+	return Scope{Slugs: out, Exclude: true}
+}
+
 func planSearch(lits []string, fold bool) (searchPlan, bool) {
 	var p searchPlan
 	if fold {

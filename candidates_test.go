@@ -475,7 +475,7 @@ func TestCandidatesRegexAgreement(t *testing.T) {
 	}
 	ctx := context.Background()
 	ids := func(st chromafs.Store, f chromafs.TextFilter) []string {
-		got, err := st.(chromafs.Searcher).Search(ctx, chromafs.DefaultLayout, slugs, f)
+		got, err := st.(chromafs.Searcher).Search(ctx, chromafs.DefaultLayout, chromafs.Scope{Slugs: slugs}, f)
 		if err != nil {
 			t.Fatalf("%T.Search(%q): %v", st, f, err)
 		}

@@ -178,14 +178,27 @@ type TextFilter struct {
 // IsZero reports whether f has no condition.
 func (f TextFilter) IsZero() bool { return len(f.Contains) == 0 && len(f.Regexes) == 0 }
 
+// Scope selects records by their slug field: the records whose slug is
+// one of Slugs or, with Exclude set, every record that has a slug field
+// whose slug is not one of Slugs (with Slugs empty: every record with a
+// slug field). Exclude lets a search over most of a collection send the
+// short list of pages it leaves out rather than the long list it covers:
+// on Chroma 1.0 a $contains pass over 47k chunks took 110 ms alone, 250 ms
+// restricted by an $in of 9,000 slugs and 125 ms by a $nin of 1,000.
+type Scope struct {
+	Slugs   []string
+	Exclude bool
+}
+
 // Searcher is implemented by stores that can filter records by their
 // documents on the server side: the coarse filter of grep (see
 // [FS.Candidates]).
 type Searcher interface {
 	// Search returns the id, slug and index (never the text) of every
-	// record whose slug field, named by layout, is one of slugs and whose
-	// document matches f. The order is unspecified. slugs is never empty;
-	// implementations batch and page requests as their backend needs, and
-	// must never return records of pages that were not asked for.
-	Search(ctx context.Context, layout Layout, slugs []string, f TextFilter) ([]Chunk, error)
+	// record in scope whose document matches f. The order is unspecified.
+	// An including scope is never empty; implementations batch and page
+	// requests as their backend needs (an excluding scope cannot be
+	// batched: it is sent whole), and must never return records outside
+	// the scope.
+	Search(ctx context.Context, layout Layout, scope Scope, f TextFilter) ([]Chunk, error)
 }

@@ -80,8 +80,11 @@ func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 			r.t.Errorf("get body %s: %v", body, err)
 		}
 		maxLimit := chromastore.PageSize
-		if slices.Equal(g.Include, []string{"metadatas"}) { // Search
+		switch {
+		case slices.Equal(g.Include, []string{"metadatas"}): // Search
 			maxLimit = chromastore.SearchPageSize
+		case len(g.Where) > 0 && slices.Contains(g.Include, "documents"): // Chunks
+			maxLimit = chromastore.ChunksPageSize
 		}
 		if len(g.IDs) == 0 && (g.Limit == nil || *g.Limit <= 0 || *g.Limit > maxLimit) {
 			r.t.Errorf("get without a limit in 1..%d: %s", maxLimit, body)
@@ -345,6 +348,7 @@ func TestPaging(t *testing.T) {
 		t.Errorf("%d records took %d upserts, want 3", len(recs), n)
 	}
 
+	defer chromastore.SetChunksPageSize(chromastore.PageSize)()
 	gets := rec.count("get")
 	got, err := c.Chunks(ctx, layout, append([]string{"big.md"}, slugs...))
 	if err != nil {
@@ -374,7 +378,7 @@ func TestPaging(t *testing.T) {
 		t.Errorf("big.md: %d distinct indexes, want 350", len(bigIdx))
 	}
 	// 451 slugs: batches of 200, 200, 51 slugs holding 549, 200, 51
-	// records: 2 + 1 + 1 pages.
+	// records: 2 + 1 + 1 pages of 300.
 	if n := rec.count("get") - gets; n != 4 {
 		t.Errorf("Chunks made %d gets, want 4", n)
 	}

@@ -4,7 +4,17 @@ package chromastore
 // can exercise paging on small collections, and returns a function that
 // restores it.
 func SetSearchPageSize(n int) (restore func()) {
-	old := searchPageSize
-	searchPageSize = n
-	return func() { searchPageSize = old }
+	return set(&searchPageSize, n)
+}
+
+// SetChunksPageSize sets the page size of Chunks answers, and returns a
+// function that restores it.
+func SetChunksPageSize(n int) (restore func()) {
+	return set(&chunksPageSize, n)
+}
+
+func set(v *int, n int) (restore func()) {
+	old := *v
+	*v = n
+	return func() { *v = old }
 }

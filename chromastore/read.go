@@ -22,9 +22,15 @@ const (
 	// answer holds. Every page of a get by slug costs Chroma a pass of its
 	// metadata filter, so pages are larger than PageSize: reading the 22
 	// pages (about 800 chunks) of a docs site took 80 ms in pages of 300
-	// and ??? in one page. (Chroma Cloud caps a get at 300 records; a
+	// and 35 ms in one page. (Chroma Cloud caps a get at 300 records; a
 	// limits mode for it is planned.)
 	ChunksPageSize = 4096
+)
+
+// chunksPageSize is ChunksPageSize, smaller in tests of paging.
+var chunksPageSize = ChunksPageSize
+
+const (
 	// maxParallel is how many requests one call runs at a time.
 	maxParallel = 4
 )
@@ -255,7 +261,7 @@ func (c *Collection) Chunks(ctx context.Context, layout chromafs.Layout, slugs [
 			Where:   map[string]any{layout.SlugField: map[string]any{"$in": parts[i]}},
 			Include: []string{includeDocuments, includeMetadatas},
 		}
-		return c.pages(ctx, req, ChunksPageSize, func(res *getResult) error {
+		return c.pages(ctx, req, chunksPageSize, func(res *getResult) error {
 			for j := range res.IDs {
 				// Never hand out a page that was not asked for.
 				if c, ok := res.chunk(layout, j); ok && want[c.Slug] {

@@ -47,35 +47,50 @@ func whereDocument(f chromafs.TextFilter) map[string]any {
 	return map[string]any{"$or": conds}
 }
 
-// Search returns the id, slug and index (no text) of every record whose
-// slug field is one of slugs and whose document matches f, with a get
-// whose where_document is f's $contains and $regex conditions (joined by
-// $or when there are several) and whose include list asks for metadatas
-// only. It asks for the slugs in $in batches of at most SearchMaxIn
-// values, each paged by SearchPageSize records, up to four requests at a time.
+// Search returns the id, slug and index (no text) of every record in
+// scope whose document matches f, with a get whose where_document is f's
+// $contains and $regex conditions (joined by $or when there are several)
+// and whose include list asks for metadatas only. An including scope is
+// sent as $in batches of at most SearchMaxIn slugs, up to four requests
+// at a time; an excluding scope as one $nin list (an error if it holds
+// more than SearchMaxIn slugs), or no where filter when it is empty.
+// Answers are paged by SearchPageSize records. Records without the slug
+// field, and records outside the scope, are dropped from the answers.
 // Chroma's regex syntax is Rust's regex crate's; see
 // [chromafs.TextFilter] for the subset that both it and Go's regexp read
 // the same way.
-func (c *Collection) Search(ctx context.Context, layout chromafs.Layout, slugs []string, f chromafs.TextFilter) ([]chromafs.Chunk, error) {
+func (c *Collection) Search(ctx context.Context, layout chromafs.Layout, scope chromafs.Scope, f chromafs.TextFilter) ([]chromafs.Chunk, error) {
 	layout = layout.WithDefaults()
-	slugs, want := unique(slugs)
-	if len(slugs) == 0 {
+	slugs, listed := unique(scope.Slugs)
+	var parts [][]string
+	var op string
+	switch {
+	case !scope.Exclude && len(slugs) == 0:
 		return nil, nil
+	case !scope.Exclude:
+		op = fmt.Sprintf("search %s of %s", pagesOf(len(slugs)), c.where)
+		parts = batches(slugs, SearchMaxIn)
+	case len(slugs) > SearchMaxIn:
+		return nil, fmt.Errorf("chromastore: search all pages but %d of %s: more than %d pages to leave out", len(slugs), c.where, SearchMaxIn)
+	default:
+		op = fmt.Sprintf("search all pages but %d of %s", len(slugs), c.where)
+		parts = [][]string{slugs}
 	}
-	op := fmt.Sprintf("search %s of %s", pagesOf(len(slugs)), c.where)
+	inScope := func(slug string) bool { return listed[slug] != scope.Exclude }
 	wd := whereDocument(f)
-	parts := batches(slugs, SearchMaxIn)
 	found := make([][]chromafs.Chunk, len(parts))
 	err := parallel(ctx, len(parts), func(ctx context.Context, i int) error {
-		req := getRequest{
-			Where:         map[string]any{layout.SlugField: map[string]any{"$in": parts[i]}},
-			WhereDocument: wd,
-			Include:       []string{includeMetadatas},
+		req := getRequest{WhereDocument: wd, Include: []string{includeMetadatas}}
+		switch {
+		case !scope.Exclude:
+			req.Where = map[string]any{layout.SlugField: map[string]any{"$in": parts[i]}}
+		case len(parts[i]) > 0:
+			req.Where = map[string]any{layout.SlugField: map[string]any{"$nin": parts[i]}}
 		}
 		return c.pages(ctx, req, searchPageSize, func(res *getResult) error {
 			for j := range res.IDs {
 				// Never hand out a page that was not asked for.
-				if c, ok := res.chunk(layout, j); ok && want[c.Slug] {
+				if c, ok := res.chunk(layout, j); ok && inScope(c.Slug) {
 					found[i] = append(found[i], c)
 				}
 			}

@@ -38,7 +38,7 @@ func TestSearch(t *testing.T) {
 	}
 	defer chromastore.SetSearchPageSize(chromastore.PageSize)()
 	gets := rec.count("get")
-	got, err := c.Search(ctx, layout, slugs, chromafs.TextFilter{Contains: []string{"needle"}})
+	got, err := c.Search(ctx, layout, chromafs.Scope{Slugs: slugs}, chromafs.TextFilter{Contains: []string{"needle"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,15 +65,32 @@ func TestSearch(t *testing.T) {
 		{chromafs.TextFilter{Regexes: []string{`^plain\n$`, `^p`}}, 150},
 		{chromafs.TextFilter{}, 900},
 	} {
-		got, err := c.Search(ctx, layout, slugs, tc.f)
+		got, err := c.Search(ctx, layout, chromafs.Scope{Slugs: slugs}, tc.f)
 		if err != nil || len(got) != tc.want {
 			t.Errorf("Search(%+v) = %d chunks, %v; want %d", tc.f, len(got), err, tc.want)
 		}
 	}
-	if got, err := c.Search(ctx, layout, nil, chromafs.TextFilter{Contains: []string{"needle"}}); err != nil || len(got) != 0 {
+	// Excluding scopes: all pages but p/000.md and p/001.md, and all
+	// pages (other.md included).
+	if got, err := c.Search(ctx, layout, chromafs.Scope{Slugs: slugs[:2], Exclude: true}, chromafs.TextFilter{Contains: []string{"needle"}}); err != nil || len(got) != 600-3+1 {
+		t.Errorf("Search excluding 2 pages = %d chunks, %v; want %d", len(got), err, 600-3+1)
+	} else if slices.ContainsFunc(got, func(c chromafs.Chunk) bool { return c.Slug == slugs[0] || c.Slug == slugs[1] }) {
+		t.Errorf("Search excluding %v returned them", slugs[:2])
+	}
+	if got, err := c.Search(ctx, layout, chromafs.Scope{Exclude: true}, chromafs.TextFilter{Contains: []string{"needle"}}); err != nil || len(got) != 601 {
+		t.Errorf("Search excluding nothing = %d chunks, %v; want 601", len(got), err)
+	}
+	many := make([]string, chromastore.SearchMaxIn+1)
+	for i := range many {
+		many[i] = fmt.Sprint(i)
+	}
+	if _, err := c.Search(ctx, layout, chromafs.Scope{Slugs: many, Exclude: true}, chromafs.TextFilter{Contains: []string{"x"}}); err == nil {
+		t.Error("Search excluding more than SearchMaxIn pages: no error")
+	}
+	if got, err := c.Search(ctx, layout, chromafs.Scope{}, chromafs.TextFilter{Contains: []string{"needle"}}); err != nil || len(got) != 0 {
 		t.Errorf("Search of no slugs = %v, %v", got, err)
 	}
-	_, err = c.Search(ctx, layout, slugs[:1], chromafs.TextFilter{Regexes: []string{`(`}})
+	_, err = c.Search(ctx, layout, chromafs.Scope{Slugs: slugs[:1]}, chromafs.TextFilter{Regexes: []string{`(`}})
 	if err == nil {
 		t.Error("Search with an invalid regex succeeded")
 	}

@@ -229,16 +229,17 @@ func (s *Store) Chunks(ctx context.Context, layout chromafs.Layout, slugs []stri
 	return out, nil
 }
 
-// Search returns the id, slug and index of every record of the pages
-// named by slugs whose document matches f, in insertion order: it
+// Search returns the id, slug and index of every record in scope (see
+// chromafs.Scope) whose document matches f, in insertion order: it
 // contains one of f.Contains or matches one of f.Regexes, compiled with
-// Go's regexp. A zero f matches every record. It fails when slugs is
-// empty or a regex does not compile.
-func (s *Store) Search(ctx context.Context, layout chromafs.Layout, slugs []string, f chromafs.TextFilter) ([]chromafs.Chunk, error) {
+// Go's regexp. A zero f matches every record. It fails when an including
+// scope is empty or a regex does not compile.
+func (s *Store) Search(ctx context.Context, layout chromafs.Layout, scope chromafs.Scope, f chromafs.TextFilter) ([]chromafs.Chunk, error) {
 	if err := s.begin(ctx, OpSearch); err != nil {
 		return nil, err
 	}
-	if len(slugs) == 0 {
+	slugs := scope.Slugs
+	if len(slugs) == 0 && !scope.Exclude {
 		return nil, errors.New("memstore: Search: empty slug list")
 	}
 	res := make([]*regexp.Regexp, len(f.Regexes))
@@ -280,7 +281,7 @@ func (s *Store) Search(ctx context.Context, layout chromafs.Layout, slugs []stri
 			}
 		}
 		c, ok := chunkOf(r, layout, false)
-		if ok && want[c.Slug] && match(r.Document) {
+		if ok && want[c.Slug] != scope.Exclude && match(r.Document) {
 			out = append(out, c)
 		}
 	}

@@ -436,15 +436,15 @@ func TestSearch(t *testing.T) {
 		{chromafs.TextFilter{Contains: []string{"hay"}, Regexes: []string{"two$"}}, []string{"a1", "b0"}},
 		{chromafs.TextFilter{}, []string{"a0", "a1", "b0"}},
 	} {
-		got, err := s.Search(ctx, layout, []string{"a.md", "b.md"}, tc.f)
+		got, err := s.Search(ctx, layout, chromafs.Scope{Slugs: []string{"a.md", "b.md"}}, tc.f)
 		if err != nil || !slices.Equal(ids(got), tc.want) {
 			t.Errorf("Search(%+v) = %v, %v; want %v", tc.f, ids(got), err, tc.want)
 		}
 	}
-	if _, err := s.Search(ctx, layout, nil, chromafs.TextFilter{}); err == nil {
+	if _, err := s.Search(ctx, layout, chromafs.Scope{}, chromafs.TextFilter{}); err == nil {
 		t.Error("Search of no slugs succeeded")
 	}
-	if _, err := s.Search(ctx, layout, []string{"a.md"}, chromafs.TextFilter{Regexes: []string{"("}}); err == nil {
+	if _, err := s.Search(ctx, layout, chromafs.Scope{Slugs: []string{"a.md"}}, chromafs.TextFilter{Regexes: []string{"("}}); err == nil {
 		t.Error("Search with an invalid regex succeeded")
 	}
 	if n := s.Requests().Search; n != 6 {

@@ -21,7 +21,7 @@ import (
 
 // goDocs copies a real public documentation set — the Go distribution's
 // doc/ tree and the Markdown files of its sources — into a temp dir.
-func goDocs(t *testing.T) string {
+func goDocs(t testing.TB) string {
 	t.Helper()
 	out, err := exec.Command("go", "env", "GOROOT").Output()
 	if err != nil {
@@ -70,13 +70,12 @@ func goDocs(t *testing.T) string {
 	return dst
 }
 
-// TestIndependentWriter loads real docs with an independent writer (a
-// Python script that speaks Chroma's REST API: mid-line chunks, shuffled
-// insertion, gzip tree without sizes, private subtrees) and checks that
-// find lists exactly the visible files, cat reproduces every one byte for
-// byte, ls and find agree with the real tools, and private pages are
-// invisible without their group and readable with it.
-func TestIndependentWriter(t *testing.T) {
+// writeIndependent loads the files under src into a new collection with
+// scripts/independent_writer.py: chunks cut at random offsets, shuffled,
+// a gzip tree without sizes, doc/initial/ private to "release" and
+// src/runtime/ private to "runtime".
+func writeIndependent(t testing.TB, url, coll, src string) {
+	t.Helper()
 	python, err := exec.LookPath("python3")
 	if err != nil {
 		if os.Getenv("CI") == "true" {
@@ -84,14 +83,24 @@ func TestIndependentWriter(t *testing.T) {
 		}
 		t.Skip("python3 not found")
 	}
-	srv := testenv.Chroma(t)
-	coll := testenv.CollectionName(t)
-	src := goDocs(t)
-	cmd := exec.Command(python, "../../scripts/independent_writer.py", "--url", srv.URL, "--collection", coll,
+	cmd := exec.Command(python, "../../scripts/independent_writer.py", "--url", url, "--collection", coll,
 		"--private", "doc/initial/=release", "--private", "src/runtime/=runtime", "--seed", "42", src)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("independent writer: %v\n%s", err, out)
 	}
+}
+
+// TestIndependentWriter loads real docs with an independent writer (a
+// Python script that speaks Chroma's REST API: mid-line chunks, shuffled
+// insertion, gzip tree without sizes, private subtrees) and checks that
+// find lists exactly the visible files, cat reproduces every one byte for
+// byte, ls and find agree with the real tools, and private pages are
+// invisible without their group and readable with it.
+func TestIndependentWriter(t *testing.T) {
+	srv := testenv.Chroma(t)
+	coll := testenv.CollectionName(t)
+	src := goDocs(t)
+	writeIndependent(t, srv.URL, coll, src)
 	g := []string{"--chroma-url", srv.URL, "--collection", coll}
 	isPrivate := func(p string) bool {
 		return strings.HasPrefix(p, "doc/initial/") || strings.HasPrefix(p, "src/runtime/")

@@ -32,7 +32,7 @@ func cli(t *testing.T, args ...string) (stdout, stderr string, code int) {
 }
 
 // sourceFiles lists the files under dir (slash paths, sorted) and their content.
-func sourceFiles(t *testing.T, dir string, keep func(string) bool) ([]string, map[string][]byte) {
+func sourceFiles(t testing.TB, dir string, keep func(string) bool) ([]string, map[string][]byte) {
 	t.Helper()
 	var names []string
 	content := map[string][]byte{}
@@ -57,7 +57,7 @@ func all(string) bool      { return true }
 
 // copyTree copies the files of names into a new temp dir, for running the
 // real ls and find on exactly the visible files.
-func copyTree(t *testing.T, content map[string][]byte) string {
+func copyTree(t testing.TB, content map[string][]byte) string {
 	t.Helper()
 	dir := t.TempDir()
 	for p, b := range content {
