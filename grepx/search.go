@@ -36,6 +36,11 @@ func readFile(fsys fs.FS, name string) ([]byte, error) {
 
 // Tuning of the acceleration.
 const (
+	// minLiteral is the length in bytes below which a required literal is
+	// taken to be on nearly every page ("[0-9]{3,}" requires one of ten
+	// digits): a coarse query for it costs a pass over the collection and
+	// rules out nothing, so such patterns scan.
+	minLiteral = 3
 	// minCoarse is the number of uncached files below which reading them
 	// is cheaper than a coarse query. A coarse query costs one pass over
 	// the collection on Chroma (tens of milliseconds at 50k chunks, and
@@ -44,7 +49,7 @@ const (
 	minCoarse = 32
 	// prefetchBatch is the number of files loaded per Prefetch call, and
 	// prefetchAhead the number of batches in flight ahead of matching.
-	prefetchBatch = 256
+	prefetchBatch = 1024
 	prefetchAhead = 2
 	// window bounds how many files may be matched ahead of the one being
 	// delivered, which bounds the memory held by undelivered results;
@@ -280,6 +285,17 @@ func limit(q *Query, f *File, lines, bytesOut *int) bool {
 	return false
 }
 
+// selective reports whether a literal set is worth a coarse query: every
+// literal has at least minLiteral bytes.
+func selective(lits []string) bool {
+	for _, l := range lits {
+		if len(l) < minLiteral {
+			return false
+		}
+	}
+	return true
+}
+
 // plan decides which files the coarse filter rules out (skip) and which
 // to prefetch. It never fails the search: if the filter fails, every file
 // is read, and each read reports its own error.
@@ -296,7 +312,7 @@ func plan(ctx context.Context, fsys fs.FS, q *Query, m *pattern.Matcher, names [
 		return nil, uncached, false, nil
 	}
 	lits, fold, ok := m.Literals()
-	if !ok {
+	if !ok || !selective(lits) {
 		return nil, uncached, false, nil
 	}
 	cands, err := cf.Candidates(ctx, uncached, lits, fold)
