@@ -75,9 +75,7 @@ type Query struct {
 	// Mode selects what is computed per file.
 	Mode Mode
 
-	// OnlyMatching fills Line.Matches (-o). Matches are always computed
-	// for selected lines when OnlyMatching is set; otherwise they may be
-	// omitted.
+	// OnlyMatching fills Line.Matches (-o).
 	OnlyMatching bool
 
 	// MaxMatches, when positive, stops the search after that many selected
@@ -112,7 +110,10 @@ type Line struct {
 	// Context is true for a context line (printed with '-' by grep).
 	Context bool
 	// Matches are the [start, end) byte ranges within Text that grep -o
-	// prints, for selected lines when Query.OnlyMatching is set.
+	// prints, when Query.OnlyMatching is set: the matches of the pattern
+	// in the line (context lines have some only with Invert, or after
+	// MaxCount is reached). Matches that are not valid UTF-8 are left out
+	// and mark the file Binary, as GNU grep does.
 	Matches [][2]int
 }
 

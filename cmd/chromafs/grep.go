@@ -817,10 +817,6 @@ type grepRun struct {
 	// only for files found below a directory operand (-r, one operand).
 	names, nameIfBelow bool
 
-	// contextMatcher finds the matches of context lines, which -o -v
-	// prints (they are the lines that match).
-	contextMatcher *pattern.Matcher
-
 	used     bool // a line was selected before (GNU's "used")
 	selected bool // a line was selected: status 0
 	errSeen  bool
@@ -895,12 +891,6 @@ func newGrepRun(fsys fs.FS, o *grepOptions, stdout, stderr io.Writer) (*grepRun,
 		q.Mode = grepx.Count
 	}
 
-	if o.onlyMatching && o.invert && (q.Before > 0 || q.After > 0) {
-		// An invalid pattern is reported by Search.
-		r.contextMatcher, _ = pattern.Compile(pattern.Options{
-			Patterns: q.Patterns, Syntax: q.Syntax, IgnoreCase: q.IgnoreCase, Word: q.Word, Line: q.Line,
-		})
-	}
 	if len(o.operands) == 0 {
 		// grep -r without operand: the root, named without "./".
 		r.operands = []string{""}
@@ -1086,9 +1076,6 @@ func (r *grepRun) lines(f *grepx.File, name string, withName bool) {
 			matches := l.Matches
 			if o.invert {
 				sep = '-'
-				if matches == nil && r.contextMatcher != nil {
-					matches = r.contextMatcher.FindAll(l.Text, nil)
-				}
 			}
 			for _, m := range matches {
 				if m[1] <= m[0] || m[0] < 0 || m[1] > len(l.Text) {
