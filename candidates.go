@@ -140,9 +140,15 @@ func (fsys *FS) Candidates(ctx context.Context, names []string, literals []strin
 	g, gctx := errgroup.WithContext(ctx)
 	search := func(dst *[]Chunk, slugs []string, f TextFilter) {
 		g.Go(func() error {
-			got, err := searcher.Search(gctx, s.layout, s.scopeOf(slugs), f)
+			got, err := searcher.Search(gctx, s.layout, s.searchScope(slugs), f)
 			if err != nil {
 				return fmt.Errorf("chromafs: search %d pages: %w", len(slugs), err)
+			}
+			// Ids that are not of the declared form cannot be placed;
+			// they are dropped (chromafs validate reports them).
+			got = slices.DeleteFunc(got, func(c Chunk) bool { return !fromID(&c) })
+			for i := range got {
+				fromID(&got[i])
 			}
 			*dst = got
 			return nil
@@ -262,9 +268,6 @@ type searchPlan struct {
 	maxRunes int        // runes of the longest literal
 }
 
-// planSearch builds the conditions for non-empty literals. It reports
-// false when the literals cannot be searched for within the regex size
-// limit (only possible with fold).
 // maxExcluded is the longest list of pages a search leaves out (see
 // scopeOf); chromastore sends it as one $nin list.
 const maxExcluded = 16384
@@ -289,6 +292,38 @@ func (s *session) scopeOf(slugs []string) Scope {
 	return Scope{Slugs: out, Exclude: true}
 }
 
+// searchScope is scopeOf(slugs), asking for ids only when the collection
+// declares that chunk ids follow ChunkID: the slug and index are then read
+// from the ids (see fromID), and Chroma answers a common literal about
+// four times faster (130 ms against 530 ms for 24,500 matching chunks).
+func (s *session) searchScope(slugs []string) Scope {
+	sc := s.scopeOf(slugs)
+	sc.IDsOnly = s.byID != nil
+	return sc
+}
+
+// fromID fills in the slug and index of a chunk that a search returned
+// with its id only, reading them from an id made by ChunkID. It reports
+// false for an id that does not have that form.
+func fromID(c *Chunk) bool {
+	if c.Slug != "" {
+		return true
+	}
+	i := strings.LastIndexByte(c.ID, '#')
+	if i < 0 {
+		return false
+	}
+	n, err := strconv.Atoi(c.ID[i+1:])
+	if err != nil || n < 0 || ChunkID(c.ID[:i], n) != c.ID {
+		return false
+	}
+	c.Slug, c.Index = c.ID[:i], n
+	return true
+}
+
+// planSearch builds the conditions for non-empty literals. It reports
+// false when the literals cannot be searched for within the regex size
+// limit (only possible with fold).
 func planSearch(lits []string, fold bool) (searchPlan, bool) {
 	var p searchPlan
 	if fold {
@@ -296,6 +331,11 @@ func planSearch(lits []string, fold bool) (searchPlan, bool) {
 		if !ok {
 			return p, false
 		}
+		p.filter.Regexes = regexes
+	} else if regexes, ok := packAlternation(lits, false); ok {
+		// A $regex of escaped literals, not $contains: on Chroma 1.0 a
+		// pass over 47k chunks took 82 ms with the regex and 139 ms with
+		// $contains for the same literal.
 		p.filter.Regexes = regexes
 	} else {
 		p.filter.Contains = lits

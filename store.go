@@ -188,6 +188,12 @@ func (f TextFilter) IsZero() bool { return len(f.Contains) == 0 && len(f.Regexes
 type Scope struct {
 	Slugs   []string
 	Exclude bool
+	// IDsOnly asks for the ids of the matching records only: the results
+	// may then have an empty Slug (and Index NoIndex), and with Exclude
+	// they may include records outside the scope. Callers set it when ids
+	// tell the page (ChunkIDScheme): on Chroma 1.0 an answer of ids alone
+	// for 24,500 records took 130 ms, with metadata 530 ms.
+	IDsOnly bool
 }
 
 // Searcher is implemented by stores that can filter records by their

@@ -55,7 +55,9 @@ func whereDocument(f chromafs.TextFilter) map[string]any {
 // at a time; an excluding scope as one $nin list (an error if it holds
 // more than SearchMaxIn slugs), or no where filter when it is empty.
 // Answers are paged by SearchPageSize records. Records without the slug
-// field, and records outside the scope, are dropped from the answers.
+// field, and records outside the scope, are dropped from the answers,
+// except with scope.IDsOnly, which asks for ids alone (the include list
+// is empty) and returns them all, with empty slugs.
 // Chroma's regex syntax is Rust's regex crate's; see
 // [chromafs.TextFilter] for the subset that both it and Go's regexp read
 // the same way.
@@ -81,6 +83,9 @@ func (c *Collection) Search(ctx context.Context, layout chromafs.Layout, scope c
 	found := make([][]chromafs.Chunk, len(parts))
 	err := parallel(ctx, len(parts), func(ctx context.Context, i int) error {
 		req := getRequest{WhereDocument: wd, Include: []string{includeMetadatas}}
+		if scope.IDsOnly {
+			req.Include = []string{}
+		}
 		switch {
 		case !scope.Exclude:
 			req.Where = map[string]any{layout.SlugField: map[string]any{"$in": parts[i]}}
@@ -88,7 +93,11 @@ func (c *Collection) Search(ctx context.Context, layout chromafs.Layout, scope c
 			req.Where = map[string]any{layout.SlugField: map[string]any{"$nin": parts[i]}}
 		}
 		return c.pages(ctx, req, searchPageSize, func(res *getResult) error {
-			for j := range res.IDs {
+			for j, id := range res.IDs {
+				if scope.IDsOnly {
+					found[i] = append(found[i], chromafs.Chunk{ID: id, Index: chromafs.NoIndex})
+					continue
+				}
 				// Never hand out a page that was not asked for.
 				if c, ok := res.chunk(layout, j); ok && inScope(c.Slug) {
 					found[i] = append(found[i], c)

@@ -70,6 +70,12 @@ func TestSearch(t *testing.T) {
 			t.Errorf("Search(%+v) = %d chunks, %v; want %d", tc.f, len(got), err, tc.want)
 		}
 	}
+	// Ids only.
+	if got, err := c.Search(ctx, layout, chromafs.Scope{Slugs: slugs, IDsOnly: true}, chromafs.TextFilter{Contains: []string{"needle"}}); err != nil || len(got) != 600 {
+		t.Errorf("Search with IDsOnly = %d chunks, %v; want 600", len(got), err)
+	} else if got[0].ID == "" || got[0].Slug != "" || got[0].Index != chromafs.NoIndex {
+		t.Errorf("Search with IDsOnly returned %+v", got[0])
+	}
 	// Excluding scopes: all pages but p/000.md and p/001.md, and all
 	// pages (other.md included).
 	if got, err := c.Search(ctx, layout, chromafs.Scope{Slugs: slugs[:2], Exclude: true}, chromafs.TextFilter{Contains: []string{"needle"}}); err != nil || len(got) != 600-3+1 {

@@ -282,6 +282,9 @@ func (s *Store) Search(ctx context.Context, layout chromafs.Layout, scope chroma
 		}
 		c, ok := chunkOf(r, layout, false)
 		if ok && want[c.Slug] != scope.Exclude && match(r.Document) {
+			if scope.IDsOnly {
+				c = chromafs.Chunk{ID: c.ID, Index: chromafs.NoIndex}
+			}
 			out = append(out, c)
 		}
 	}

@@ -111,6 +111,7 @@ func Run(ctx context.Context, store Store, opt Options) (*Report, error) {
 	}
 
 	var t *tree.Tree
+	var idScheme bool
 	rec, err := store.Tree(ctx, l.TreeID)
 	switch {
 	case errors.Is(err, chromafs.ErrNoTree):
@@ -124,6 +125,7 @@ func Run(ctx context.Context, store Store, opt Options) (*Report, error) {
 		if _, ok := rec.Metadata[l.SlugField]; ok {
 			add(Error, "", "tree record %q has a %s field, so slug queries can return it", l.TreeID, l.SlugField)
 		}
+		idScheme = rec.Metadata[chromafs.ChunkIDsKey] == chromafs.ChunkIDScheme
 		t, err = tree.Parse(rec.Document)
 		if err != nil {
 			add(Error, "", "path tree: %v", err)
@@ -160,6 +162,15 @@ func Run(ctx context.Context, store Store, opt Options) (*Report, error) {
 				add(Warning, e.Slug, "private page with no groups is visible to nobody")
 			}
 			chunks := bySlug[e.Slug]
+			if idScheme {
+				for _, c := range chunks {
+					if c.Index != chromafs.NoIndex && c.ID != chromafs.ChunkID(e.Slug, c.Index) {
+						add(Error, e.Slug, "chunk %d has id %q, not %q as the tree record's %s declares (reads fall back to slow slug queries; grep's coarse filter can miss the page)",
+							c.Index, c.ID, chromafs.ChunkID(e.Slug, c.Index), chromafs.ChunkIDsKey)
+						break
+					}
+				}
+			}
 			if e.URL != "" {
 				if len(chunks) > 0 {
 					add(Warning, e.Slug, "lazy pointer to %s also has %d chunks, which are never read", e.URL, len(chunks))

@@ -23,6 +23,13 @@ func treeRec(doc string) chromafs.Record {
 	return chromafs.Record{ID: "__path_tree__", Document: doc, System: true, Metadata: map[string]any{"_system": true}}
 }
 
+// schemeTree is a tree record that declares chunk ids slug#index.
+func schemeTree(doc string) chromafs.Record {
+	r := treeRec(doc)
+	r.Metadata[chromafs.ChunkIDsKey] = chromafs.ChunkIDScheme
+	return r
+}
+
 func TestRun(t *testing.T) {
 	good := []chromafs.Record{chunk("a.md", 0, "hello "), chunk("a.md", 1, "world\n")}
 	tests := []struct {
@@ -42,6 +49,9 @@ func TestRun(t *testing.T) {
 		{"bad slug", append(good, treeRec(`{"a.md":{"isPublic":true},"../x":{"isPublic":true}}`)), false, []string{"../x"}},
 		{"missing isPublic warns", append(good, treeRec(`{"a.md":{"groups":["staff"]}}`)), true, []string{"warning: a.md: no isPublic"}},
 		{"private without groups warns", append(good, treeRec(`{"a.md":{"isPublic":false}}`)), true, []string{"visible to nobody"}},
+		{"ids follow the declared scheme", append(good, schemeTree(`{"a.md":{"isPublic":true}}`)), true, nil},
+		{"id off the declared scheme", []chromafs.Record{chunk("a.md", 0, "hello "), {ID: "other", Document: "world\n", Metadata: map[string]any{"page_slug": "a.md", "chunk_index": 1}}, schemeTree(`{"a.md":{"isPublic":true}}`)},
+			false, []string{`a.md: chunk 1 has id "other", not "a.md#1"`}},
 		{"no _system marker warns", append(good, chromafs.Record{ID: "__path_tree__", Document: `{"a.md":{"isPublic":true}}`}), true, []string{"_system"}},
 	}
 	for _, tt := range tests {
