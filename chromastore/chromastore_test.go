@@ -75,13 +75,14 @@ func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 			Where   map[string]map[string]any `json:"where"`
 			Include []string                  `json:"include"`
 			Limit   *int                      `json:"limit"`
+			Doc     map[string]any            `json:"where_document"`
 		}
 		if err := json.Unmarshal(body, &g); err != nil {
 			r.t.Errorf("get body %s: %v", body, err)
 		}
 		maxLimit := chromastore.PageSize
 		switch {
-		case slices.Equal(g.Include, []string{"metadatas"}): // Search
+		case g.Doc != nil: // Search
 			maxLimit = chromastore.SearchPageSize
 		case len(g.Where) > 0 && slices.Contains(g.Include, "documents"): // Chunks
 			maxLimit = chromastore.ChunksPageSize
@@ -100,7 +101,7 @@ func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 		for _, cond := range g.Where {
 			if in, ok := cond["$in"].([]any); ok {
 				limit := chromastore.MaxIn
-				if slices.Equal(g.Include, []string{"metadatas"}) { // Search
+				if g.Doc != nil { // Search
 					limit = chromastore.SearchMaxIn
 				}
 				if len(in) == 0 || len(in) > limit {
