@@ -80,9 +80,12 @@ func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 		if err := json.Unmarshal(body, &g); err != nil {
 			r.t.Errorf("get body %s: %v", body, err)
 		}
+		// A search has a where_document, or (with a zero filter) the
+		// shape of a ChunkIDs get, whose limits it may use.
+		search := g.Doc != nil || slices.Equal(g.Include, []string{"metadatas"})
 		maxLimit := chromastore.PageSize
 		switch {
-		case g.Doc != nil: // Search
+		case search:
 			maxLimit = chromastore.SearchPageSize
 		case len(g.Where) > 0 && slices.Contains(g.Include, "documents"): // Chunks
 			maxLimit = chromastore.ChunksPageSize
@@ -101,7 +104,7 @@ func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 		for _, cond := range g.Where {
 			if in, ok := cond["$in"].([]any); ok {
 				limit := chromastore.MaxIn
-				if g.Doc != nil { // Search
+				if search {
 					limit = chromastore.SearchMaxIn
 				}
 				if len(in) == 0 || len(in) > limit {
