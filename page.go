@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/chromafs/chromafs/cachepkg"
 	"github.com/chromafs/chromafs/tree"
 )
 
@@ -236,7 +237,9 @@ func missingRange(from, to int) string {
 // It returns the first error met; pages loaded before it stay cached.
 func (fsys *FS) Prefetch(ctx context.Context, names []string) error {
 	s := fsys.s
-	var need []*tree.Node
+	local, _ := s.cache.(cachepkg.Local)
+	var want []*tree.Node
+	var keys []string
 	for _, name := range names {
 		if !fs.ValidPath(name) {
 			continue
@@ -245,10 +248,27 @@ func (fsys *FS) Prefetch(ctx context.Context, names []string) error {
 		if !ok || n.IsDir || n.Entry.URL != "" {
 			continue
 		}
-		if has, err := s.cache.Has(ctx, s.cacheKey(n)); err == nil && has {
+		key := s.cacheKey(n)
+		if local != nil && local.HasLocal(key) {
 			continue
 		}
-		need = append(need, n)
+		want = append(want, n)
+		keys = append(keys, key)
+	}
+	if len(want) == 0 {
+		return nil
+	}
+	// What the cache has (a shared tier, such as Redis, copies it into
+	// memory as it answers) is not fetched again.
+	have, err := s.cache.GetMany(ctx, keys)
+	if err != nil {
+		s.log.Warn("chromafs: page cache read failed; reading from the store", "err", err)
+	}
+	var need []*tree.Node
+	for i, n := range want {
+		if _, ok := have[keys[i]]; !ok {
+			need = append(need, n)
+		}
 	}
 	if len(need) == 0 {
 		return nil

@@ -3,15 +3,19 @@ package chromafs
 import (
 	"context"
 	"io/fs"
+
+	"github.com/chromafs/chromafs/cachepkg"
 )
 
-// Uncached returns those of names whose content is not in the page cache,
-// so that reading them would cost a request to the store. Names that are
-// not visible files are returned as they are (reading them fails without
-// a request). It never touches the store; package grepx uses it to decide
-// whether a coarse query is worth its cost.
+// Uncached returns those of names whose content is not in the page cache's
+// memory, so that reading them would cost a request (to the store, or to
+// a shared cache such as Redis when the cache implements cachepkg.Local).
+// Names that are not visible files are returned as they are (reading them
+// fails without a request). It never touches the store; package grepx
+// uses it to decide whether a coarse query is worth its cost.
 func (fsys *FS) Uncached(ctx context.Context, names []string) []string {
 	s := fsys.s
+	local, _ := s.cache.(cachepkg.Local)
 	var out []string
 	for _, name := range names {
 		if !fs.ValidPath(name) {
@@ -23,7 +27,14 @@ func (fsys *FS) Uncached(ctx context.Context, names []string) []string {
 			out = append(out, name)
 			continue
 		}
-		if has, err := s.cache.Has(ctx, s.cacheKey(n)); err != nil || !has {
+		key := s.cacheKey(n)
+		if local != nil {
+			if !local.HasLocal(key) {
+				out = append(out, name)
+			}
+			continue
+		}
+		if has, err := s.cache.Has(ctx, key); err != nil || !has {
 			out = append(out, name)
 		}
 	}

@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"strings"
@@ -26,6 +27,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/chromafs/chromafs"
+	"github.com/chromafs/chromafs/cachepkg"
 	"github.com/chromafs/chromafs/chromastore"
 )
 
@@ -45,7 +47,9 @@ type globals struct {
 	indexField string
 	treeID     string
 	separator  string
+	redisURL   string
 	timeout    time.Duration
+	stderr     io.Writer
 }
 
 func envOr(name, def string) string {
@@ -72,7 +76,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 func newRoot(stdout, stderr io.Writer) *cobra.Command {
-	g := &globals{}
+	g := &globals{stderr: stderr}
 	root := &cobra.Command{
 		Use:   "chromafs",
 		Short: "A read-only filesystem over a Chroma collection of chunked docs",
@@ -94,6 +98,7 @@ resolve against the root.`,
 	pf.StringVar(&g.indexField, "index-field", envOr("CHROMAFS_INDEX_FIELD", chromafs.DefaultLayout.IndexField), "metadata field holding a chunk's index (env CHROMAFS_INDEX_FIELD)")
 	pf.StringVar(&g.treeID, "tree-id", envOr("CHROMAFS_TREE_ID", chromafs.DefaultLayout.TreeID), "id of the path tree record (env CHROMAFS_TREE_ID)")
 	pf.StringVar(&g.separator, "separator", envOr("CHROMAFS_SEPARATOR", ""), `string between chunks when a page is reassembled, e.g. "\n" (env CHROMAFS_SEPARATOR)`)
+	pf.StringVar(&g.redisURL, "redis-url", envOr("CHROMAFS_REDIS_URL", ""), "Redis server shared as a page cache by every process that uses it, e.g. redis://localhost:6379/0 (env CHROMAFS_REDIS_URL)")
 	pf.DurationVar(&g.timeout, "timeout", 60*time.Second, "deadline for the whole command")
 
 	root.AddCommand(
@@ -136,11 +141,21 @@ func (g *globals) openFS(ctx context.Context) (*chromafs.FS, error) {
 	if err != nil {
 		return nil, err
 	}
-	fsys, err := chromafs.New(ctx, store,
+	log := slog.New(slog.NewTextHandler(g.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	opts := []chromafs.Option{
 		chromafs.WithLayout(g.layout()),
 		chromafs.WithGroups(g.groupList()...),
 		chromafs.WithSeparator(g.separatorValue()),
-	)
+		chromafs.WithLogger(log),
+	}
+	if g.redisURL != "" {
+		rc, err := cachepkg.NewRedis(cachepkg.RedisOptions{URL: g.redisURL})
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, chromafs.WithCache(cachepkg.NewTiered(cachepkg.NewMemory(0), rc)))
+	}
+	fsys, err := chromafs.New(ctx, store, opts...)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,223 @@
+package cachepkg_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/chromafs/chromafs/cachepkg"
+	"github.com/chromafs/chromafs/internal/testenv"
+)
+
+func TestMain(m *testing.M) { testenv.Main(m) }
+
+func newRedis(t *testing.T, url, prefix string) *cachepkg.Redis {
+	t.Helper()
+	r, err := cachepkg.NewRedis(cachepkg.RedisOptions{URL: url, Prefix: prefix, TTL: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r
+}
+
+// TestCaches runs the Cache contract on every implementation: Memory, a
+// Redis server, and Memory in front of Redis.
+func TestCaches(t *testing.T) {
+	srv := testenv.Redis(t)
+	impls := []struct {
+		name string
+		new  func(t *testing.T) cachepkg.Cache
+	}{
+		{"memory", func(t *testing.T) cachepkg.Cache { return cachepkg.NewMemory(1 << 20) }},
+		{"redis", func(t *testing.T) cachepkg.Cache { return newRedis(t, srv.URL, t.Name()+":") }},
+		{"tiered", func(t *testing.T) cachepkg.Cache {
+			return cachepkg.NewTiered(cachepkg.NewMemory(1<<20), newRedis(t, srv.URL, t.Name()+":"))
+		}},
+	}
+	ctx := context.Background()
+	for _, impl := range impls {
+		t.Run(impl.name, func(t *testing.T) {
+			c := impl.new(t)
+			if _, ok, err := c.Get(ctx, "a"); ok || err != nil {
+				t.Fatalf("Get on empty cache = %v, %v; want a miss", ok, err)
+			}
+			if err := c.Put(ctx, "a", []byte("alpha")); err != nil {
+				t.Fatal(err)
+			}
+			if v, ok, err := c.Get(ctx, "a"); err != nil || !ok || string(v) != "alpha" {
+				t.Fatalf("Get(a) = %q, %v, %v", v, ok, err)
+			}
+			if has, err := c.Has(ctx, "a"); err != nil || !has {
+				t.Fatalf("Has(a) = %v, %v", has, err)
+			}
+			if has, err := c.Has(ctx, "zzz"); err != nil || has {
+				t.Fatalf("Has(zzz) = %v, %v", has, err)
+			}
+			big := map[string][]byte{}
+			for i := range 1300 { // more than one MGET/pipeline batch
+				big[fmt.Sprintf("k%04d", i)] = []byte(fmt.Sprintf("value %d", i))
+			}
+			big["empty"] = []byte{}
+			if err := c.PutMany(ctx, big); err != nil {
+				t.Fatal(err)
+			}
+			keys := []string{"a", "nope", "empty"}
+			for k := range big {
+				keys = append(keys, k)
+			}
+			got, err := c.GetMany(ctx, keys)
+			if err != nil || len(got) != len(big)+1 {
+				t.Fatalf("GetMany = %d values, %v; want %d", len(got), err, len(big)+1)
+			}
+			for k, v := range big {
+				if string(got[k]) != string(v) {
+					t.Fatalf("GetMany[%s] = %q, want %q", k, got[k], v)
+				}
+			}
+			if err := c.Clear(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if got, err := c.GetMany(ctx, keys); err != nil || len(got) != 0 {
+				t.Fatalf("after Clear: %d values, %v", len(got), err)
+			}
+		})
+	}
+}
+
+// TestRedisNamespaces checks that the prefix namespaces keys (Clear of
+// one cache leaves another's keys) and that entries get the TTL.
+func TestRedisNamespaces(t *testing.T) {
+	srv := testenv.Redis(t)
+	ctx := context.Background()
+	a := newRedis(t, srv.URL, "nsA:")
+	b := newRedis(t, srv.URL, "nsB:")
+	if err := a.Put(ctx, "k", []byte("from a")); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Put(ctx, "k", []byte("from b")); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Clear(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := a.Get(ctx, "k"); ok {
+		t.Error("a still has k after Clear")
+	}
+	if v, ok, err := b.Get(ctx, "k"); !ok || err != nil || string(v) != "from b" {
+		t.Errorf("b lost k to a's Clear: %q, %v, %v", v, ok, err)
+	}
+	opt, err := redis.ParseURL(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := redis.NewClient(opt)
+	defer raw.Close()
+	ttl, err := raw.TTL(ctx, "nsB:k").Result()
+	if err != nil || ttl <= 59*time.Minute || ttl > time.Hour {
+		t.Errorf("TTL of nsB:k = %v, %v; want about 1h", ttl, err)
+	}
+	if _, err := cachepkg.NewRedis(cachepkg.RedisOptions{URL: "http://nope"}); err == nil {
+		t.Error("NewRedis accepted an http:// URL")
+	}
+	if _, err := cachepkg.NewRedis(cachepkg.RedisOptions{}); err == nil {
+		t.Error("NewRedis accepted no URL")
+	}
+}
+
+// TestRedisDown stops a real server: calls fail quickly with an error
+// (first the network error, then ErrUnavailable without trying during the
+// backoff), and the cache works again once the server is back.
+func TestRedisDown(t *testing.T) {
+	srv := testenv.NewRedis(t)
+	ctx := context.Background()
+	r, err := cachepkg.NewRedis(cachepkg.RedisOptions{URL: srv.URL, Backoff: 300 * time.Millisecond, Timeout: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if err := r.Put(ctx, "k", []byte("v")); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, ok, err := r.Get(ctx, "k")
+	if err == nil || ok {
+		t.Fatalf("Get with the server down = %v, %v; want an error", ok, err)
+	}
+	if errors.Is(err, cachepkg.ErrUnavailable) {
+		t.Fatalf("first failure should be the network error, got %v", err)
+	}
+	_, _, err = r.Get(ctx, "k")
+	if !errors.Is(err, cachepkg.ErrUnavailable) {
+		t.Fatalf("second Get during the backoff = %v; want ErrUnavailable", err)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("two failed Gets took %v", d)
+	}
+	if _, err := r.GetMany(ctx, []string{"k"}); !errors.Is(err, cachepkg.ErrUnavailable) {
+		t.Errorf("GetMany during the backoff = %v", err)
+	}
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// The server came back empty (no persistence): a miss, not an error,
+	// once the backoff is over.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		_, ok, err := r.Get(ctx, "k")
+		if err == nil {
+			if ok {
+				t.Fatal("a restarted server without persistence still has k")
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("cache did not recover: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err := r.Put(ctx, "k", []byte("again")); err != nil {
+		t.Fatal(err)
+	}
+	if v, ok, err := r.Get(ctx, "k"); !ok || err != nil || string(v) != "again" {
+		t.Fatalf("after recovery: %q, %v, %v", v, ok, err)
+	}
+}
+
+// TestTieredPromotes checks that what Back has is copied into Front, and
+// that HasLocal reports Front only.
+func TestTieredPromotes(t *testing.T) {
+	srv := testenv.Redis(t)
+	ctx := context.Background()
+	back := newRedis(t, srv.URL, t.Name()+":")
+	if err := back.PutMany(ctx, map[string][]byte{"a": []byte("1"), "b": []byte("2")}); err != nil {
+		t.Fatal(err)
+	}
+	front := cachepkg.NewMemory(1 << 20)
+	tc := cachepkg.NewTiered(front, back)
+	if tc.HasLocal("a") {
+		t.Fatal("HasLocal(a) before any read")
+	}
+	if has, err := tc.Has(ctx, "a"); !has || err != nil {
+		t.Fatalf("Has(a) = %v, %v", has, err)
+	}
+	if v, ok, err := tc.Get(ctx, "a"); !ok || err != nil || string(v) != "1" {
+		t.Fatalf("Get(a) = %q, %v, %v", v, ok, err)
+	}
+	if !tc.HasLocal("a") {
+		t.Error("Get did not copy a into Front")
+	}
+	if got, err := tc.GetMany(ctx, []string{"a", "b", "c"}); err != nil || len(got) != 2 {
+		t.Fatalf("GetMany = %v, %v", got, err)
+	}
+	if !tc.HasLocal("b") {
+		t.Error("GetMany did not copy b into Front")
+	}
+}
