@@ -3,7 +3,6 @@ package main
 import (
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -16,6 +15,8 @@ import (
 // start, collection lookup, tree fetch and parse, coarse query, prefetch
 // of the candidates, matching) next to `rg -n LITERAL DIR` and
 // `grep -rn LITERAL DIR` on a copy of the visible files on local disk.
+// ChromafsRedis is the same process with a shared Redis page cache that
+// earlier iterations filled (as earlier processes would have).
 func BenchmarkGrepProcess(b *testing.B) {
 	srv := testenv.Chroma(b)
 	coll := testenv.CollectionName(b)
@@ -28,10 +29,8 @@ func BenchmarkGrepProcess(b *testing.B) {
 		b.Fatal("no files")
 	}
 	dir := copyTree(b, content)
-	bin := filepath.Join(b.TempDir(), "chromafs")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		b.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := chromafsBinary(b)
+	rdb := testenv.Redis(b)
 	for _, lit := range []string{"garbage collector", "memory"} {
 		tools := []struct {
 			name string
@@ -39,6 +38,9 @@ func BenchmarkGrepProcess(b *testing.B) {
 		}{
 			{"Chromafs", func() *exec.Cmd {
 				return exec.Command(bin, "--chroma-url", srv.URL, "--collection", coll, "grep", "-rn", lit, "/")
+			}},
+			{"ChromafsRedis", func() *exec.Cmd {
+				return exec.Command(bin, "--chroma-url", srv.URL, "--collection", coll, "--redis-url", rdb.URL, "grep", "-rn", lit, "/")
 			}},
 			{"Ripgrep", func() *exec.Cmd { return exec.Command("rg", "-n", "--no-config", "-uu", lit, dir) }},
 			{"GNUGrep", func() *exec.Cmd { return exec.Command("grep", "-rn", lit, dir) }},
