@@ -314,6 +314,27 @@ func BenchmarkSessionWarmTree(b *testing.B) {
 	})
 }
 
+// BenchmarkSessionReuse creates sessions with WithTreeMaxAge, so that the
+// tree fetched by an earlier session is reused without a request, each
+// for a group set not seen before (so that every iteration prunes the
+// tree anew): the cost of a session on a server.
+func BenchmarkSessionReuse(b *testing.B) {
+	forSizes(b, func(b *testing.B, sz benchSize) {
+		store := chromaColl(b, sz.pages).store
+		ctx := context.Background()
+		newBenchFS(b, store, chromafs.WithTreeMaxAge(time.Hour)) // fetch and parse the tree
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			i++
+			groups := []string{gen.PrivateGroup, fmt.Sprintf("g%d", i)}
+			if _, err := chromafs.New(ctx, store, chromafs.WithTreeMaxAge(time.Hour), chromafs.WithGroups(groups...)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
 // BenchmarkTreeFetch is the baseline of the session benchmarks: the tree
 // record's get alone.
 func BenchmarkTreeFetch(b *testing.B) {

@@ -90,37 +90,85 @@ func New(ctx context.Context, store Store, opts ...Option) (*FS, error) {
 	if cfg.logger == nil {
 		cfg.logger = slog.Default()
 	}
-	rec, err := store.Tree(ctx, cfg.layout.TreeID)
+	st, err := currentTree(ctx, store, cfg.layout.TreeID, cfg.treeMaxAge)
 	if err != nil {
-		return nil, fmt.Errorf("chromafs: fetch path tree %q: %w", cfg.layout.TreeID, err)
-	}
-	sum := sha256.Sum256(rec.Document)
-	version := hex.EncodeToString(sum[:12])
-	key := store.CollectionID() + "\x00" + version
-	t, ok := parsedTrees.GetIfPresent(key)
-	if !ok {
-		t, err = tree.Parse(rec.Document)
-		if err != nil {
-			return nil, fmt.Errorf("chromafs: parse path tree %q: %w", cfg.layout.TreeID, err)
-		}
-		parsedTrees.Set(key, t)
+		return nil, err
 	}
 	s := &session{
-		store:   store,
-		layout:  cfg.layout,
-		groups:  cfg.groups,
-		sep:     cfg.separator,
-		cache:   cfg.cache,
-		log:     cfg.logger,
-		tree:    t,
-		view:    t.View(cfg.groups),
-		version: version,
+		store:       store,
+		layout:      cfg.layout,
+		groups:      cfg.groups,
+		sep:         cfg.separator,
+		cache:       cfg.cache,
+		log:         cfg.logger,
+		tree:        st.tree,
+		view:        st.tree.View(cfg.groups),
+		version:     st.version,
+		lineAligned: st.lineAligned,
 	}
-	if ir, ok := store.(IDReader); ok && rec.Metadata[ChunkIDsKey] == ChunkIDScheme {
+	if ir, ok := store.(IDReader); ok && st.chunkIDs {
 		s.byID = ir
 	}
-	s.lineAligned = rec.Metadata[LineAlignedKey] == true
 	return &FS{s: s, ctx: context.Background()}, nil
+}
+
+// treeState is a collection's tree as this process last fetched it.
+type treeState struct {
+	tree        *tree.Tree
+	version     string
+	chunkIDs    bool // the tree record declares ChunkIDScheme
+	lineAligned bool // the tree record declares LineAlignedKey
+	fetched     time.Time
+}
+
+// latestTrees holds the last treeState per collection and tree id, for
+// WithTreeMaxAge; treeFlight makes concurrent News of one collection
+// fetch its tree once.
+var (
+	latestTrees = otter.Must(&otter.Options[string, *treeState]{MaximumSize: 64})
+	treeFlight  singleflight.Group
+)
+
+// currentTree returns the collection's tree: the one fetched last if it is
+// younger than maxAge, else the tree record fetched now (parsed only if
+// this version was not parsed before).
+func currentTree(ctx context.Context, store Store, treeID string, maxAge time.Duration) (*treeState, error) {
+	key := store.CollectionID() + "\x00" + treeID
+	if maxAge > 0 {
+		if st, ok := latestTrees.GetIfPresent(key); ok && time.Since(st.fetched) < maxAge {
+			return st, nil
+		}
+	}
+	v, err, _ := treeFlight.Do(key, func() (any, error) {
+		rec, err := store.Tree(ctx, treeID)
+		if err != nil {
+			return nil, fmt.Errorf("chromafs: fetch path tree %q: %w", treeID, err)
+		}
+		sum := sha256.Sum256(rec.Document)
+		version := hex.EncodeToString(sum[:12])
+		pkey := store.CollectionID() + "\x00" + version
+		t, ok := parsedTrees.GetIfPresent(pkey)
+		if !ok {
+			t, err = tree.Parse(rec.Document)
+			if err != nil {
+				return nil, fmt.Errorf("chromafs: parse path tree %q: %w", treeID, err)
+			}
+			parsedTrees.Set(pkey, t)
+		}
+		st := &treeState{
+			tree:        t,
+			version:     version,
+			chunkIDs:    rec.Metadata[ChunkIDsKey] == ChunkIDScheme,
+			lineAligned: rec.Metadata[LineAlignedKey] == true,
+			fetched:     time.Now(),
+		}
+		latestTrees.Set(key, st)
+		return st, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.(*treeState), nil
 }
 
 // WithContext returns a view of fsys whose network calls (page reads) use

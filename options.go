@@ -3,6 +3,7 @@ package chromafs
 import (
 	"log/slog"
 	"slices"
+	"time"
 
 	"github.com/chromafs/chromafs/cachepkg"
 )
@@ -11,15 +12,27 @@ import (
 type Option func(*config)
 
 type config struct {
-	layout    Layout
-	groups    []string
-	separator string
-	cache     cachepkg.Cache
-	logger    *slog.Logger
+	layout     Layout
+	groups     []string
+	separator  string
+	cache      cachepkg.Cache
+	logger     *slog.Logger
+	treeMaxAge time.Duration
 }
 
 func defaultConfig() config {
 	return config{layout: DefaultLayout}
+}
+
+// WithTreeMaxAge lets New reuse the tree that an earlier session of this
+// process fetched from the same collection, without any request, while
+// that fetch is younger than d. After d, New fetches the tree record
+// again (and parses it only if it changed). The default, 0, fetches the
+// tree record on every New, so a new session always sees the current
+// tree; a server that creates many sessions trades up to d of staleness
+// for sessions that cost no network round trip (see BENCHMARKS.md).
+func WithTreeMaxAge(d time.Duration) Option {
+	return func(c *config) { c.treeMaxAge = d }
 }
 
 // WithGroups sets the groups of the user the filesystem is for. A page is
