@@ -191,7 +191,7 @@ func TestRedisFaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	time.Sleep(300 * time.Millisecond) // past the backoff
-	readAll(t, newFS(), want)         // refills the (empty) Redis
+	readAll(t, newFS(), want)          // refills the (empty) Redis
 	before = coll.content.Load()
 	readAll(t, newFS(), want)
 	if n := coll.content.Load() - before; n != 0 {
