@@ -571,6 +571,37 @@ func BenchmarkCatWarm(b *testing.B) {
 	})
 }
 
+// BenchmarkCatRedis reads the 8 KiB page from a shared Redis cache: the
+// session's memory tier is emptied before each read (outside the timer),
+// so every read is a Redis GET, as in a new process whose predecessors
+// read the page.
+func BenchmarkCatRedis(b *testing.B) {
+	forSizes(b, func(b *testing.B, sz benchSize) {
+		ctx := context.Background()
+		rc, err := cachepkg.NewRedis(cachepkg.RedisOptions{URL: testenv.Redis(b).URL, Prefix: "bench:"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer rc.Close()
+		front := cachepkg.NewMemory(0)
+		fsys := newBenchFS(b, memColl(b, sz.pages, false), chromafs.WithCache(cachepkg.NewTiered(front, rc)))
+		name := largePage(sz.pages)
+		if _, err := fs.ReadFile(fsys, name); err != nil { // into Redis
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		for b.Loop() {
+			b.StopTimer()
+			_ = front.Clear(ctx)
+			b.StartTimer()
+			data, err := fs.ReadFile(fsys, name)
+			if err != nil || len(data) != gen.LargeSize {
+				b.Fatal(len(data), err)
+			}
+		}
+	})
+}
+
 // BenchmarkMemCatWarm: CatWarm on a memstore.
 func BenchmarkMemCatWarm(b *testing.B) {
 	forSizes(b, func(b *testing.B, sz benchSize) {
