@@ -49,7 +49,6 @@ type session struct {
 	byID    IDReader // non-nil when chunk ids follow ChunkID
 	// lineAligned: the tree record says LineAlignedKey: true.
 	lineAligned bool
-	flight      singleflight.Group
 	sizes       sync.Map // slug -> int64, sizes learned by reading
 }
 

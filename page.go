@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 
+	"golang.org/x/sync/singleflight"
+
 	"github.com/chromafs/chromafs/cachepkg"
 	"github.com/chromafs/chromafs/tree"
 )
@@ -52,11 +54,23 @@ func (s *session) load(ctx context.Context, n *tree.Node) ([]byte, error) {
 		s.learnSize(n, len(data))
 		return data, nil
 	}
-	v, err, _ := s.flight.Do(key, func() (any, error) {
-		if data, ok := s.cacheGet(ctx, key); ok {
+	// Concurrent loads of one page, in any session of the process, share
+	// one fetch. The fetch runs detached from the cancellation of the
+	// caller that started it (keeping its deadline), so that one reader
+	// giving up does not fail the others; each caller still stops waiting
+	// when its own context ends.
+	fkey := key + "\x00" + s.layout.SlugField + "\x00" + s.layout.IndexField
+	ch := pageFlight.DoChan(fkey, func() (any, error) {
+		fctx := context.WithoutCancel(ctx)
+		if d, ok := ctx.Deadline(); ok {
+			var cancel context.CancelFunc
+			fctx, cancel = context.WithDeadline(fctx, d)
+			defer cancel()
+		}
+		if data, ok := s.cacheGet(fctx, key); ok {
 			return data, nil
 		}
-		chunks, err := s.fetch(ctx, []*tree.Node{n})
+		chunks, err := s.fetch(fctx, []*tree.Node{n})
 		if err != nil {
 			return nil, err
 		}
@@ -64,16 +78,32 @@ func (s *session) load(ctx context.Context, n *tree.Node) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		s.cachePut(ctx, key, data)
+		s.cachePut(fctx, key, data)
 		return data, nil
 	})
-	if err != nil {
-		return nil, err
+	var res singleflight.Result
+	select {
+	case res = <-ch:
+	case <-ctx.Done():
+		return nil, ctx.Err()
 	}
-	data := v.([]byte)
+	if res.Err != nil {
+		return nil, res.Err
+	}
+	data := res.Val.([]byte)
+	if res.Shared {
+		// Another session's fetch: its cache may not be this one.
+		if local, ok := s.cache.(cachepkg.Local); !ok || !local.HasLocal(key) {
+			s.cachePut(ctx, key, data)
+		}
+	}
 	s.learnSize(n, len(data))
 	return data, nil
 }
+
+// pageFlight deduplicates concurrent page fetches across the sessions of
+// the process.
+var pageFlight singleflight.Group
 
 // learnSize remembers the size of a page whose tree entry has none, for
 // Stat.
