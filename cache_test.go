@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"io/fs"
 	"log/slog"
+	"net"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -196,6 +198,106 @@ func TestRedisFaults(t *testing.T) {
 	readAll(t, newFS(), want)
 	if n := coll.content.Load() - before; n != 0 {
 		t.Fatalf("after Redis came back, a fresh session made %d content requests; want 0", n)
+	}
+}
+
+// slowProxy is a TCP proxy in front of a server that can be made to hold
+// every byte back for a while, to play a slow server.
+type slowProxy struct {
+	addr  string
+	delay atomic.Int64 // nanoseconds
+}
+
+func newSlowProxy(t *testing.T, target string) *slowProxy {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	p := &slowProxy{addr: ln.Addr().String()}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				up, err := net.Dial("tcp", target)
+				if err != nil {
+					return
+				}
+				defer up.Close()
+				pipe := func(dst, src net.Conn) {
+					buf := make([]byte, 32<<10)
+					for {
+						n, err := src.Read(buf)
+						if n > 0 {
+							time.Sleep(time.Duration(p.delay.Load()))
+							if _, err := dst.Write(buf[:n]); err != nil {
+								return
+							}
+						}
+						if err != nil {
+							return
+						}
+					}
+				}
+				go pipe(up, c)
+				pipe(c, up)
+			}()
+		}
+	}()
+	return p
+}
+
+// TestRedisSlowAndFlushed: a Redis that answers slowly costs a read at
+// most the cache's timeout (then Chroma answers), and a flushed Redis is
+// refilled from Chroma.
+func TestRedisSlowAndFlushed(t *testing.T) {
+	rdb := testenv.Redis(t)
+	files := corpus(t)
+	want := visible(files, nil)
+	ctx := context.Background()
+	coll := &countingColl{Collection: openColl(t, testenv.Chroma(t).URL)}
+	ingested(t, coll.Collection, files)
+	proxy := newSlowProxy(t, strings.TrimPrefix(rdb.URL, "redis://"))
+	const timeout = 200 * time.Millisecond
+	rc := redisCache(t, "redis://"+proxy.addr, t.Name()+":", cachepkg.RedisOptions{Timeout: timeout, Backoff: time.Hour})
+	newFS := func() *chromafs.FS {
+		fsys, err := chromafs.New(ctx, coll, chromafs.WithCache(cachepkg.NewTiered(cachepkg.NewMemory(0), rc)),
+			chromafs.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fsys
+	}
+	readAll(t, newFS(), want) // fills Redis
+	readAll(t, newFS(), want) // from Redis
+
+	// Flushed: every page comes from Chroma again, and goes back into Redis.
+	if err := rc.Clear(ctx); err != nil {
+		t.Fatal(err)
+	}
+	before := coll.content.Load()
+	readAll(t, newFS(), want)
+	if coll.content.Load() == before {
+		t.Fatal("after a flush no page came from Chroma")
+	}
+	before = coll.content.Load()
+	readAll(t, newFS(), want)
+	if n := coll.content.Load() - before; n != 0 {
+		t.Fatalf("Redis was not refilled after the flush: %d content requests", n)
+	}
+
+	// Slow: the first read waits at most the timeout, then the cache
+	// fails fast (Backoff) and every read goes to Chroma.
+	proxy.delay.Store(int64(2 * time.Second))
+	start := time.Now()
+	readAll(t, newFS(), want)
+	if d := time.Since(start); d > 2*time.Second {
+		t.Fatalf("%d reads with a slow Redis took %v", len(want), d)
 	}
 }
 
