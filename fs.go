@@ -2,8 +2,6 @@ package chromafs
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -128,14 +126,26 @@ var (
 	treeFlight  singleflight.Group
 )
 
+// markerMaxAge bounds how long a tree is trusted on the word of the
+// collection's TreeVersionKey alone: a writer other than chromafs ingest
+// may change the tree record without updating the marker.
+const markerMaxAge = time.Minute
+
 // currentTree returns the collection's tree: the one fetched last if it is
-// younger than maxAge, else the tree record fetched now (parsed only if
-// this version was not parsed before).
+// younger than maxAge, or if it is younger than markerMaxAge and the
+// collection's TreeVersionKey names its version; else the tree record
+// fetched now (parsed only if this version was not parsed before).
 func currentTree(ctx context.Context, store Store, treeID string, maxAge time.Duration) (*treeState, error) {
 	key := store.CollectionID() + "\x00" + treeID
-	if maxAge > 0 {
-		if st, ok := latestTrees.GetIfPresent(key); ok && time.Since(st.fetched) < maxAge {
+	if st, ok := latestTrees.GetIfPresent(key); ok {
+		age := time.Since(st.fetched)
+		if maxAge > 0 && age < maxAge {
 			return st, nil
+		}
+		if tv, ok := store.(TreeVersioner); ok && age < markerMaxAge {
+			if v, err := tv.TreeVersion(ctx); err == nil && v != "" && v == st.version {
+				return st, nil
+			}
 		}
 	}
 	v, err, _ := treeFlight.Do(key, func() (any, error) {
@@ -143,8 +153,7 @@ func currentTree(ctx context.Context, store Store, treeID string, maxAge time.Du
 		if err != nil {
 			return nil, fmt.Errorf("chromafs: fetch path tree %q: %w", treeID, err)
 		}
-		sum := sha256.Sum256(rec.Document)
-		version := hex.EncodeToString(sum[:12])
+		version := TreeVersionOf(rec.Document)
 		pkey := store.CollectionID() + "\x00" + version
 		t, ok := parsedTrees.GetIfPresent(pkey)
 		if !ok {

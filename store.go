@@ -1,6 +1,8 @@
 package chromafs
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"context"
 	"errors"
 	"strconv"
@@ -153,6 +155,30 @@ type Writer interface {
 
 // ErrNoTree is wrapped by errors from a collection that has no tree record.
 var ErrNoTree = errors.New("collection has no path tree record")
+
+// TreeVersionKey is the collection metadata key under which a writer
+// records the version (TreeVersionOf) of the tree record it wrote last.
+// chromafs ingest clears it (to "") before it writes a tree record and sets
+// it after, so that a reader never trusts a version that may be older
+// than the tree. Readers use it to learn that the tree they hold is still
+// current with a collection lookup instead of fetching the tree record.
+const TreeVersionKey = "chromafs_tree_version"
+
+// TreeVersionOf returns the version of a tree record's document: a digest
+// of its bytes. FS.TreeVersion reports it, and cache keys carry it.
+func TreeVersionOf(doc []byte) string {
+	sum := sha256.Sum256(doc)
+	return hex.EncodeToString(sum[:12])
+}
+
+// TreeVersioner is implemented by stores that can read TreeVersionKey
+// from the collection's metadata, fresh, at less cost than fetching the
+// tree record (on Chroma, a collection lookup).
+type TreeVersioner interface {
+	// TreeVersion returns the collection's TreeVersionKey, or "" if it
+	// has none.
+	TreeVersion(ctx context.Context) (string, error)
+}
 
 // LineAlignedKey is the tree record metadata key by which a writer
 // declares, with the value true, that every chunk of every page ends at a

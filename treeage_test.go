@@ -55,3 +55,56 @@ func TestTreeMaxAge(t *testing.T) {
 		t.Fatalf("without a max age New fetches the tree: Stat(c.md) = %v", err)
 	}
 }
+
+// TestTreeVersionMarker: after chromafs ingest, the collection's metadata
+// names the tree's version, and a new session checks it (one metadata
+// request) instead of fetching the tree record; a re-ingest changes it,
+// and the next session sees the new tree. On Chroma as in memory.
+func TestTreeVersionMarker(t *testing.T) {
+	ctx := context.Background()
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) {
+			store := b.new(t)
+			files := map[string]string{"a.md": "alpha\n"}
+			ingested(t, store, files)
+			tv, ok := store.(chromafs.TreeVersioner)
+			if !ok {
+				t.Fatalf("%T does not implement TreeVersioner", store)
+			}
+			rec, err := store.Tree(ctx, chromafs.DefaultLayout.TreeID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v, err := tv.TreeVersion(ctx); err != nil || v != chromafs.TreeVersionOf(rec.Document) {
+				t.Fatalf("TreeVersion = %q, %v; want %q", v, err, chromafs.TreeVersionOf(rec.Document))
+			}
+			first, err := chromafs.New(ctx, store)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if first.TreeVersion() != chromafs.TreeVersionOf(rec.Document) {
+				t.Fatalf("FS.TreeVersion = %q", first.TreeVersion())
+			}
+			if mem, ok := store.(*memstore.Store); ok {
+				before := mem.Requests()
+				if _, err := chromafs.New(ctx, store); err != nil {
+					t.Fatal(err)
+				}
+				after := mem.Requests()
+				if after.Tree != before.Tree || after.Metadata != before.Metadata+1 {
+					t.Fatalf("second session: %d tree and %d metadata requests; want 0 and 1",
+						after.Tree-before.Tree, after.Metadata-before.Metadata)
+				}
+			}
+			files["b.md"] = "beta\n"
+			ingested(t, store, files)
+			second, err := chromafs.New(ctx, store)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := second.Stat("b.md"); err != nil || second.TreeVersion() == first.TreeVersion() {
+				t.Fatalf("after a re-ingest: Stat(b.md) = %v, version %s (was %s)", err, second.TreeVersion(), first.TreeVersion())
+			}
+		})
+	}
+}

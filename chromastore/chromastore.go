@@ -274,6 +274,31 @@ func (c *Collection) Metadata() map[string]any {
 	return maps.Clone(c.meta)
 }
 
+// TreeVersion implements chromafs.TreeVersioner: it looks the collection
+// up again (one request) and returns its chromafs.TreeVersionKey
+// metadata, or "" if it has none.
+func (c *Collection) TreeVersion(ctx context.Context) (string, error) {
+	op := "read metadata of collection " + c.where
+	if c.closed.Load() {
+		return "", ErrClosed
+	}
+	var cur v2.Collection
+	err := c.rest.viaChromaGo(ctx, func(ctx context.Context) error {
+		var err error
+		cur, err = c.cli.GetCollection(ctx, c.name, v2.WithEmbeddingFunctionGet(c.ef))
+		return err
+	})
+	if err != nil {
+		return "", c.fail(op, err)
+	}
+	md := fromCollectionMetadata(cur.Metadata())
+	c.mu.Lock()
+	c.meta = md
+	c.mu.Unlock()
+	v, _ := md[chromafs.TreeVersionKey].(string)
+	return v, nil
+}
+
 // SetMetadata sets the given keys of the collection's metadata and keeps
 // the others; a nil value removes its key. It reads the current metadata
 // first, so concurrent writers can lose each other's keys. Chroma refuses

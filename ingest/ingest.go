@@ -27,6 +27,13 @@ type Target interface {
 	chromafs.Writer
 }
 
+// metadataSetter is implemented by targets whose collection has metadata
+// (chromastore.Collection, memstore.Store): Run records the tree's version
+// there (chromafs.TreeVersionKey).
+type metadataSetter interface {
+	SetMetadata(ctx context.Context, set map[string]any) error
+}
+
 // Markers that Run writes into the tree record's metadata.
 const (
 	// MetaSystem marks the tree record as not content.
@@ -297,6 +304,15 @@ func run(ctx context.Context, dst Target, src fs.FS, opt Options, rulesSlug stri
 		return nil, fmt.Errorf("ingest: encode tree: %w", err)
 	}
 	if !opt.DryRun {
+		// The collection's tree version marker is cleared before the tree
+		// changes and set after, so that readers never take an old marker
+		// for the new tree (see chromafs.TreeVersionKey).
+		ms, marks := dst.(metadataSetter)
+		if marks {
+			if err := ms.SetMetadata(ctx, map[string]any{chromafs.TreeVersionKey: ""}); err != nil {
+				return nil, in.failed("clear the collection's tree version", err)
+			}
+		}
 		rec := chromafs.Record{
 			ID:       opt.Layout.TreeID,
 			Document: string(doc),
@@ -307,6 +323,11 @@ func run(ctx context.Context, dst Target, src fs.FS, opt Options, rulesSlug stri
 			return nil, in.failed("write tree record "+strconv.Quote(opt.Layout.TreeID), err)
 		}
 		in.wrote = true
+		if marks {
+			if err := ms.SetMetadata(ctx, map[string]any{chromafs.TreeVersionKey: chromafs.TreeVersionOf(doc)}); err != nil {
+				return nil, fmt.Errorf("ingest: the tree was written, but recording its version in the collection's metadata failed (readers fetch the tree record meanwhile): %w", err)
+			}
+		}
 	}
 	r.Pages = len(entries)
 

@@ -42,5 +42,5 @@ func Example() {
 	fmt.Printf("%d records, requests %+v\n", s.Len(), s.Requests())
 	// Output:
 	// 3 chunks: "Use an access_token.\nRefresh it hourly.\n"
-	// 5 records, requests {Tree:0 Chunks:1 Scan:0 IDs:0 Upsert:1 Delete:0 ChunkIDs:0 ChunksByID:0 Search:0}
+	// 5 records, requests {Tree:0 Chunks:1 Scan:0 IDs:0 Upsert:1 Delete:0 ChunkIDs:0 ChunksByID:0 Search:0 Metadata:0}
 }

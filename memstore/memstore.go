@@ -37,17 +37,20 @@ const (
 	OpChunkIDs   = "ChunkIDs"
 	OpChunksByID = "ChunksByID"
 	OpSearch     = "Search"
+	OpMetadata   = "Metadata"
 )
 
 // Counts holds the number of calls of each method of a [Store], failed
 // calls included.
 type Counts struct {
 	Tree, Chunks, Scan, IDs, Upsert, Delete, ChunkIDs, ChunksByID, Search int
+	// Metadata counts reads and writes of the collection's metadata.
+	Metadata int
 }
 
 // Total returns the sum of all counts.
 func (c Counts) Total() int {
-	return c.Tree + c.Chunks + c.Scan + c.IDs + c.Upsert + c.Delete + c.ChunkIDs + c.ChunksByID + c.Search
+	return c.Tree + c.Chunks + c.Scan + c.IDs + c.Upsert + c.Delete + c.ChunkIDs + c.ChunksByID + c.Search + c.Metadata
 }
 
 // Store is an in-memory collection. The zero value is not usable; call
@@ -61,6 +64,39 @@ type Store struct {
 	counts  Counts
 	failure error
 	hook    func(ctx context.Context, op string) error
+	meta    map[string]any // collection metadata
+}
+
+// SetMetadata sets the given keys of the collection's metadata (a nil
+// value removes its key), as chromastore's does.
+func (s *Store) SetMetadata(ctx context.Context, set map[string]any) error {
+	if err := s.begin(ctx, OpMetadata); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.meta == nil {
+		s.meta = map[string]any{}
+	}
+	for k, v := range set {
+		if v == nil {
+			delete(s.meta, k)
+		} else {
+			s.meta[k] = v
+		}
+	}
+	return nil
+}
+
+// TreeVersion implements chromafs.TreeVersioner.
+func (s *Store) TreeVersion(ctx context.Context) (string, error) {
+	if err := s.begin(ctx, OpMetadata); err != nil {
+		return "", err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, _ := s.meta[chromafs.TreeVersionKey].(string)
+	return v, nil
 }
 
 // New returns an empty store whose CollectionID is id.
@@ -174,6 +210,8 @@ func (s *Store) count(op string) {
 		c.ChunksByID++
 	case OpSearch:
 		c.Search++
+	case OpMetadata:
+		c.Metadata++
 	}
 }
 
