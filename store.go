@@ -1,9 +1,9 @@
 package chromafs
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"context"
 	"errors"
 	"strconv"
 )
