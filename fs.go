@@ -257,16 +257,9 @@ func (fsys *FS) Stat(name string) (fs.FileInfo, error) {
 // ReadFile returns the content of the named file. The caller owns the
 // returned slice.
 func (fsys *FS) ReadFile(name string) ([]byte, error) {
-	n, err := fsys.lookup("open", name)
+	data, err := fsys.ReadFileShared(name)
 	if err != nil {
 		return nil, err
-	}
-	if n.IsDir {
-		return nil, &fs.PathError{Op: "read", Path: name, Err: errIsDir}
-	}
-	data, err := fsys.s.load(fsys.ctx, n)
-	if err != nil {
-		return nil, &fs.PathError{Op: "read", Path: name, Err: err}
 	}
 	return slices.Clone(data), nil
 }

@@ -278,9 +278,21 @@ func (c *Collection) Metadata() map[string]any {
 // up again (one request) and returns its chromafs.TreeVersionKey
 // metadata, or "" if it has none.
 func (c *Collection) TreeVersion(ctx context.Context) (string, error) {
-	op := "read metadata of collection " + c.where
+	md, err := c.currentMetadata(ctx, "read metadata of collection "+c.where)
+	if err != nil {
+		return "", err
+	}
+	c.mu.Lock()
+	c.meta = md
+	c.mu.Unlock()
+	v, _ := md[chromafs.TreeVersionKey].(string)
+	return v, nil
+}
+
+// currentMetadata looks the collection up again and returns its metadata.
+func (c *Collection) currentMetadata(ctx context.Context, op string) (map[string]any, error) {
 	if c.closed.Load() {
-		return "", ErrClosed
+		return nil, ErrClosed
 	}
 	var cur v2.Collection
 	err := c.rest.viaChromaGo(ctx, func(ctx context.Context) error {
@@ -289,14 +301,9 @@ func (c *Collection) TreeVersion(ctx context.Context) (string, error) {
 		return err
 	})
 	if err != nil {
-		return "", c.fail(op, err)
+		return nil, c.fail(op, err)
 	}
-	md := fromCollectionMetadata(cur.Metadata())
-	c.mu.Lock()
-	c.meta = md
-	c.mu.Unlock()
-	v, _ := md[chromafs.TreeVersionKey].(string)
-	return v, nil
+	return fromCollectionMetadata(cur.Metadata()), nil
 }
 
 // SetMetadata sets the given keys of the collection's metadata and keeps
@@ -305,19 +312,10 @@ func (c *Collection) TreeVersion(ctx context.Context) (string, error) {
 // to store an empty metadata map: removing every key is an error.
 func (c *Collection) SetMetadata(ctx context.Context, set map[string]any) error {
 	op := "set metadata of collection " + c.where
-	if c.closed.Load() {
-		return ErrClosed
-	}
-	var cur v2.Collection
-	err := c.rest.viaChromaGo(ctx, func(ctx context.Context) error {
-		var err error
-		cur, err = c.cli.GetCollection(ctx, c.name, v2.WithEmbeddingFunctionGet(c.ef))
-		return err
-	})
+	merged, err := c.currentMetadata(ctx, op)
 	if err != nil {
-		return c.fail(op, err)
+		return err
 	}
-	merged := fromCollectionMetadata(cur.Metadata())
 	if merged == nil {
 		merged = map[string]any{}
 	}

@@ -245,22 +245,34 @@ func (s *Store) Chunks(ctx context.Context, layout chromafs.Layout, slugs []stri
 	if len(slugs) == 0 {
 		return nil, errors.New("memstore: Chunks: empty slug list")
 	}
-	layout = layout.WithDefaults()
+	want := setOf(slugs)
+	return s.collect(ctx, OpChunks, layout, true, func(c chromafs.Chunk, _ string) bool { return want[c.Slug] })
+}
+
+// setOf returns the set of slugs.
+func setOf(slugs []string) map[string]bool {
 	want := make(map[string]bool, len(slugs))
 	for _, slug := range slugs {
 		want[slug] = true
 	}
+	return want
+}
+
+// collect returns, in insertion order, the chunks of the records with the
+// layout's slug field for which keep (given the chunk and the record's
+// document) is true, checking ctx as it goes.
+func (s *Store) collect(ctx context.Context, op string, layout chromafs.Layout, withText bool, keep func(c chromafs.Chunk, doc string) bool) ([]chromafs.Chunk, error) {
+	layout = layout.WithDefaults()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []chromafs.Chunk
 	for i, r := range s.records {
 		if i%cancelCheckEvery == cancelCheckEvery-1 {
 			if err := ctx.Err(); err != nil {
-				return nil, fmt.Errorf("memstore: %s: %w", OpChunks, err)
+				return nil, fmt.Errorf("memstore: %s: %w", op, err)
 			}
 		}
-		c, ok := chunkOf(r, layout, true)
-		if ok && want[c.Slug] {
+		if c, ok := chunkOf(r, layout, withText); ok && keep(c, r.Document) {
 			out = append(out, c)
 		}
 	}
@@ -304,29 +316,16 @@ func (s *Store) Search(ctx context.Context, layout chromafs.Layout, scope chroma
 		}
 		return false
 	}
-	layout = layout.WithDefaults()
-	want := make(map[string]bool, len(slugs))
-	for _, slug := range slugs {
-		want[slug] = true
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var out []chromafs.Chunk
-	for i, r := range s.records {
-		if i%cancelCheckEvery == cancelCheckEvery-1 {
-			if err := ctx.Err(); err != nil {
-				return nil, fmt.Errorf("memstore: %s: %w", OpSearch, err)
-			}
-		}
-		c, ok := chunkOf(r, layout, false)
-		if ok && want[c.Slug] != scope.Exclude && match(r.Document) {
-			if scope.IDsOnly {
-				c = chromafs.Chunk{ID: c.ID, Index: chromafs.NoIndex}
-			}
-			out = append(out, c)
+	want := setOf(slugs)
+	out, err := s.collect(ctx, OpSearch, layout, false, func(c chromafs.Chunk, doc string) bool {
+		return want[c.Slug] != scope.Exclude && match(doc)
+	})
+	if scope.IDsOnly {
+		for i := range out {
+			out[i] = chromafs.Chunk{ID: out[i].ID, Index: chromafs.NoIndex}
 		}
 	}
-	return out, nil
+	return out, err
 }
 
 // ChunksByID returns the chunks, with texts, of the records with the
