@@ -33,10 +33,10 @@ deps-redis:
 # GNU grep (the oracle of the grep tests) and ripgrep (a baseline of the
 # grep benchmarks), from Debian.
 deps-tools:
-	@command -v rg >/dev/null 2>&1 && command -v grep >/dev/null 2>&1 || { \
+	@command -v rg >/dev/null 2>&1 && command -v grep >/dev/null 2>&1 && command -v litmus >/dev/null 2>&1 && command -v cadaver >/dev/null 2>&1 && command -v rclone >/dev/null 2>&1 && command -v curl >/dev/null 2>&1 && command -v wget >/dev/null 2>&1 || { \
 		echo "installing grep and ripgrep"; \
-		if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq grep ripgrep; \
-		else sudo apt-get update -qq && sudo apt-get install -y -qq grep ripgrep; fi; }
+		if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq grep ripgrep litmus cadaver rclone curl wget; \
+		else sudo apt-get update -qq && sudo apt-get install -y -qq grep ripgrep litmus cadaver rclone curl wget; fi; }
 
 build:
 	$(GO) build -o $(BIN) ./cmd/chromafs
