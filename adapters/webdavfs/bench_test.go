@@ -1,0 +1,74 @@
+package webdavfs_test
+
+import (
+	"context"
+	"io"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"golang.org/x/net/webdav"
+
+	"github.com/chromafs/chromafs"
+	"github.com/chromafs/chromafs/adapters/webdavfs"
+)
+
+// propfindBodies are an allprop request and the prop request of a typical
+// client (rclone's, without its vendor properties).
+var propfindBodies = []struct{ name, body string }{
+	{"allprop", `<?xml version="1.0" encoding="utf-8"?><D:propfind xmlns:D="DAV:"><D:allprop/></D:propfind>`},
+	{"prop", `<?xml version="1.0" encoding="utf-8"?><D:propfind xmlns:D="DAV:"><D:prop><D:displayname/><D:getlastmodified/><D:getcontentlength/><D:resourcetype/><D:getcontenttype/></D:prop></D:propfind>`},
+}
+
+// BenchmarkPropfindDepth1 lists a directory of 1,000 pages with PROPFIND
+// Depth: 1 over a loopback HTTP connection, through NewHandler, and, as
+// the floor, through a bare webdav.Handler over NewFileSystem. The
+// listing is metadata only (TestPropfindFetchesNoContent), so the store
+// makes no difference beyond bootstrap; both are measured.
+func BenchmarkPropfindDepth1(b *testing.B) {
+	files := manyPages(1000)
+	for _, be := range backends() {
+		store := be.new(b)
+		ingestFiles(b, store, files)
+		fsys, err := chromafs.New(context.Background(), store)
+		if err != nil {
+			b.Fatal(err)
+		}
+		handlers := []struct {
+			name string
+			h    http.Handler
+		}{
+			{"handler", webdavfs.NewHandler(func(*http.Request) (fs.FS, error) { return fsys, nil }, webdavfs.Options{})},
+			{"bare", &webdav.Handler{FileSystem: webdavfs.NewFileSystem(fsys), LockSystem: webdav.NewMemLS()}},
+		}
+		for _, h := range handlers {
+			if h.name == "bare" && be.name != "memstore" {
+				continue
+			}
+			srv := httptest.NewServer(h.h)
+			for _, body := range propfindBodies {
+				b.Run(be.name+"/"+h.name+"/"+body.name+"/pages=1000", func(b *testing.B) {
+					var size int64
+					b.ReportAllocs()
+					for b.Loop() {
+						req, _ := http.NewRequest("PROPFIND", srv.URL+"/pages/", strings.NewReader(body.body))
+						req.Header.Set("Depth", "1")
+						resp, err := srv.Client().Do(req)
+						if err != nil {
+							b.Fatal(err)
+						}
+						size, _ = io.Copy(io.Discard, resp.Body)
+						resp.Body.Close()
+						if resp.StatusCode != 207 {
+							b.Fatalf("status %d", resp.StatusCode)
+						}
+					}
+					b.ReportMetric(float64(size), "resp-bytes")
+				})
+			}
+			srv.Close()
+		}
+	}
+}

@@ -1,0 +1,283 @@
+package webdavfs
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io/fs"
+	"log/slog"
+	"maps"
+	"net/http"
+	"path"
+	"strings"
+
+	"golang.org/x/net/webdav"
+
+	"github.com/chromafs/chromafs"
+	"github.com/chromafs/chromafs/adapters/internal/attr"
+)
+
+// Allow is the value of the Allow header of every answer to OPTIONS and of
+// every 405 answer to a write method: the methods the handler serves.
+const Allow = "OPTIONS, GET, HEAD, PROPFIND"
+
+// allowCollection is the Allow header of a 405 answer to GET or HEAD on a
+// directory.
+const allowCollection = "OPTIONS, PROPFIND"
+
+// FiniteDepthBody is the body of the 403 answer to a PROPFIND with Depth
+// infinity (or without a Depth header): the DAV:propfind-finite-depth
+// precondition of RFC 4918, section 9.1.
+const FiniteDepthBody = `<?xml version="1.0" encoding="utf-8"?><D:error xmlns:D="DAV:"><D:propfind-finite-depth/></D:error>`
+
+// lockEntry is the DAV:supportedlock value of webdav.Handler, removed
+// from PROPFIND answers.
+var lockEntry = []byte(`<D:lockentry xmlns:D="DAV:"><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockentry>`)
+
+// maxPropfindBody bounds the XML body of a PROPFIND request.
+const maxPropfindBody = 1 << 20
+
+// Options configure [NewHandler].
+type Options struct {
+	// Prefix is the URL path under which the filesystem is served, such
+	// as "/dav" ("" or "/": the root). Requests outside it get 404; hrefs
+	// in PROPFIND answers carry it.
+	Prefix string
+
+	// AllowInfiniteDepth answers PROPFIND with Depth: infinity (or
+	// without a Depth header) with the whole subtree, instead of 403.
+	AllowInfiniteDepth bool
+
+	// Logger receives failures: resolve errors and store errors, with
+	// their details (clients get a generic body). Nil means
+	// slog.Default().
+	Logger *slog.Logger
+}
+
+// NewHandler returns a read-only WebDAV handler (DAV class 1) over the
+// filesystem that resolve returns for each request — typically a view
+// pruned for the request's user. See the package documentation for what
+// it answers to each method.
+func NewHandler(resolve func(r *http.Request) (fs.FS, error), opt Options) http.Handler {
+	if resolve == nil {
+		panic("webdavfs: nil resolve")
+	}
+	log := opt.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	return &handler{
+		resolve:  resolve,
+		prefix:   strings.TrimRight(opt.Prefix, "/"),
+		infinite: opt.AllowInfiniteDepth,
+		log:      log,
+	}
+}
+
+type handler struct {
+	resolve  func(r *http.Request) (fs.FS, error)
+	prefix   string // "" or "/x" without a trailing slash
+	infinite bool
+	log      *slog.Logger
+}
+
+func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	name, ok := h.strip(r.URL.Path)
+	if !ok {
+		h.fail(w, http.StatusNotFound)
+		return
+	}
+	switch r.Method {
+	case http.MethodOptions:
+		hd := w.Header()
+		hd.Set("Allow", Allow)
+		hd.Set("DAV", "1")
+		hd.Set("MS-Author-Via", "DAV")
+		w.WriteHeader(http.StatusOK)
+		return
+	case http.MethodGet, http.MethodHead, "PROPFIND":
+	default:
+		w.Header().Set("Allow", Allow)
+		http.Error(w, "405 method not allowed: read-only WebDAV server", http.StatusMethodNotAllowed)
+		return
+	}
+	if IsProbe(name) {
+		h.fail(w, http.StatusNotFound)
+		return
+	}
+	if r.Method == "PROPFIND" {
+		switch r.Header.Get("Depth") {
+		case "0", "1":
+		case "", "infinity":
+			if !h.infinite {
+				w.Header().Set("Content-Type", "application/xml; charset=utf-8")
+				w.WriteHeader(http.StatusForbidden)
+				w.Write([]byte(FiniteDepthBody))
+				return
+			}
+		default:
+			h.fail(w, http.StatusBadRequest)
+			return
+		}
+	}
+
+	fsys, err := h.resolve(r)
+	if err != nil {
+		h.log.Error("webdavfs: resolve", "method", r.Method, "path", r.URL.Path, "err", err)
+		h.fail(w, http.StatusInternalServerError)
+		return
+	}
+	ctx := r.Context()
+	wfs := &fileSystem{fsys: fsys}
+	fi, err := wfs.Stat(ctx, name)
+	if err != nil {
+		h.storeFail(w, r, err)
+		return
+	}
+	var davErr error
+	dav := &webdav.Handler{
+		Prefix:     h.prefix,
+		FileSystem: wfs,
+		LockSystem: noLocks{},
+		Logger:     func(_ *http.Request, err error) { davErr = err },
+	}
+
+	if r.Method == "PROPFIND" {
+		r.Body = http.MaxBytesReader(w, r.Body, maxPropfindBody)
+		rec := &recorder{h: http.Header{}}
+		dav.ServeHTTP(rec, r)
+		if davErr != nil && (rec.status == webdav.StatusMulti || rec.status >= 500) {
+			// A failure in the middle of the multistatus: drop it rather
+			// than send a partial listing.
+			h.storeFail(w, r, davErr)
+			return
+		}
+		maps.Copy(w.Header(), rec.h)
+		if rec.status == 0 {
+			rec.status = http.StatusOK
+		}
+		w.WriteHeader(rec.status)
+		// webdav.Handler advertises an exclusive write lock in
+		// DAV:supportedlock; this server grants none (DAV class 1).
+		w.Write(bytes.ReplaceAll(rec.buf.Bytes(), lockEntry, nil))
+		return
+	}
+
+	// GET and HEAD.
+	if fi.IsDir() {
+		w.Header().Set("Allow", allowCollection)
+		h.fail(w, http.StatusMethodNotAllowed)
+		return
+	}
+	if r.Method == http.MethodGet {
+		// Load the page now, so that a failed read is an error status
+		// rather than a 200 whose body stops short.
+		data, err := readShared(wfs.view(ctx), fsName(name))
+		if err != nil {
+			h.storeFail(w, r, err)
+			return
+		}
+		wfs.pinName = name
+		wfs.pin = &memFile{Reader: bytes.NewReader(data), info: fi.(*fileInfo), name: name}
+	}
+	w.Header().Set("Content-Type", attr.ContentType(path.Base(fsName(name)), fi))
+	dav.ServeHTTP(w, r)
+	if davErr != nil {
+		h.log.Error("webdavfs: serve", "method", r.Method, "path", r.URL.Path, "err", davErr)
+	}
+}
+
+// strip maps a URL path to a WebDAV name under the prefix.
+func (h *handler) strip(p string) (string, bool) {
+	if h.prefix == "" {
+		return p, true
+	}
+	if p == h.prefix {
+		return "/", true
+	}
+	if strings.HasPrefix(p, h.prefix+"/") {
+		return p[len(h.prefix):], true
+	}
+	return "", false
+}
+
+// fail answers status with its text.
+func (h *handler) fail(w http.ResponseWriter, status int) {
+	http.Error(w, http.StatusText(status), status)
+}
+
+// storeFail answers the status for err; failures other than a missing
+// file are logged.
+func (h *handler) storeFail(w http.ResponseWriter, r *http.Request, err error) {
+	status := Status(err)
+	if status >= 500 {
+		h.log.Error("webdavfs: store", "method", r.Method, "path", r.URL.Path, "status", status, "err", err)
+	}
+	h.fail(w, status)
+}
+
+// Status returns the HTTP status for an error of the filesystem: 404 for
+// a missing (or hidden, or invalid) path, 403 for a permission error, 504
+// for a deadline, 500 for a corrupt page and 502 (Bad Gateway: the store
+// behind the filesystem failed) for anything else.
+func Status(err error) int {
+	switch {
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, fs.ErrInvalid):
+		return http.StatusNotFound
+	case errors.Is(err, fs.ErrPermission):
+		return http.StatusForbidden
+	case errors.Is(err, context.DeadlineExceeded):
+		return http.StatusGatewayTimeout
+	case errors.Is(err, chromafs.ErrCorruptPage):
+		return http.StatusInternalServerError
+	}
+	return http.StatusBadGateway
+}
+
+// IsProbe reports whether a path names a file that desktop clients look
+// for on every server (macOS AppleDouble "._*" files and ".DS_Store",
+// Windows "desktop.ini" and "Thumbs.db") in any of its segments. The
+// handler answers 404 for them without resolving a filesystem.
+func IsProbe(p string) bool {
+	for seg := range strings.SplitSeq(p, "/") {
+		if strings.HasPrefix(seg, "._") || seg == ".DS_Store" ||
+			strings.EqualFold(seg, "desktop.ini") || strings.EqualFold(seg, "Thumbs.db") {
+			return true
+		}
+	}
+	return false
+}
+
+// readShared reads a whole file, without a copy when fsys can share its
+// cache's bytes (chromafs).
+func readShared(fsys fs.FS, name string) ([]byte, error) {
+	if s, ok := fsys.(interface {
+		ReadFileShared(string) ([]byte, error)
+	}); ok {
+		return s.ReadFileShared(name)
+	}
+	return fs.ReadFile(fsys, name)
+}
+
+// recorder buffers a response, so that a PROPFIND that fails half-way can
+// be answered with an error instead of a truncated multistatus.
+type recorder struct {
+	h      http.Header
+	status int
+	buf    bytes.Buffer
+}
+
+func (r *recorder) Header() http.Header { return r.h }
+
+func (r *recorder) WriteHeader(status int) {
+	if r.status == 0 {
+		r.status = status
+	}
+}
+
+func (r *recorder) Write(b []byte) (int, error) {
+	if r.status == 0 {
+		r.status = http.StatusOK
+	}
+	return r.buf.Write(b)
+}
