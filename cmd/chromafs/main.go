@@ -104,6 +104,7 @@ resolve against the root.`,
 	root.AddCommand(
 		lsCommand(g), catCommand(g), statCommand(g), treeCommand(g), findCommand(g), grepCommand(g),
 		ingestCommand(g), validateCommand(g),
+		serveCommand(g), hashPasswordCommand(), hashTokenCommand(),
 	)
 	return root
 }

@@ -1,0 +1,171 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/chromafs/chromafs"
+	"github.com/chromafs/chromafs/adapters/httpfs"
+	"github.com/chromafs/chromafs/adapters/webdavfs"
+	"github.com/chromafs/chromafs/cachepkg"
+	"github.com/chromafs/chromafs/internal/server"
+)
+
+func serveCommand(g *globals) *cobra.Command {
+	var (
+		httpAddr, davAddr, usersPath string
+		denyAnonymous, infiniteDepth bool
+		treeMaxAge                   time.Duration
+		lim                          = server.DefaultLimits
+	)
+	c := &cobra.Command{
+		Use:   "serve --http ADDR | --webdav ADDR",
+		Short: "Serve the collection over HTTP and/or WebDAV, read-only, with per-user access",
+		Long: `serve exposes the collection as a read-only file server over HTTP (GET, HEAD,
+ETag, Range, directory listings) and/or WebDAV (mountable with Finder,
+Explorer, davfs2, rclone), each user seeing only their pages.
+
+Users sign in with HTTP Basic (name and password) or a bearer token, listed
+in --users FILE:
+
+  # name   fields: password=BCRYPT, token-sha256=HEX, groups=a,b
+  alice    password=$2a$10$...     groups=staff
+  ci-bot   token-sha256=9f86d0...  groups=staff,release
+
+(chromafs hash-password and chromafs hash-token make those fields.) Requests
+without credentials see public pages only, or are refused with
+--deny-anonymous; wrong credentials get 401. /healthz answers 200 without
+credentials. SIGTERM or SIGINT shuts down gracefully.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if httpAddr == "" && davAddr == "" {
+				return errors.New("serve: give --http ADDR, --webdav ADDR, or both")
+			}
+			log := slog.New(slog.NewJSONHandler(cmd.ErrOrStderr(), nil))
+			var users *server.Users
+			if usersPath != "" {
+				var err error
+				if users, err = server.LoadUsers(usersPath); err != nil {
+					return err
+				}
+			} else if denyAnonymous {
+				return errors.New("serve: --deny-anonymous without --users would refuse every request")
+			}
+			octx, cancel := context.WithTimeout(cmd.Context(), g.timeout)
+			defer cancel()
+			store, err := g.openStore(octx, false)
+			if err != nil {
+				return err
+			}
+			defer store.Close()
+			cache := cachepkg.Cache(cachepkg.NewMemory(0))
+			if g.redisURL != "" {
+				rc, err := cachepkg.NewRedis(cachepkg.RedisOptions{URL: g.redisURL})
+				if err != nil {
+					return err
+				}
+				defer rc.Close()
+				cache = cachepkg.NewTiered(cachepkg.NewMemory(0), rc)
+			}
+			opts := []chromafs.Option{
+				chromafs.WithLayout(g.layout()),
+				chromafs.WithSeparator(g.separatorValue()),
+				chromafs.WithCache(cache),
+				chromafs.WithTreeMaxAge(treeMaxAge),
+				chromafs.WithLogger(log),
+			}
+			// Fail at start, not on the first request, when the
+			// collection cannot be served.
+			if _, err := chromafs.New(octx, store, opts...); err != nil {
+				return err
+			}
+			srv := server.New(server.Config{Store: store, Options: opts, Users: users, DenyAnonymous: denyAnonymous, Logger: log})
+			var listeners []server.Listener
+			add := func(addr, kind string, h http.Handler) error {
+				if addr == "" {
+					return nil
+				}
+				l, err := net.Listen("tcp", addr)
+				if err != nil {
+					return fmt.Errorf("serve %s: %w", kind, err)
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "chromafs: %s on http://%s/\n", kind, l.Addr())
+				listeners = append(listeners, server.Listener{Listener: l, Handler: srv.Wrap(kind, h)})
+				return nil
+			}
+			if err := add(httpAddr, "http", httpfs.NewHandler(srv.Resolve, httpfs.Options{Logger: log})); err != nil {
+				return err
+			}
+			if err := add(davAddr, "webdav", webdavfs.NewHandler(srv.Resolve, webdavfs.Options{AllowInfiniteDepth: infiniteDepth, Logger: log})); err != nil {
+				for _, l := range listeners {
+					l.Listener.Close()
+				}
+				return err
+			}
+			return server.Serve(cmd.Context(), lim, log, listeners...)
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&httpAddr, "http", "", "address of the HTTP file server, e.g. 127.0.0.1:8080")
+	f.StringVar(&davAddr, "webdav", "", "address of the WebDAV server, e.g. 127.0.0.1:8081")
+	f.StringVar(&usersPath, "users", "", "users file (see above); without it every request is anonymous")
+	f.BoolVar(&denyAnonymous, "deny-anonymous", false, "refuse requests without credentials (401) instead of showing public pages")
+	f.BoolVar(&infiniteDepth, "allow-infinite-depth", false, "answer WebDAV PROPFIND with Depth: infinity (a walk of the whole tree) instead of refusing it")
+	f.DurationVar(&treeMaxAge, "tree-max-age", 5*time.Second, "reuse the collection's tree for this long before checking it again")
+	f.DurationVar(&lim.ReadHeaderTimeout, "read-header-timeout", lim.ReadHeaderTimeout, "time to read a request's headers")
+	f.DurationVar(&lim.ReadTimeout, "read-timeout", lim.ReadTimeout, "time to read a whole request")
+	f.DurationVar(&lim.WriteTimeout, "write-timeout", lim.WriteTimeout, "time to write a response")
+	f.DurationVar(&lim.IdleTimeout, "idle-timeout", lim.IdleTimeout, "time a kept-alive connection may wait for its next request")
+	f.IntVar(&lim.MaxHeaderBytes, "max-header-bytes", lim.MaxHeaderBytes, "largest request header in bytes")
+	f.DurationVar(&lim.ShutdownTimeout, "shutdown-timeout", lim.ShutdownTimeout, "time running requests get to finish on SIGTERM")
+	return c
+}
+
+// hashCommand reads a secret from standard input (one line) and prints
+// the users-file field for it.
+func hashCommand(use, short string, field func(secret string) (string, error)) *cobra.Command {
+	return &cobra.Command{
+		Use:   use,
+		Short: short,
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			line, err := bufio.NewReader(cmd.InOrStdin()).ReadString('\n')
+			if err != nil && !errors.Is(err, io.EOF) {
+				return err
+			}
+			secret := strings.TrimRight(line, "\r\n")
+			if secret == "" {
+				return errors.New("no secret on standard input")
+			}
+			out, err := field(secret)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), out)
+			return nil
+		},
+	}
+}
+
+func hashPasswordCommand() *cobra.Command {
+	return hashCommand("hash-password", "Print the users-file password= field for a password read from standard input",
+		func(s string) (string, error) {
+			h, err := server.HashPassword(s)
+			return "password=" + h, err
+		})
+}
+
+func hashTokenCommand() *cobra.Command {
+	return hashCommand("hash-token", "Print the users-file token-sha256= field for a bearer token read from standard input",
+		func(s string) (string, error) { return "token-sha256=" + server.HashToken(s), nil })
+}
