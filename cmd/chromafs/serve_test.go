@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -169,4 +170,38 @@ func privatePage(t *testing.T) string {
 		t.Fatal("examples/docs has no internal/ page")
 	}
 	return filepath.ToSlash(found)
+}
+
+// TestServeIndependentSite is issue 5's acceptance check: `chromafs serve`
+// over the Go docs loaded into Chroma by the independent writer (mid-line
+// chunks, private subtrees), checked by scripts/dav_checker.py (Python
+// stdlib, shares no code): PROPFIND depth 1 through every directory,
+// depth infinity refused, file sizes equal to the visible source files,
+// every file byte-identical over both protocols, Range and HEAD correct,
+// every write method refused with a 4xx and nothing changed.
+func TestServeIndependentSite(t *testing.T) {
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("python3 is needed for the independent checker")
+		}
+		t.Skip("python3 not found")
+	}
+	srv := testenv.Chroma(t)
+	coll := testenv.CollectionName(t)
+	src := goDocs(t)
+	writeIndependent(t, srv.URL, coll, src)
+	_, content := sourceFiles(t, src, func(p string) bool {
+		return !strings.HasPrefix(p, "doc/initial/") && !strings.HasPrefix(p, "src/runtime/")
+	})
+	dir := copyTree(t, content)
+	httpURL, davURL, stop := startServe(t, "--chroma-url", srv.URL, "--collection", coll)
+	out, err := exec.Command(python, "../../scripts/dav_checker.py", "--http", httpURL, "--webdav", davURL, dir).CombinedOutput()
+	if err != nil {
+		t.Fatalf("dav_checker: %v\n%s", err, out)
+	}
+	t.Logf("%s", strings.TrimSpace(string(out)))
+	if code := stop(); code != 0 {
+		t.Fatalf("serve exited with status %d", code)
+	}
 }
