@@ -196,6 +196,14 @@ func Write(ctx context.Context, w chromafs.Writer, pages map[string]string, opt 
 	if err := w.Upsert(ctx, []chromafs.Record{rec}); err != nil {
 		return st, fmt.Errorf("gen: write tree record %q: %w", l.TreeID, err)
 	}
+	// As ingest does: the collection's metadata names the tree's version.
+	if ms, ok := w.(interface {
+		SetMetadata(context.Context, map[string]any) error
+	}); ok {
+		if err := ms.SetMetadata(ctx, map[string]any{chromafs.TreeVersionKey: chromafs.TreeVersionOf(doc)}); err != nil {
+			return st, fmt.Errorf("gen: record the tree version: %w", err)
+		}
+	}
 	st.Pages = len(entries)
 	st.TreeBytes = len(doc)
 	st.Elapsed = time.Since(start)
