@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io/fs"
 	"log/slog"
-	"maps"
 	"net/http"
 	"path"
 	"strings"
@@ -29,10 +28,6 @@ const allowCollection = "OPTIONS, PROPFIND"
 // infinity (or without a Depth header): the DAV:propfind-finite-depth
 // precondition of RFC 4918, section 9.1.
 const FiniteDepthBody = `<?xml version="1.0" encoding="utf-8"?><D:error xmlns:D="DAV:"><D:propfind-finite-depth/></D:error>`
-
-// lockEntry is the DAV:supportedlock value of webdav.Handler, removed
-// from PROPFIND answers.
-var lockEntry = []byte(`<D:lockentry xmlns:D="DAV:"><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockentry>`)
 
 // maxPropfindBody bounds the XML body of a PROPFIND request.
 const maxPropfindBody = 1 << 20
@@ -105,9 +100,12 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, http.StatusNotFound)
 		return
 	}
+	depth := 0
 	if r.Method == "PROPFIND" {
 		switch r.Header.Get("Depth") {
-		case "0", "1":
+		case "0":
+		case "1":
+			depth = 1
 		case "", "infinity":
 			if !h.infinite {
 				w.Header().Set("Content-Type", "application/xml; charset=utf-8")
@@ -115,6 +113,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				w.Write([]byte(FiniteDepthBody))
 				return
 			}
+			depth = -1
 		default:
 			h.fail(w, http.StatusBadRequest)
 			return
@@ -134,40 +133,23 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.storeFail(w, r, err)
 		return
 	}
+	if r.Method == "PROPFIND" {
+		h.propfind(w, r, wfs.view(ctx), name, fi.(*fileInfo).FileInfo, depth)
+		return
+	}
+
+	// GET and HEAD, served by webdav.Handler.
+	if fi.IsDir() {
+		w.Header().Set("Allow", allowCollection)
+		h.fail(w, http.StatusMethodNotAllowed)
+		return
+	}
 	var davErr error
 	dav := &webdav.Handler{
 		Prefix:     h.prefix,
 		FileSystem: wfs,
 		LockSystem: noLocks{},
 		Logger:     func(_ *http.Request, err error) { davErr = err },
-	}
-
-	if r.Method == "PROPFIND" {
-		r.Body = http.MaxBytesReader(w, r.Body, maxPropfindBody)
-		rec := &recorder{h: http.Header{}}
-		dav.ServeHTTP(rec, r)
-		if davErr != nil && (rec.status == webdav.StatusMulti || rec.status >= 500) {
-			// A failure in the middle of the multistatus: drop it rather
-			// than send a partial listing.
-			h.storeFail(w, r, davErr)
-			return
-		}
-		maps.Copy(w.Header(), rec.h)
-		if rec.status == 0 {
-			rec.status = http.StatusOK
-		}
-		w.WriteHeader(rec.status)
-		// webdav.Handler advertises an exclusive write lock in
-		// DAV:supportedlock; this server grants none (DAV class 1).
-		w.Write(bytes.ReplaceAll(rec.buf.Bytes(), lockEntry, nil))
-		return
-	}
-
-	// GET and HEAD.
-	if fi.IsDir() {
-		w.Header().Set("Allow", allowCollection)
-		h.fail(w, http.StatusMethodNotAllowed)
-		return
 	}
 	if r.Method == http.MethodGet {
 		// Load the page now, so that a failed read is an error status
@@ -257,27 +239,4 @@ func readShared(fsys fs.FS, name string) ([]byte, error) {
 		return s.ReadFileShared(name)
 	}
 	return fs.ReadFile(fsys, name)
-}
-
-// recorder buffers a response, so that a PROPFIND that fails half-way can
-// be answered with an error instead of a truncated multistatus.
-type recorder struct {
-	h      http.Header
-	status int
-	buf    bytes.Buffer
-}
-
-func (r *recorder) Header() http.Header { return r.h }
-
-func (r *recorder) WriteHeader(status int) {
-	if r.status == 0 {
-		r.status = status
-	}
-}
-
-func (r *recorder) Write(b []byte) (int, error) {
-	if r.status == 0 {
-		r.status = http.StatusOK
-	}
-	return r.buf.Write(b)
 }
