@@ -100,4 +100,14 @@
 // of the paths. Lookup goes through a hash index from path to node (open
 // addressing, built in one allocation, O(1)); ReadDir returns a sub-slice
 // and allocates nothing.
+//
+// A pruned view shares the nodes, children and index of the unpruned one
+// ([Tree.All], built once per tree) and adds a visibility mask over its
+// nodes: the files whose access rule the groups satisfy (the entries'
+// rules are interned once per tree, so a view evaluates each distinct rule
+// once) and the directories above them, marked in one pass in reverse path
+// order. Lookup and Walk skip hidden nodes; ReadDir filters a directory's
+// children on its first listing and keeps the result (the shared range
+// itself when nothing in it is hidden). Building a view for a new set of
+// groups thus costs one pass over the node array, not a new index.
 package tree

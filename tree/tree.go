@@ -2,10 +2,12 @@ package tree
 
 import (
 	"cmp"
+	"encoding/binary"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // Tree is a parsed and validated path tree. It is immutable and safe for
@@ -17,6 +19,9 @@ type Tree struct {
 
 	allOnce sync.Once
 	all     *View
+
+	prunerOnce sync.Once
+	pruneData  *pruner
 
 	mu    sync.Mutex
 	views []cachedView // most recently used last
@@ -250,7 +255,7 @@ func (t *Tree) All() *View {
 		for i := range t.entries {
 			slugs[i] = t.entries[i].Slug
 		}
-		t.all = newView(t.entries, nil, slugs)
+		t.all = newView(t.entries, slugs)
 	})
 	return t.all
 }
@@ -322,40 +327,120 @@ func (t *Tree) cached(key string) *View {
 	return nil
 }
 
-// prune builds the view of the entries visible to a set of groups.
+// prune builds the view of the entries visible to a set of groups: a
+// visibility mask over the nodes of the unpruned view, which it shares.
 func (t *Tree) prune(set []string) *View {
-	var inSet func(string) bool
-	if len(set) > 8 {
-		m := make(map[string]struct{}, len(set))
+	p := t.pruner()
+	var in []bool // by group id
+	if len(set) > 0 {
+		in = make([]bool, len(p.groups))
 		for _, g := range set {
-			m[g] = struct{}{}
-		}
-		inSet = func(g string) bool { _, ok := m[g]; return ok }
-	}
-	idx := make([]int32, 0, len(t.entries))
-	slugs := make([]string, 0, len(t.entries))
-	for i := range t.entries {
-		e := &t.entries[i]
-		visible := e.IsPublic
-		if !visible && len(set) > 0 {
-			if inSet != nil {
-				for _, g := range e.Groups {
-					if inSet(g) {
-						visible = true
-						break
-					}
-				}
-			} else {
-				visible = e.Visible(set)
+			if id, ok := p.groups[g]; ok {
+				in[id] = true
 			}
 		}
-		if visible {
-			idx = append(idx, int32(i))
-			slugs = append(slugs, e.Slug)
+	}
+	allowed := make([]bool, len(p.rules))
+	for r, rule := range p.rules {
+		ok := rule.public
+		for _, id := range rule.groups {
+			if ok {
+				break
+			}
+			ok = in != nil && in[id]
+		}
+		allowed[r] = ok
+	}
+	// In reverse path order every child comes before its parent: one pass
+	// marks the visible files and the directories that hold them.
+	vis := make([]bool, len(p.rule))
+	files := 0
+	for i := len(p.rule) - 1; i > 0; i-- {
+		if r := p.rule[i]; r >= 0 && allowed[r] {
+			vis[i] = true
+			files++
+		}
+		if vis[i] {
+			vis[p.all.parent[i]] = true
 		}
 	}
-	if len(idx) == len(t.entries) {
-		return t.All()
+	if files == p.all.files {
+		return p.all
 	}
-	return newView(t.entries, idx, slugs)
+	vis[0] = true
+	a := p.all
+	return &View{nodes: a.nodes, kids: a.kids, index: a.index, files: files, parent: a.parent, at: a.at,
+		dirs: a.dirs, visible: vis, shown: make([]atomic.Pointer[[]*Node], a.dirs)}
+}
+
+// pruner is what pruning needs beyond the unpruned view: the access rule
+// of each file, with the entries' rules interned (most entries share a
+// few), and the groups numbered.
+type pruner struct {
+	all    *View
+	rule   []int32 // by node: the index in rules of a file's rule, or -1
+	rules  []accessRule
+	groups map[string]int32 // the groups of t, numbered
+}
+
+// accessRule is an entry's access rule: public, or the ids of its groups.
+type accessRule struct {
+	public bool
+	groups []int32 // sorted, without duplicates
+}
+
+func (t *Tree) pruner() *pruner {
+	t.prunerOnce.Do(func() {
+		all := t.All()
+		p := &pruner{
+			all:    all,
+			rule:   make([]int32, len(all.nodes)),
+			rules:  []accessRule{{public: true}},
+			groups: make(map[string]int32, len(t.groups)),
+		}
+		for i, g := range t.Groups() {
+			p.groups[g] = int32(i)
+		}
+		interned := map[string]int32{}
+		var ids []int32
+		var key []byte
+		var prev *Entry // the previous private entry
+		prevRule := int32(-1)
+		for i := range all.nodes {
+			e := all.nodes[i].Entry
+			switch {
+			case e == nil:
+				p.rule[i] = -1
+				continue
+			case e.IsPublic:
+				p.rule[i] = 0
+				continue
+			case prev != nil && slices.Equal(prev.Groups, e.Groups):
+				p.rule[i] = prevRule
+				continue
+			}
+			ids = ids[:0]
+			for _, g := range e.Groups {
+				if id, ok := p.groups[g]; ok {
+					ids = append(ids, id)
+				}
+			}
+			slices.Sort(ids)
+			ids = slices.Compact(ids)
+			key = key[:0]
+			for _, id := range ids {
+				key = binary.LittleEndian.AppendUint32(key, uint32(id))
+			}
+			r, ok := interned[string(key)]
+			if !ok {
+				r = int32(len(p.rules))
+				p.rules = append(p.rules, accessRule{groups: slices.Clone(ids)})
+				interned[string(key)] = r
+			}
+			p.rule[i] = r
+			prev, prevRule = e, r
+		}
+		t.pruneData = p
+	})
+	return t.pruneData
 }

@@ -3,7 +3,9 @@ package tree
 import (
 	"hash/maphash"
 	"math/bits"
+	"slices"
 	"strings"
+	"sync/atomic"
 )
 
 // Node is a file or directory of a [View]. Nodes are shared: callers must
@@ -16,6 +18,8 @@ type Node struct {
 	Name string
 	// IsDir reports whether the node is a directory.
 	IsDir bool
+	// dir numbers the directories of the view, in path order.
+	dir int32
 	// Entry is the file's entry, or nil for a directory.
 	Entry *Entry
 
@@ -27,11 +31,20 @@ type Node struct {
 // View is the directory index of a set of entries: the root, the files and
 // the directories that their slugs imply. It is immutable and safe for
 // concurrent use.
+//
+// A pruned view shares the nodes, children and index of the unpruned view
+// and hides the nodes that visible marks false.
 type View struct {
-	nodes []Node  // in path order; nodes[0] is the root
-	kids  []*Node // children of each directory, contiguous and sorted by name
-	index index   // path to position in nodes
-	files int
+	nodes  []Node  // in path order; nodes[0] is the root
+	kids   []*Node // children of each directory, contiguous and sorted by name
+	index  index   // path to position in nodes
+	files  int
+	parent []int32 // position in nodes of the parent of each node
+	at     []int32 // position in nodes of each of kids
+
+	dirs    int                       // the number of directories
+	visible []bool                    // by position in nodes; nil if unpruned
+	shown   []atomic.Pointer[[]*Node] // by Node.dir: visible children, once listed
 }
 
 // index is a hash table from the paths of a view's nodes to their
@@ -74,10 +87,9 @@ func (x *index) find(nodes []Node, name string) int {
 	}
 }
 
-// newView indexes the entries at positions idx of entries (all of them
-// when idx is nil), which are valid slugs without clashes, in path order.
-// slugs holds their slugs, compactly.
-func newView(entries []Entry, idx []int32, slugs []string) *View {
+// newView indexes entries, which are valid slugs without clashes, in path
+// order. slugs holds their slugs, compactly.
+func newView(entries []Entry, slugs []string) *View {
 	// Count the directories: in path order, each file adds the ancestors
 	// that the previous file did not have.
 	dirs := 0
@@ -136,9 +148,6 @@ func newView(entries []Entry, idx []int32, slugs []string) *View {
 			}
 		}
 		e := &entries[k]
-		if idx != nil {
-			e = &entries[idx[k]]
-		}
 		parent = append(parent, stack[len(stack)-1])
 		v.nodes = append(v.nodes, Node{Path: slug, Name: slug[len(d)+min(len(d), 1):], Entry: e})
 		prev = d
@@ -156,17 +165,22 @@ func newView(entries []Entry, idx []int32, slugs []string) *View {
 		if nodes[i].IsDir {
 			count := nodes[i].end
 			nodes[i].first, nodes[i].end = next, next
+			nodes[i].dir = int32(v.dirs)
+			v.dirs++
 			next += count
 		}
 	}
 	v.kids = make([]*Node, len(nodes)-1)
+	v.at = make([]int32, len(nodes)-1)
 	for i := 1; i < len(nodes); i++ {
 		p := &nodes[parent[i]]
 		v.kids[p.end] = &nodes[i]
+		v.at[p.end] = int32(i)
 		p.end++
 	}
 
 	v.index = newIndex(nodes)
+	v.parent = parent
 	return v
 }
 
@@ -199,7 +213,7 @@ func split(a, b string) int {
 // in the view.
 func (v *View) Lookup(name string) (*Node, bool) {
 	i := v.index.find(v.nodes, name)
-	if i < 0 {
+	if i < 0 || v.visible != nil && !v.visible[i] {
 		return nil, false
 	}
 	return &v.nodes[i], true
@@ -209,11 +223,42 @@ func (v *View) Lookup(name string) (*Node, bool) {
 // reports false if name is not a directory of the view. Callers must not
 // modify the result.
 func (v *View) ReadDir(name string) ([]*Node, bool) {
-	n, ok := v.Lookup(name)
-	if !ok || !n.IsDir {
+	i := v.index.find(v.nodes, name)
+	if i < 0 || !v.nodes[i].IsDir || v.visible != nil && !v.visible[i] {
 		return nil, false
 	}
-	return v.kids[n.first:n.end:n.end], true
+	n := &v.nodes[i]
+	kids := v.kids[n.first:n.end:n.end]
+	if v.visible == nil {
+		return kids, true
+	}
+	cached := &v.shown[n.dir]
+	if l := cached.Load(); l != nil {
+		return *l, true
+	}
+	// Filter the children once; keep the shared slice when none is
+	// hidden.
+	var shown []*Node
+	for j, k := range kids {
+		if !v.visible[v.at[int(n.first)+j]] {
+			if shown == nil {
+				shown = make([]*Node, j, len(kids)-1)
+				copy(shown, kids[:j])
+			}
+			continue
+		}
+		if shown != nil {
+			shown = append(shown, k)
+		}
+	}
+	if shown == nil {
+		shown = kids
+	}
+	shown = slices.Clip(shown)
+	if !cached.CompareAndSwap(nil, &shown) {
+		return *cached.Load(), true
+	}
+	return shown, true
 }
 
 // Files returns the number of files in the view.
@@ -224,6 +269,9 @@ func (v *View) Files() int { return v.files }
 // order of [io/fs.WalkDir]). It stops when fn returns false.
 func (v *View) Walk(fn func(*Node) bool) {
 	for i := range v.nodes {
+		if v.visible != nil && !v.visible[i] {
+			continue
+		}
 		if !fn(&v.nodes[i]) {
 			return
 		}
