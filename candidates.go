@@ -108,7 +108,7 @@ func (fsys *FS) Candidates(ctx context.Context, names []string, literals []strin
 	if !ok {
 		return all(), nil
 	}
-	plan, ok := planSearch(lits, fold)
+	plan, ok := planSearch(lits, fold, s.regexLimit())
 	if !ok {
 		return all(), nil
 	}
@@ -272,6 +272,26 @@ type searchPlan struct {
 // scopeOf); chromastore sends it as one $nin list.
 const maxExcluded = 16384
 
+// regexLimit and excludedLimit are maxRegexBytes and maxExcluded, or the
+// store's lower limits (see Limiter).
+func (s *session) regexLimit() int {
+	if l, ok := s.store.(Limiter); ok {
+		if r, _ := l.Limits(); r > 0 {
+			return min(r, maxRegexBytes)
+		}
+	}
+	return maxRegexBytes
+}
+
+func (s *session) excludedLimit() int {
+	if l, ok := s.store.(Limiter); ok {
+		if _, e := l.Limits(); e > 0 {
+			return min(e, maxExcluded)
+		}
+	}
+	return maxExcluded
+}
+
 // scopeOf returns the Scope that searches exactly slugs among the pages
 // of the tree: slugs itself, or, when that is shorter and fits one
 // request, every other page of the tree (which includes every page hidden
@@ -279,7 +299,7 @@ const maxExcluded = 16384
 // may then come back; callers keep only the slugs they asked for.
 func (s *session) scopeOf(slugs []string) Scope {
 	others := s.tree.Len() - len(slugs)
-	if others >= len(slugs) || others > maxExcluded {
+	if others >= len(slugs) || others > s.excludedLimit() {
 		return Scope{Slugs: slugs}
 	}
 	in := setOf(slugs)
@@ -324,15 +344,15 @@ func fromID(c *Chunk) bool {
 // planSearch builds the conditions for non-empty literals. It reports
 // false when the literals cannot be searched for within the regex size
 // limit (only possible with fold).
-func planSearch(lits []string, fold bool) (searchPlan, bool) {
+func planSearch(lits []string, fold bool, limit int) (searchPlan, bool) {
 	var p searchPlan
 	if fold {
-		regexes, ok := packAlternation(lits, true)
+		regexes, ok := packAlternation(lits, true, limit)
 		if !ok {
 			return p, false
 		}
 		p.filter.Regexes = regexes
-	} else if regexes, ok := packAlternation(lits, false); ok {
+	} else if regexes, ok := packAlternation(lits, false, limit); ok {
 		// A $regex of escaped literals, not $contains: on Chroma 1.0 a
 		// pass over 47k chunks took 82 ms with the regex and 139 ms with
 		// $contains for the same literal.
@@ -363,7 +383,7 @@ func planSearch(lits []string, fold bool) (searchPlan, bool) {
 	p.ends = alternation(heads, fold) + "$"
 	p.starts = "^" + alternation(tails, fold)
 	p.short = "(?s)^.{0," + strconv.Itoa(p.maxRunes-2) + "}$"
-	p.straddle = len(p.ends) <= maxRegexBytes && len(p.starts) <= maxRegexBytes && p.maxRunes-2 <= maxRepeat
+	p.straddle = len(p.ends) <= limit && len(p.starts) <= limit && len(p.short) <= limit && p.maxRunes-2 <= maxRepeat
 	return p, true
 }
 
@@ -405,19 +425,19 @@ func foldKey(r rune) rune {
 }
 
 // packAlternation returns regexes that together match the documents
-// containing one of lits, each at most maxRegexBytes long. It reports
+// containing one of lits, each at most limit bytes long. It reports
 // false if one literal alone is longer.
-func packAlternation(lits []string, fold bool) ([]string, bool) {
+func packAlternation(lits []string, fold bool, limit int) ([]string, bool) {
 	var out []string
 	var cur [][]rune
 	size := 0
 	for _, l := range lits {
 		r := []rune(l)
 		n := len(alternation([][]rune{r}, fold))
-		if n > maxRegexBytes {
+		if n > limit {
 			return nil, false
 		}
-		if len(cur) > 0 && size+n+1 > maxRegexBytes {
+		if len(cur) > 0 && size+n+1 > limit {
 			out = append(out, alternation(cur, fold))
 			cur, size = nil, 0
 		}

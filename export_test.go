@@ -11,7 +11,7 @@ func ResetTreeCache() {
 // PlanRegexes returns the regexes that Candidates sends for lits: the
 // case-insensitive filter (with fold) and the three boundary regexes.
 func PlanRegexes(lits []string, fold bool) []string {
-	p, ok := planSearch(uniqueLiterals(lits, fold), fold)
+	p, ok := planSearch(uniqueLiterals(lits, fold), fold, maxRegexBytes)
 	if !ok {
 		return nil
 	}

@@ -171,6 +171,15 @@ func TreeVersionOf(doc []byte) string {
 	return hex.EncodeToString(sum[:12])
 }
 
+// Limiter is implemented by stores whose server limits requests (Chroma
+// Cloud; see chromastore.Config.CloudLimits). FS.Candidates builds its
+// queries within the limits; 0 means no limit.
+type Limiter interface {
+	// Limits returns the longest regex in bytes and the most slugs an
+	// excluding Scope may list.
+	Limits() (maxRegexBytes, maxExcluded int)
+}
+
 // TreeVersioner is implemented by stores that can read TreeVersionKey
 // from the collection's metadata, fresh, at less cost than fetching the
 // tree record (on Chroma, a collection lookup).

@@ -69,7 +69,17 @@ type Config struct {
 	// Timeout bounds each HTTP request; 0 means no bound beyond the
 	// context's.
 	Timeout time.Duration
+	// CloudLimits keeps every request within Chroma Cloud's limits: gets
+	// of at most PageSize (300) records and $in lists of at most MaxIn
+	// (200) values everywhere (Chunks and Search use larger pages on other
+	// servers, because each page costs a pass over the collection), and
+	// regexes of at most CloudMaxRegexBytes, which Limits reports so that
+	// chromafs builds its coarse-filter regexes within it.
+	CloudLimits bool
 }
+
+// CloudMaxRegexBytes is Chroma Cloud's limit on the length of a $regex.
+const CloudMaxRegexBytes = 256
 
 // Collection is an open Chroma collection. It implements
 // [chromafs.Store], [chromafs.IDReader], [chromafs.Scanner] and
@@ -86,6 +96,7 @@ type Collection struct {
 
 	dim    atomic.Int64 // embedding dimension, 0 until known
 	closed atomic.Bool
+	cloud  bool // Config.CloudLimits
 
 	mu   sync.Mutex
 	meta map[string]any
@@ -213,9 +224,43 @@ func Open(ctx context.Context, cfg Config) (*Collection, error) {
 			"/collections/" + url.PathEscape(col.ID()),
 		ownHC: own,
 		meta:  fromCollectionMetadata(col.Metadata()),
+		cloud: cfg.CloudLimits,
 	}
 	c.dim.Store(int64(col.Dimension()))
 	return c, nil
+}
+
+// Limits implements chromafs.Limiter: with Config.CloudLimits, the
+// longest regex and the longest $nin list a search may send; 0 (no
+// limit) otherwise.
+func (c *Collection) Limits() (maxRegexBytes, maxExcluded int) {
+	if c.cloud {
+		return CloudMaxRegexBytes, MaxIn
+	}
+	return 0, 0
+}
+
+// chunksPage, searchPage and searchMaxIn are the page sizes and $in
+// batch of Chunks and Search: PageSize and MaxIn under CloudLimits.
+func (c *Collection) chunksPage() int {
+	if c.cloud {
+		return PageSize
+	}
+	return chunksPageSize
+}
+
+func (c *Collection) searchPage() int {
+	if c.cloud {
+		return PageSize
+	}
+	return searchPageSize
+}
+
+func (c *Collection) searchMaxIn() int {
+	if c.cloud {
+		return MaxIn
+	}
+	return SearchMaxIn
 }
 
 // DeleteCollection deletes the collection that cfg names. Deleting a

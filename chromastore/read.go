@@ -261,7 +261,7 @@ func (c *Collection) Chunks(ctx context.Context, layout chromafs.Layout, slugs [
 			Where:   map[string]any{layout.SlugField: map[string]any{"$in": parts[i]}},
 			Include: []string{includeDocuments, includeMetadatas},
 		}
-		return c.pages(ctx, req, chunksPageSize, func(res *getResult) error {
+		return c.pages(ctx, req, c.chunksPage(), func(res *getResult) error {
 			for j := range res.IDs {
 				// Never hand out a page that was not asked for.
 				if c, ok := res.chunk(layout, j); ok && want[c.Slug] {

@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -45,6 +47,14 @@ type APIError struct {
 	Kind string
 	// Message is Chroma's explanation, or the body of a non-JSON answer.
 	Message string
+
+	retryAfter time.Duration // the answer's Retry-After, if any
+}
+
+// retryable reports whether the request may succeed if sent again: the
+// server was busy (429) or failed (5xx).
+func (e *APIError) retryable() bool {
+	return e.Status == http.StatusTooManyRequests || e.Status >= 500
 }
 
 func (e *APIError) Error() string {
@@ -123,16 +133,62 @@ func (r *rest) explain(ctx, rctx context.Context, err error) error {
 // and decodes the answer into out (if not nil) with jsonv2 and
 // decodeOptions, or with out's decodeAnswer if it is an answer. An in of
 // type []byte is sent as it is.
+//
+// An answer of 429 (too many requests) or 5xx is retried, up to
+// maxAttempts in all, after a backoff that doubles from retryBase with
+// ±50% jitter (or the server's Retry-After, up to maxRetryAfter), and
+// never past ctx's deadline: every request it sends is idempotent.
 func (r *rest) do(ctx context.Context, method, path string, in, out any) error {
-	var body io.Reader
+	var b []byte
 	if in != nil {
-		b, ok := in.([]byte)
-		if !ok {
+		var ok bool
+		if b, ok = in.([]byte); !ok {
 			var err error
 			if b, err = json.Marshal(in); err != nil {
 				return fmt.Errorf("encode request: %w", err)
 			}
 		}
+	}
+	return retry(ctx, func() error { return r.once(ctx, method, path, b, in != nil, out) })
+}
+
+// retry calls f until it succeeds, fails with an error that is not a
+// retryable *APIError, or has been called maxAttempts times, waiting
+// between calls as rest.do describes (never past ctx's deadline).
+func retry(ctx context.Context, f func() error) error {
+	for attempt := 1; ; attempt++ {
+		err := f()
+		var ae *APIError
+		if err == nil || !errors.As(err, &ae) || !ae.retryable() || attempt >= maxAttempts {
+			return err
+		}
+		wait := ae.retryAfter
+		if wait <= 0 {
+			d := retryBase << (attempt - 1)
+			wait = d/2 + time.Duration(rand.Int64N(int64(d)))
+		}
+		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
+			return err
+		}
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return err
+		}
+	}
+}
+
+// Retries of rest.do.
+const (
+	maxAttempts   = 4
+	retryBase     = 100 * time.Millisecond
+	maxRetryAfter = 5 * time.Second
+)
+
+// once sends one request; see do.
+func (r *rest) once(ctx context.Context, method, path string, b []byte, hasBody bool, out any) error {
+	var body io.Reader
+	if hasBody {
 		body = bytes.NewReader(b)
 	}
 	rctx, cancel := r.withTimeout(ctx)
@@ -142,7 +198,7 @@ func (r *rest) do(ctx context.Context, method, path string, in, out any) error {
 		return err
 	}
 	req.Header.Set("Accept", "application/json")
-	if in != nil {
+	if hasBody {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	for k, v := range r.headers {
@@ -159,7 +215,11 @@ func (r *rest) do(ctx context.Context, method, path string, in, out any) error {
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return apiError(resp)
+		e := apiError(resp)
+		if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && s >= 0 {
+			e.retryAfter = min(time.Duration(s)*time.Second, maxRetryAfter)
+		}
+		return e
 	}
 	if out == nil {
 		_, err = io.Copy(io.Discard, resp.Body)
@@ -268,8 +328,14 @@ func (t causeTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 
 // viaChromaGo runs f, a chroma-go call, under the per-request timeout and
 // returns its error with the real transport error or an *APIError in
-// place of chroma-go's flattened text.
+// place of chroma-go's flattened text. Like rest.do, it retries answers of
+// 429 and 5xx (the calls it makes are idempotent lookups and settings).
 func (r *rest) viaChromaGo(ctx context.Context, f func(context.Context) error) error {
+	return retry(ctx, func() error { return r.viaChromaGoOnce(ctx, f) })
+}
+
+// viaChromaGoOnce is one call of viaChromaGo.
+func (r *rest) viaChromaGoOnce(ctx context.Context, f func(context.Context) error) error {
 	sink := &causeSink{}
 	rctx, cancel := r.withTimeout(context.WithValue(ctx, causeKey{}, sink))
 	defer cancel()

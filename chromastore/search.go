@@ -71,9 +71,9 @@ func (c *Collection) Search(ctx context.Context, layout chromafs.Layout, scope c
 		return nil, nil
 	case !scope.Exclude:
 		op = fmt.Sprintf("search %s of %s", pagesOf(len(slugs)), c.where)
-		parts = batches(slugs, SearchMaxIn)
-	case len(slugs) > SearchMaxIn:
-		return nil, fmt.Errorf("chromastore: search all pages but %d of %s: more than %d pages to leave out", len(slugs), c.where, SearchMaxIn)
+		parts = batches(slugs, c.searchMaxIn())
+	case len(slugs) > c.searchMaxIn():
+		return nil, fmt.Errorf("chromastore: search all pages but %d of %s: more than %d pages to leave out", len(slugs), c.where, c.searchMaxIn())
 	default:
 		op = fmt.Sprintf("search all pages but %d of %s", len(slugs), c.where)
 		parts = [][]string{slugs}
@@ -92,7 +92,7 @@ func (c *Collection) Search(ctx context.Context, layout chromafs.Layout, scope c
 		case len(parts[i]) > 0:
 			req.Where = map[string]any{layout.SlugField: map[string]any{"$nin": parts[i]}}
 		}
-		return c.pages(ctx, req, searchPageSize, func(res *getResult) error {
+		return c.pages(ctx, req, c.searchPage(), func(res *getResult) error {
 			for j, id := range res.IDs {
 				if scope.IDsOnly {
 					found[i] = append(found[i], chromafs.Chunk{ID: id, Index: chromafs.NoIndex})
