@@ -5,109 +5,34 @@ import (
 	"context"
 	"errors"
 	"io/fs"
-	"math/rand/v2"
-	"os"
 	"path"
 	"slices"
-	"strings"
 	"testing"
 	"testing/fstest"
 
 	"github.com/chromafs/chromafs"
 	"github.com/chromafs/chromafs/chromastore"
 	"github.com/chromafs/chromafs/ingest"
+	"github.com/chromafs/chromafs/internal/testcorpus"
 	"github.com/chromafs/chromafs/internal/testenv"
 	"github.com/chromafs/chromafs/memstore"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
 
-// corpus is the docs tree the conformance tests serve: examples/docs plus
-// files that exercise edge cases (empty, dotfile, extensionless, deep,
-// unicode names, a page longer than many chunks).
-func corpus(t testing.TB) map[string]string {
-	t.Helper()
-	files := map[string]string{}
-	err := fs.WalkDir(os.DirFS("examples/docs"), ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(path.Join("examples/docs", p))
-		files[p] = string(b)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	files["empty.md"] = ""
-	files[".well-known/security.txt"] = "Contact: security@acme.example\n"
-	files["deep/a/b/c/d/leaf.md"] = "# Leaf\nfive levels down\n"
-	files["i18n/café/résumé.md"] = "# Résumé\nnaïve café\n"
-	files["api/users"] = "no extension\n"
-	files["internal/secret/plan.md"] = "# Plan\nthe access_token rotation plan\n"
-	var big strings.Builder
-	for i := range 400 {
-		big.WriteString(strings.Repeat("line ", i%17))
-		big.WriteString("end\n")
-	}
-	files["reference/big.md"] = big.String()
-	return files
-}
-
-// access is the corpus's access rule: internal/ is for staff only.
-func access(slug string) (bool, []string) {
-	if strings.HasPrefix(slug, "internal/") {
-		return false, []string{"staff"}
-	}
-	return true, nil
-}
+// corpus is the docs tree the conformance tests serve (package
+// internal/testcorpus, shared with the adapters' tests); access its rule,
+// foreign and ingested its two writers.
+var (
+	corpus   = testcorpus.Files
+	access   = testcorpus.Access
+	foreign  = testcorpus.Foreign
+	ingested = testcorpus.Ingest
+)
 
 // visible returns the corpus files a user with groups may see.
 func visible(files map[string]string, groups []string) map[string]string {
-	out := map[string]string{}
-	for slug, content := range files {
-		pub, gs := access(slug)
-		if pub || slices.ContainsFunc(gs, func(g string) bool { return slices.Contains(groups, g) }) {
-			out[slug] = content
-		}
-	}
-	return out
-}
-
-// foreign loads the corpus the way other writers do: chunks cut at
-// arbitrary offsets (mid-line, mid-word), inserted in shuffled order, a
-// gzip+base64 tree without sizes or hashes.
-func foreign(t testing.TB, dst chromafs.Writer, files map[string]string) {
-	t.Helper()
-	mem := memstore.New("foreign")
-	err := memstore.Load(mem, chromafs.DefaultLayout, files, memstore.LoadOptions{
-		ChunkSize:  97,
-		Shuffle:    rand.New(rand.NewPCG(1, 2)),
-		Access:     access,
-		Compressed: true,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := dst.Upsert(context.Background(), mem.Records()); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// ingested loads the corpus with chromafs's own ingest.
-func ingested(t testing.TB, dst ingest.Target, files map[string]string) {
-	t.Helper()
-	src := fstest.MapFS{}
-	for slug, content := range files {
-		src[slug] = &fstest.MapFile{Data: []byte(content), Mode: 0o644}
-	}
-	rules, err := ingest.ParseRules(strings.NewReader("** public\ninternal/** private groups=staff\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := ingest.Run(context.Background(), dst, src, ingest.Options{Rules: rules, MaxChunk: 256, Compressed: true}); err != nil {
-		t.Fatal(err)
-	}
+	return testcorpus.Visible(files, groups...)
 }
 
 type target interface {

@@ -36,8 +36,8 @@ func checkReadOnly(t *testing.T, what, name string, err error) {
 func TestReadOnly(t *testing.T) {
 	files := corpus(t)
 	for _, v := range views(t, files) {
-		t.Run(v.name, func(t *testing.T) {
-			afs := aferofs.New(v.fsys)
+		t.Run(v.Name, func(t *testing.T) {
+			afs := aferofs.New(v.FS)
 			// An existing file, a directory, the root, a hidden page, a
 			// missing one, an escaping one: all refused alike.
 			for _, name := range []string{"/index.md", "guides", "/", "", "internal/secret/plan.md", "/nope/x.md", "../x"} {
@@ -130,8 +130,8 @@ func TestRead(t *testing.T) {
 		}
 	})
 	for _, v := range views(t, files) {
-		t.Run(v.name, func(t *testing.T) {
-			afs := aferofs.New(v.fsys)
+		t.Run(v.Name, func(t *testing.T) {
+			afs := aferofs.New(v.FS)
 
 			// afero.Walk from the root, spelled three ways.
 			for _, root := range []string{"/", ".", ""} {
@@ -194,7 +194,7 @@ func TestRead(t *testing.T) {
 				if err != nil {
 					t.Fatalf("ReadDir(%q): %v", d, err)
 				}
-				ents, err := fs.ReadDir(v.fsys, d)
+				ents, err := fs.ReadDir(v.FS, d)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -217,7 +217,7 @@ func TestRead(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				w, _ := fs.Glob(v.fsys, pat)
+				w, _ := fs.Glob(v.FS, pat)
 				if !slices.Equal(got, w) {
 					t.Errorf("Glob(%q) = %q, want %q", pat, got, w)
 				}
@@ -267,8 +267,8 @@ func TestRead(t *testing.T) {
 func TestFile(t *testing.T) {
 	files := corpus(t)
 	for _, v := range views(t, files) {
-		t.Run(v.name, func(t *testing.T) {
-			afs := aferofs.New(v.fsys)
+		t.Run(v.Name, func(t *testing.T) {
+			afs := aferofs.New(v.FS)
 			big := files["reference/big.md"]
 			f, err := afs.Open("/reference/big.md")
 			if err != nil {
@@ -299,7 +299,7 @@ func TestFile(t *testing.T) {
 				t.Fatal(err)
 			}
 
-			ents, _ := fs.ReadDir(v.fsys, ".")
+			ents, _ := fs.ReadDir(v.FS, ".")
 			var want []string
 			for _, e := range ents {
 				want = append(want, e.Name())

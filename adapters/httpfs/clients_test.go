@@ -47,8 +47,8 @@ func TestCurl(t *testing.T) {
 	files := corpus(t)
 	vis := visible(files)
 	for _, v := range views(t, files) {
-		t.Run(v.name, func(t *testing.T) {
-			srv := httptest.NewServer(handlerFor(v.fsys, httpfs.Options{}))
+		t.Run(v.Name, func(t *testing.T) {
+			srv := httptest.NewServer(handlerFor(v.FS, httpfs.Options{}))
 			defer srv.Close()
 			u := srv.URL + "/reference/big.md"
 			big := vis["reference/big.md"]
@@ -126,8 +126,8 @@ func TestWgetMirror(t *testing.T) {
 	files := corpus(t)
 	vis := visible(files)
 	for _, v := range views(t, files) {
-		t.Run(v.name, func(t *testing.T) {
-			srv := httptest.NewServer(handlerFor(v.fsys, httpfs.Options{Prefix: "/docs/"}))
+		t.Run(v.Name, func(t *testing.T) {
+			srv := httptest.NewServer(handlerFor(v.FS, httpfs.Options{Prefix: "/docs/"}))
 			defer srv.Close()
 			dir := t.TempDir()
 			run(t, wget, "--mirror", "-np", "-nH", "-q", "-e", "robots=off", "--restrict-file-names=nocontrol",

@@ -22,6 +22,7 @@ import (
 	"github.com/chromafs/chromafs"
 	"github.com/chromafs/chromafs/adapters/httpfs"
 	"github.com/chromafs/chromafs/chromastore"
+	"github.com/chromafs/chromafs/internal/testcorpus"
 	"github.com/chromafs/chromafs/internal/testenv"
 	"github.com/chromafs/chromafs/memstore"
 )
@@ -86,9 +87,9 @@ func TestHandler(t *testing.T) {
 	files := corpus(t)
 	vis := visible(files)
 	for _, v := range views(t, files) {
-		t.Run(v.name, func(t *testing.T) {
-			h := handlerFor(v.fsys, httpfs.Options{})
-			ingestedView := strings.HasSuffix(v.name, "/ingest")
+		t.Run(v.Name, func(t *testing.T) {
+			h := handlerFor(v.FS, httpfs.Options{})
+			ingestedView := strings.HasSuffix(v.Name, "/ingest")
 			quick := vis["guides/quickstart.md"]
 			big := vis["reference/big.md"]
 
@@ -133,10 +134,10 @@ func TestHandler(t *testing.T) {
 			// Last-Modified and If-Modified-Since when the tree has a mod
 			// time; neither without one.
 			if ingestedView {
-				lm := modTime.Format(http.TimeFormat)
+				lm := testcorpus.ModTime.Format(http.TimeFormat)
 				check(t, h, "GET", "/index.md", nil, want{status: 200, header: map[string]string{"Last-Modified": lm}})
 				check(t, h, "GET", "/index.md", []string{"If-Modified-Since", lm}, want{status: 304, body: str("")})
-				check(t, h, "GET", "/index.md", []string{"If-Modified-Since", modTime.Add(-time.Hour).Format(http.TimeFormat)}, want{status: 200, body: str(vis["index.md"])})
+				check(t, h, "GET", "/index.md", []string{"If-Modified-Since", testcorpus.ModTime.Add(-time.Hour).Format(http.TimeFormat)}, want{status: 200, body: str(vis["index.md"])})
 			} else {
 				check(t, h, "GET", "/index.md", nil, want{status: 200, header: map[string]string{"Last-Modified": ""}})
 			}
@@ -178,9 +179,9 @@ func TestHandler(t *testing.T) {
 
 			// Listings.
 			res = check(t, h, "GET", "/", nil, want{status: 200, header: map[string]string{"Content-Type": "text/html; charset=utf-8"}})
-			checkListing(t, res.Body.String(), v.fsys, ".")
+			checkListing(t, res.Body.String(), v.FS, ".")
 			res = check(t, h, "GET", "/guides/", nil, want{status: 200})
-			checkListing(t, res.Body.String(), v.fsys, "guides")
+			checkListing(t, res.Body.String(), v.FS, "guides")
 			if !strings.Contains(res.Body.String(), `<a href="auth/">auth/</a>`) || !strings.Contains(res.Body.String(), `<a href="../">`) {
 				t.Errorf("listing of guides/: %s", res.Body)
 			}
@@ -462,7 +463,7 @@ func smallFS(t testing.TB) *chromafs.FS {
 	s := memstore.New("small")
 	err := memstore.Load(s, chromafs.DefaultLayout, map[string]string{
 		"index.md": "# Docs\n", "guides/a.md": "# A\n", "internal/x.md": "secret\n",
-	}, memstore.LoadOptions{Access: access, WithSizes: true})
+	}, memstore.LoadOptions{Access: testcorpus.Access, WithSizes: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -481,17 +482,13 @@ func TestChromaDown(t *testing.T) {
 	files := corpus(t)
 	vis := visible(files)
 	srv := testenv.NewChroma(t)
-	type view struct {
-		name string
-		fsys *chromafs.FS
-	}
-	var vs []view
+	var vs []testcorpus.View
 	for _, w := range []struct {
 		name  string
-		write func(testing.TB, target, map[string]string)
+		write func(testing.TB, testcorpus.Target, map[string]string)
 	}{
-		{"ingest", func(t testing.TB, d target, f map[string]string) { ingested(t, d, f) }},
-		{"foreign", func(t testing.TB, d target, f map[string]string) { foreign(t, d, f) }},
+		{"ingest", func(t testing.TB, d testcorpus.Target, f map[string]string) { testcorpus.Ingest(t, d, f) }},
+		{"foreign", func(t testing.TB, d testcorpus.Target, f map[string]string) { testcorpus.Foreign(t, d, f) }},
 	} {
 		c, err := chromastore.Open(context.Background(), chromastore.Config{
 			URL: srv.URL, Collection: testenv.CollectionName(t), Create: true, Timeout: 5 * time.Second,
@@ -505,20 +502,20 @@ func TestChromaDown(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		vs = append(vs, view{w.name, fsys})
+		vs = append(vs, testcorpus.View{Name: w.name, FS: fsys})
 	}
 	var log bytes.Buffer
 	logger := slog.New(slog.NewTextHandler(&log, nil))
 	for _, v := range vs {
-		h := handlerFor(v.fsys, httpfs.Options{Logger: logger})
+		h := handlerFor(v.FS, httpfs.Options{Logger: logger})
 		check(t, h, "GET", "/index.md", nil, want{status: 200, body: str(vis["index.md"])}) // cached now
 	}
 	if err := srv.Stop(); err != nil {
 		t.Fatal(err)
 	}
 	for _, v := range vs {
-		t.Run(v.name, func(t *testing.T) {
-			h := handlerFor(v.fsys, httpfs.Options{Logger: logger})
+		t.Run(v.Name, func(t *testing.T) {
+			h := handlerFor(v.FS, httpfs.Options{Logger: logger})
 			for _, hdr := range [][]string{nil, {"Range", "bytes=0-9"}, {"Range", "bytes=0-1,5-6"}, {"If-None-Match", `"stale"`}} {
 				res := check(t, h, "GET", "/reference/big.md", hdr, want{status: 502})
 				if res.Body.Len() > 100 || strings.Contains(res.Body.String(), "line") {
@@ -540,7 +537,7 @@ func TestChromaDown(t *testing.T) {
 				t.Errorf("over the network: %d", resp.StatusCode)
 			}
 			// HEAD needs no content when the tree knows the size.
-			if v.name == "ingest" {
+			if v.Name == "ingest" {
 				check(t, h, "HEAD", "/reference/big.md", nil, want{status: 200, header: map[string]string{"Content-Length": strconv.Itoa(len(vis["reference/big.md"]))}})
 			} else {
 				check(t, h, "HEAD", "/reference/big.md", nil, want{status: 502})
@@ -558,7 +555,7 @@ func TestChromaDown(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, v := range vs {
-		h := handlerFor(v.fsys, httpfs.Options{})
+		h := handlerFor(v.FS, httpfs.Options{})
 		check(t, h, "GET", "/reference/big.md", []string{"Range", "bytes=0-9"}, want{status: 206, body: str(vis["reference/big.md"][:10])})
 		check(t, h, "GET", "/reference/big.md", nil, want{status: 200, body: str(vis["reference/big.md"])})
 	}
@@ -569,17 +566,17 @@ func TestChromaDown(t *testing.T) {
 func TestCanceled(t *testing.T) {
 	files := corpus(t)
 	for _, v := range views(t, files) {
-		if !strings.HasPrefix(v.name, "chroma/") {
+		if !strings.HasPrefix(v.Name, "chroma/") {
 			continue
 		}
-		h := handlerFor(v.fsys, httpfs.Options{})
+		h := handlerFor(v.FS, httpfs.Options{})
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
 		r := httptest.NewRequestWithContext(ctx, "GET", "/reference/big.md", nil)
 		w := httptest.NewRecorder()
 		h.ServeHTTP(w, r)
 		if w.Code < 500 {
-			t.Errorf("%s: canceled request answered %d", v.name, w.Code)
+			t.Errorf("%s: canceled request answered %d", v.Name, w.Code)
 		}
 	}
 }

@@ -1,0 +1,200 @@
+// Package testcorpus is the docs site that chromafs's tests serve, and the
+// two ways they load it: with chromafs's ingest (line-aligned chunks,
+// sizes and hashes in the tree) and the way foreign writers do (chunks cut
+// mid-line, shuffled, a compressed tree without sizes). It is for tests
+// only.
+package testcorpus
+
+import (
+	"context"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/chromafs/chromafs"
+	"github.com/chromafs/chromafs/chromastore"
+	"github.com/chromafs/chromafs/ingest"
+	"github.com/chromafs/chromafs/internal/testenv"
+	"github.com/chromafs/chromafs/memstore"
+)
+
+// Files is examples/docs plus edge cases: an empty file, a dotfile, an
+// extensionless page, a deep page, Unicode names, a page of many chunks,
+// and staff-only pages under internal/.
+func Files(tb testing.TB) map[string]string {
+	tb.Helper()
+	root, err := testenv.RepoRoot()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	docs := filepath.Join(root, "examples", "docs")
+	files := map[string]string{}
+	err = fs.WalkDir(os.DirFS(docs), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(filepath.Join(docs, filepath.FromSlash(p)))
+		files[p] = string(b)
+		return err
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	files["empty.md"] = ""
+	files[".well-known/security.txt"] = "Contact: security@acme.example\n"
+	files["deep/a/b/c/d/leaf.md"] = "# Leaf\nfive levels down\n"
+	files["i18n/café/résumé.md"] = "# Résumé\nnaïve café\n"
+	files["api/users"] = "no extension\n"
+	files["internal/secret/plan.md"] = "# Plan\nthe access_token rotation plan\n"
+	var big strings.Builder
+	for i := range 400 {
+		big.WriteString(strings.Repeat("line ", i%17))
+		big.WriteString("end\n")
+	}
+	files["reference/big.md"] = big.String()
+	return files
+}
+
+// Access is the corpus's access rule: internal/ is for staff only.
+func Access(slug string) (bool, []string) {
+	if strings.HasPrefix(slug, "internal/") {
+		return false, []string{"staff"}
+	}
+	return true, nil
+}
+
+// Visible returns the files a user with groups may see.
+func Visible(files map[string]string, groups ...string) map[string]string {
+	out := map[string]string{}
+	for slug, content := range files {
+		pub, gs := Access(slug)
+		if pub || slices.ContainsFunc(gs, func(g string) bool { return slices.Contains(groups, g) }) {
+			out[slug] = content
+		}
+	}
+	return out
+}
+
+// HiddenDirs returns the directories of files that hold no file of want.
+func HiddenDirs(files, want map[string]string) []string {
+	dirs := map[string]bool{}
+	for slug := range files {
+		if _, ok := want[slug]; !ok {
+			for d := path.Dir(slug); d != "."; d = path.Dir(d) {
+				dirs[d] = true
+			}
+		}
+	}
+	for slug := range want {
+		for d := path.Dir(slug); d != "."; d = path.Dir(d) {
+			delete(dirs, d)
+		}
+	}
+	out := make([]string, 0, len(dirs))
+	for d := range dirs {
+		out = append(out, d)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// ModTime is the mod time Ingest gives every page.
+var ModTime = time.Date(2025, 3, 14, 15, 9, 26, 0, time.UTC)
+
+// Foreign loads files as other writers do: 97-byte chunks cut mid-line,
+// inserted in shuffled order, a gzip+base64 tree without sizes or hashes.
+func Foreign(tb testing.TB, dst chromafs.Writer, files map[string]string) {
+	tb.Helper()
+	mem := memstore.New("foreign")
+	err := memstore.Load(mem, chromafs.DefaultLayout, files, memstore.LoadOptions{
+		ChunkSize:  97,
+		Shuffle:    rand.New(rand.NewPCG(1, 2)),
+		Access:     Access,
+		Compressed: true,
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := dst.Upsert(context.Background(), mem.Records()); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// Ingest loads files with chromafs's own ingest (256-byte line-aligned
+// chunks, sizes, hashes, ModTime), internal/ private to staff.
+func Ingest(tb testing.TB, dst ingest.Target, files map[string]string) {
+	tb.Helper()
+	src := fstest.MapFS{}
+	for slug, content := range files {
+		src[slug] = &fstest.MapFile{Data: []byte(content), Mode: 0o644, ModTime: ModTime}
+	}
+	rules, err := ingest.ParseRules(strings.NewReader("** public\ninternal/** private groups=staff\n"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if _, err := ingest.Run(context.Background(), dst, src, ingest.Options{Rules: rules, MaxChunk: 256, Compressed: true}); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// Target is a store that can be written.
+type Target interface {
+	chromafs.Store
+	chromafs.Writer
+}
+
+// View is one filesystem that Views returns.
+type View struct {
+	Name string
+	FS   *chromafs.FS
+}
+
+// Views returns, for each backend (memstore, a real Chroma) and writer
+// (Ingest, Foreign), a public view of files.
+func Views(t *testing.T, files map[string]string) []View {
+	t.Helper()
+	backends := []struct {
+		name string
+		new  func() Target
+	}{
+		{"memstore", func() Target { return memstore.New(t.Name()) }},
+		{"chroma", func() Target {
+			srv := testenv.Chroma(t)
+			c, err := chromastore.Open(context.Background(), chromastore.Config{
+				URL: srv.URL, Collection: testenv.CollectionName(t), Create: true,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { c.Close() })
+			return c
+		}},
+	}
+	writers := []struct {
+		name  string
+		write func(testing.TB, Target, map[string]string)
+	}{
+		{"ingest", func(t testing.TB, d Target, f map[string]string) { Ingest(t, d, f) }},
+		{"foreign", func(t testing.TB, d Target, f map[string]string) { Foreign(t, d, f) }},
+	}
+	var out []View
+	for _, b := range backends {
+		for _, w := range writers {
+			store := b.new()
+			w.write(t, store, files)
+			fsys, err := chromafs.New(context.Background(), store)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, View{b.name + "/" + w.name, fsys})
+		}
+	}
+	return out
+}
