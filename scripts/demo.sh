@@ -42,8 +42,11 @@ run $BIN tree /
 run $BIN cat /guides/auth/oauth.mdx
 run $BIN find / -type f -name '*.md'
 run $BIN stat /reference/api/users.md
+run $BIN grep -rn -i 'access.token' /
 printf '\n# internal/ is private: invisible without the staff group\n'
 run $BIN cat /internal/oncall.md || true
 run $BIN --groups staff tree /internal
+run $BIN --groups staff grep -rl rotate /
 run $BIN validate
 printf '\nChroma keeps running at %s; stop it with: make stop-demo\n' "$URL"
+printf 'Serve it over HTTP and WebDAV with: %s serve --http 127.0.0.1:8080 --webdav 127.0.0.1:8081\n' "CHROMA_URL=$URL CHROMAFS_COLLECTION=$CHROMAFS_COLLECTION $BIN"
