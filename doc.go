@@ -50,6 +50,23 @@
 // Stat reports a page's size from the tree when the tree records it;
 // otherwise it reads the page once and remembers the size.
 //
+// # Lazy file pointers
+//
+// A tree entry with a url field is a lazy file pointer: its content is
+// stored outside the collection (a large OpenAPI spec in an object store,
+// for example). It is listed, pruned for access and stat'ed like any page
+// (with the declared size and modTime, without any request), and fetched
+// through a Resolver only when read: DefaultResolver, an HTTPResolver,
+// fetches http and https URLs with the read's context; WithResolver sets
+// another, and WithResolver(nil) fetches none (reads fail with
+// ErrLazyPointer). The content must match the entry's declared size and
+// hash, else the read fails with an error wrapping ErrBrokenPointer (a
+// 404 included), never partial content. Pointer content is cached and
+// shared between concurrent readers like any page (keyed by the entry's
+// hash, or by its URL and the tree version). The whole content is fetched
+// on the first read, ReadAt included; Prefetch (grep's bulk read) fetches
+// pointers up to four at a time, and grep searches their content.
+//
 // # Errors
 //
 // Operations return *fs.PathError with the standard operation names

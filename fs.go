@@ -48,6 +48,7 @@ type session struct {
 	// lineAligned: the tree record says LineAlignedKey: true.
 	lineAligned bool
 	sizes       sync.Map // slug -> int64, sizes learned by reading
+	resolver    Resolver // fetches lazy pointers; nil: none is fetched
 }
 
 var _ interface {
@@ -102,6 +103,7 @@ func New(ctx context.Context, store Store, opts ...Option) (*FS, error) {
 		view:        st.tree.View(cfg.groups),
 		version:     st.version,
 		lineAligned: st.lineAligned,
+		resolver:    cfg.resolver,
 	}
 	if ir, ok := store.(IDReader); ok && st.chunkIDs {
 		s.byID = ir

@@ -18,10 +18,22 @@ type config struct {
 	cache      cachepkg.Cache
 	logger     *slog.Logger
 	treeMaxAge time.Duration
+	resolver   Resolver
 }
 
 func defaultConfig() config {
-	return config{layout: DefaultLayout}
+	return config{layout: DefaultLayout, resolver: DefaultResolver}
+}
+
+// WithResolver sets the resolver that fetches lazy file pointers (tree
+// entries with a URL instead of chunks) when they are read. The default is
+// DefaultResolver, an HTTPResolver that fetches http and https URLs;
+// WithResolver(nil) fetches no pointer, so that reading one fails with an
+// error wrapping ErrLazyPointer (listing them still works). Pointer
+// content is checked against the entry's declared size and hash, and
+// cached like any page; see Resolver.
+func WithResolver(r Resolver) Option {
+	return func(c *config) { c.resolver = r }
 }
 
 // WithTreeMaxAge lets New reuse the tree that an earlier session of this

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"golang.org/x/sync/errgroup"
 	"golang.org/x/sync/singleflight"
 
 	"github.com/chromafs/chromafs/cachepkg"
@@ -29,15 +30,20 @@ var (
 var ErrCorruptPage = errors.New("corrupt page")
 
 // ErrLazyPointer is wrapped by errors from reading a page whose tree entry
-// points at content stored outside the collection, when no fetcher for it
-// is configured.
+// points at content stored outside the collection (a lazy file pointer),
+// when no resolver is configured (WithResolver(nil)) or the resolver does
+// not handle the pointer's scheme.
 var ErrLazyPointer = errors.New("page content is stored outside the collection")
 
-// cacheKey identifies one version of one page of one collection.
+// cacheKey identifies one version of one page of one collection. A lazy
+// pointer without a hash is keyed by its URL and the tree version.
 func (s *session) cacheKey(n *tree.Node) string {
 	v := n.Entry.Hash
 	if v == "" {
 		v = "t:" + s.version
+		if n.Entry.URL != "" {
+			v = "u:" + n.Entry.URL + "\x00" + v
+		}
 	}
 	return s.store.CollectionID() + "\x00" + v + "\x00" + s.sep + "\x00" + n.Path
 }
@@ -46,8 +52,8 @@ func (s *session) cacheKey(n *tree.Node) string {
 // loads of one page cost one fetch. The returned slice is shared and must
 // not be modified.
 func (s *session) load(ctx context.Context, n *tree.Node) ([]byte, error) {
-	if n.Entry.URL != "" {
-		return nil, fmt.Errorf("%w: %s", ErrLazyPointer, n.Entry.URL)
+	if n.Entry.URL != "" && s.resolver == nil {
+		return nil, fmt.Errorf("%w: %s", ErrLazyPointer, redact(n.Entry.URL))
 	}
 	key := s.cacheKey(n)
 	if data, ok := s.cacheGet(ctx, key); ok {
@@ -68,6 +74,14 @@ func (s *session) load(ctx context.Context, n *tree.Node) ([]byte, error) {
 			defer cancel()
 		}
 		if data, ok := s.cacheGet(fctx, key); ok {
+			return data, nil
+		}
+		if n.Entry.URL != "" {
+			data, err := s.resolve(fctx, n)
+			if err != nil {
+				return nil, err
+			}
+			s.cachePut(fctx, key, data)
 			return data, nil
 		}
 		chunks, err := s.fetch(fctx, []*tree.Node{n})
@@ -261,29 +275,64 @@ func missingRange(from, to int) string {
 	return strconv.Itoa(from) + "-" + strconv.Itoa(to-1)
 }
 
+// pointerPrefetch bounds the lazy pointers that one Prefetch fetches at
+// a time.
+const pointerPrefetch = 4
+
 // Prefetch loads the named pages into the cache with as few store
 // requests as possible. Names that are not visible files are ignored, so
 // that a caller cannot learn anything from the result about hidden pages.
-// It returns the first error met; pages loaded before it stay cached.
-func (fsys *FS) Prefetch(ctx context.Context, names []string) error {
+// Lazy pointers among them are fetched through the resolver, up to
+// pointerPrefetch (4) at a time, while the store is read (with no
+// resolver they are skipped). It returns the first error met; pages
+// loaded before it stay cached.
+func (fsys *FS) Prefetch(ctx context.Context, names []string) (retErr error) {
 	s := fsys.s
 	local, _ := s.cache.(cachepkg.Local)
-	var want []*tree.Node
+	var want, pointers []*tree.Node
 	var keys []string
 	for _, name := range names {
 		if !fs.ValidPath(name) {
 			continue
 		}
 		n, ok := s.view.Lookup(fsys.full(name))
-		if !ok || n.IsDir || n.Entry.URL != "" {
+		if !ok || n.IsDir || (n.Entry.URL != "" && s.resolver == nil) {
 			continue
 		}
 		key := s.cacheKey(n)
 		if local != nil && local.HasLocal(key) {
 			continue
 		}
+		if n.Entry.URL != "" {
+			pointers = append(pointers, n)
+			continue
+		}
 		want = append(want, n)
 		keys = append(keys, key)
+	}
+	if len(pointers) > 0 {
+		// load shares the fetch with concurrent reads and checks the
+		// cache (a shared tier included) first.
+		// The loop runs on its own goroutine so that the store is read
+		// meanwhile (g.Go blocks at the limit).
+		var g errgroup.Group
+		g.SetLimit(pointerPrefetch)
+		started := make(chan struct{})
+		go func() {
+			defer close(started)
+			for _, n := range pointers {
+				g.Go(func() error {
+					_, err := s.load(ctx, n)
+					return err
+				})
+			}
+		}()
+		defer func() {
+			<-started
+			if err := g.Wait(); err != nil && retErr == nil {
+				retErr = fmt.Errorf("chromafs: prefetch %d lazy pointers: %w", len(pointers), err)
+			}
+		}()
 	}
 	if len(want) == 0 {
 		return nil
