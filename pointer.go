@@ -205,9 +205,11 @@ func readAllInto(buf []byte, r io.Reader) ([]byte, error) {
 	}
 }
 
-// checkPointer verifies a resolver's result against what the tree
-// declares.
-func checkPointer(e *tree.Entry, data []byte) error {
+// CheckPointer verifies content fetched for a lazy pointer against what
+// its tree entry declares (size, sha256 hash), as FS does on every read.
+// A mismatch is an error wrapping ErrBrokenPointer that names the page and
+// its URL (without credentials). chromafs validate uses it too.
+func CheckPointer(e *tree.Entry, data []byte) error {
 	if e.Size >= 0 && int64(len(data)) != e.Size {
 		return fmt.Errorf("%w: page %q: %s holds %d bytes, the tree declares %d", ErrBrokenPointer, e.Slug, redact(e.URL), len(data), e.Size)
 	}
@@ -240,7 +242,7 @@ func (s *session) resolve(ctx context.Context, n *tree.Node) ([]byte, error) {
 	if data == nil {
 		data = []byte{}
 	}
-	if err := checkPointer(n.Entry, data); err != nil {
+	if err := CheckPointer(n.Entry, data); err != nil {
 		return nil, err
 	}
 	return data, nil

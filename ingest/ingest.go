@@ -112,6 +112,14 @@ type Options struct {
 	// Now returns the current time (default time.Now); it times the
 	// report.
 	Now func() time.Time
+
+	// Pointers are lazy file pointers (see [LoadPointers]) written into
+	// the tree next to the folder's files, without chunks; the access
+	// rules apply to them as to files. A pointer's slug must not be that
+	// of a file (or lie under a file, or be a directory of files). A
+	// re-ingest removes the pointers no longer listed, and deletes the
+	// chunks of a page that became a pointer.
+	Pointers []Pointer
 }
 
 func (o Options) withDefaults() Options {
@@ -157,6 +165,10 @@ type Report struct {
 	// Options.Prune deleted.
 	Orphans int
 
+	// Pointers is the number of lazy pointers among Pages (they are
+	// counted in Added, Updated and Unchanged too).
+	Pointers int
+
 	// Excluded counts files and directories left out by Options.Exclude.
 	Excluded int
 	// Skipped lists files that could not be ingested, with the reason.
@@ -174,6 +186,9 @@ func (r *Report) String() string {
 	}
 	fmt.Fprintf(&b, "%s (%d added, %d updated, %d unchanged), %d removed\n",
 		count(r.Pages, "page"), r.Added, r.Updated, r.Unchanged, r.Removed)
+	if r.Pointers > 0 {
+		fmt.Fprintf(&b, "%s among the pages\n", count(r.Pointers, "lazy pointer"))
+	}
 	if r.DryRun {
 		fmt.Fprintf(&b, "%s to write, %s to delete\n", count(r.Chunks, "chunk"), count(r.Deleted, "record"))
 	} else {
@@ -266,6 +281,12 @@ func run(ctx context.Context, dst Target, src fs.FS, opt Options, rulesSlug stri
 		return nil, err
 	}
 	in.total = len(files)
+	if err := checkPointers(opt.Pointers); err != nil {
+		return nil, fmt.Errorf("ingest: pointers: %w", err)
+	}
+	if err := checkClashes(files, opt.Pointers); err != nil {
+		return nil, err
+	}
 
 	old, oldRec, trusted, err := readTree(ctx, dst, opt.Layout.TreeID)
 	if err != nil {
@@ -295,6 +316,30 @@ func run(ctx context.Context, dst Target, src fs.FS, opt Options, rulesSlug stri
 	}
 	if err := in.flush(); err != nil {
 		return nil, err
+	}
+	// Pages that became pointers lose their chunks once the new tree is
+	// written.
+	var unchunked []string
+	for _, p := range opt.Pointers {
+		e := p.entry(opt.Rules)
+		var prev *tree.Entry
+		if old != nil {
+			prev, _ = old.Entry(p.Slug)
+		}
+		switch {
+		case prev == nil:
+			r.Added++
+		case samePointer(prev, &e):
+			r.Unchanged++
+		default:
+			r.Updated++
+		}
+		if prev != nil && prev.URL == "" {
+			unchunked = append(unchunked, p.Slug)
+		}
+		entries = append(entries, e)
+		seen[e.Slug] = true
+		r.Pointers++
 	}
 
 	// The tree goes last, so that it never names chunks that are not
@@ -345,8 +390,17 @@ func run(ctx context.Context, dst Target, src fs.FS, opt Options, rulesSlug stri
 		return nil, err
 	}
 	r.Removed = len(removed)
+	if err := in.deletePages(unchunked); err != nil {
+		return nil, err
+	}
 	if scanner != nil {
-		if err := in.prune(scanner, seen, removed); err != nil {
+		// Records of pointer pages are orphans too: pointers have no
+		// chunks.
+		chunked := maps.Clone(seen)
+		for _, p := range opt.Pointers {
+			delete(chunked, p.Slug)
+		}
+		if err := in.prune(scanner, chunked, removed); err != nil {
 			return nil, err
 		}
 	}

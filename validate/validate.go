@@ -11,6 +11,16 @@
 //
 // Validation reads every record of the collection, so the store must
 // implement chromafs.Scanner. It never writes.
+//
+// # Lazy pointers
+//
+// With Options.CheckPointers, Run also fetches every lazy pointer (tree
+// entries with a url) through a chromafs.Resolver, a few at a time, and
+// reports an error for a pointer that cannot be fetched (unreachable, a
+// status other than 2xx, past Options.PointerTimeout) or whose content
+// differs from the size or sha256 hash the tree declares. A pointer
+// without a declared size is a warning: readers cannot check that they
+// got all of it.
 package validate
 
 import (
@@ -19,6 +29,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/chromafs/chromafs"
 	"github.com/chromafs/chromafs/tree"
@@ -92,7 +104,26 @@ type Options struct {
 	Layout chromafs.Layout
 	// Separator between chunks, as given to chromafs.WithSeparator.
 	Separator string
+
+	// CheckPointers fetches every lazy pointer and checks its content
+	// against the tree's declared size and hash (see the package
+	// documentation, section "Lazy pointers").
+	CheckPointers bool
+	// Resolver fetches the pointers; nil means chromafs.DefaultResolver.
+	Resolver chromafs.Resolver
+	// PointerConcurrency is the number of pointers fetched at a time
+	// (default DefaultPointerConcurrency).
+	PointerConcurrency int
+	// PointerTimeout bounds each fetch, within ctx's deadline (default
+	// DefaultPointerTimeout).
+	PointerTimeout time.Duration
 }
+
+// Defaults of the pointer checks.
+const (
+	DefaultPointerConcurrency = 4
+	DefaultPointerTimeout     = 30 * time.Second
+)
 
 // Store is what validation reads.
 type Store interface {
@@ -145,6 +176,7 @@ func Run(ctx context.Context, store Store, opt Options) (*Report, error) {
 	}
 
 	known := map[string]bool{}
+	var pointers []*tree.Entry
 	if t != nil {
 		for _, p := range t.Problems() {
 			add(Error, p.Slug, "tree entry skipped: %s", p.Reason)
@@ -172,6 +204,9 @@ func Run(ctx context.Context, store Store, opt Options) (*Report, error) {
 				}
 			}
 			if e.URL != "" {
+				if opt.CheckPointers {
+					pointers = append(pointers, e)
+				}
 				if len(chunks) > 0 {
 					add(Warning, e.Slug, "lazy pointer to %s also has %d chunks, which are never read", e.URL, len(chunks))
 				}
@@ -183,6 +218,7 @@ func Run(ctx context.Context, store Store, opt Options) (*Report, error) {
 			}
 		}
 	}
+	r.Findings = append(r.Findings, checkPointers(ctx, pointers, opt)...)
 	var orphans []string
 	for slug := range bySlug {
 		if !known[slug] {
@@ -198,4 +234,67 @@ func Run(ctx context.Context, store Store, opt Options) (*Report, error) {
 
 	slices.SortStableFunc(r.Findings, func(a, b Finding) int { return strings.Compare(a.Slug, b.Slug) })
 	return r, nil
+}
+
+// checkPointers fetches the pointers and returns their findings.
+func checkPointers(ctx context.Context, entries []*tree.Entry, opt Options) []Finding {
+	if len(entries) == 0 {
+		return nil
+	}
+	res := opt.Resolver
+	if res == nil {
+		res = chromafs.DefaultResolver
+	}
+	workers := opt.PointerConcurrency
+	if workers <= 0 {
+		workers = DefaultPointerConcurrency
+	}
+	timeout := opt.PointerTimeout
+	if timeout <= 0 {
+		timeout = DefaultPointerTimeout
+	}
+	found := make([][]Finding, len(entries))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(workers, len(entries)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				found[i] = checkPointer(ctx, res, entries[i], timeout)
+			}
+		}()
+	}
+	for i := range entries {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	var out []Finding
+	for _, fs := range found {
+		out = append(out, fs...)
+	}
+	return out
+}
+
+// checkPointer fetches one pointer and checks its content.
+func checkPointer(ctx context.Context, res chromafs.Resolver, e *tree.Entry, timeout time.Duration) []Finding {
+	var out []Finding
+	if e.Size < 0 {
+		out = append(out, Finding{Warning, e.Slug, "lazy pointer: size not declared (readers cannot check that they get all of the content)"})
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	data, err := res.Fetch(ctx, e)
+	if err == nil {
+		err = chromafs.CheckPointer(e, data)
+	}
+	if err != nil {
+		msg := err.Error()
+		if errors.Is(err, context.DeadlineExceeded) {
+			msg += fmt.Sprintf(" (timeout %v)", timeout)
+		}
+		out = append(out, Finding{Error, e.Slug, "lazy pointer: " + msg})
+	}
+	return out
 }

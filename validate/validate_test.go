@@ -2,12 +2,21 @@ package validate_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/chromafs/chromafs"
 	"github.com/chromafs/chromafs/memstore"
+	"github.com/chromafs/chromafs/tree"
 	"github.com/chromafs/chromafs/validate"
 )
 
@@ -89,5 +98,127 @@ func TestRunStoreError(t *testing.T) {
 	s.SetFailure(fmt.Errorf("connection refused"))
 	if _, err := validate.Run(context.Background(), s, validate.Options{}); err == nil || !strings.Contains(err.Error(), "connection refused") {
 		t.Fatalf("Run on a failing store: %v; want the store's error", err)
+	}
+}
+
+func TestCheckPointers(t *testing.T) {
+	body := "pointer content\n"
+	sum := sha256.Sum256([]byte(body))
+	hash := "sha256:" + hex.EncodeToString(sum[:])
+	var requests atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		switch r.URL.Path {
+		case "/good", "/nosize", "/badhash":
+			_, _ = io.WriteString(w, body)
+		case "/slow":
+			select {
+			case <-time.After(300 * time.Millisecond):
+			case <-r.Context().Done():
+				return
+			}
+			_, _ = io.WriteString(w, body)
+		case "/short":
+			_, _ = io.WriteString(w, body[:5])
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	entry := func(slug, path string, size int, hash string) string {
+		s := fmt.Sprintf(`%q:{"isPublic":true,"url":%q`, slug, srv.URL+path)
+		if size >= 0 {
+			s += fmt.Sprintf(`,"size":%d`, size)
+		}
+		if hash != "" {
+			s += fmt.Sprintf(`,"hash":%q`, hash)
+		}
+		return s + "}"
+	}
+	n := len(body)
+	doc := "{" + strings.Join([]string{
+		entry("good", "/good", n, hash),
+		entry("missing", "/missing", n, ""),
+		entry("short", "/short", n, ""),
+		entry("slow", "/slow", n, hash),
+		entry("nosize", "/nosize", -1, ""),
+		entry("badhash", "/badhash", n, "sha256:"+strings.Repeat("0", 64)),
+	}, ",") + "}"
+	s := memstore.New("pointers")
+	if err := s.Upsert(context.Background(), []chromafs.Record{treeRec(doc)}); err != nil {
+		t.Fatal(err)
+	}
+
+	// Without CheckPointers nothing is fetched.
+	rep, err := validate.Run(context.Background(), s, validate.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.OK() || requests.Load() != 0 {
+		t.Fatalf("without CheckPointers: %d requests, findings %v", requests.Load(), rep.Findings)
+	}
+
+	rep, err = validate.Run(context.Background(), s, validate.Options{CheckPointers: true, PointerConcurrency: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range rep.Findings {
+		got = append(got, f.String())
+	}
+	want := []struct {
+		sev     validate.Severity
+		slug    string
+		message string
+	}{
+		{validate.Error, "badhash", "does not match the tree's sha256:0000"},
+		{validate.Error, "missing", "404 Not Found"},
+		{validate.Warning, "nosize", "size not declared"},
+		{validate.Error, "short", "the tree declares 16"},
+	}
+	if len(rep.Findings) != len(want) {
+		t.Fatalf("findings:\n%s", strings.Join(got, "\n"))
+	}
+	for i, w := range want {
+		f := rep.Findings[i]
+		if f.Severity != w.sev || f.Slug != w.slug || !strings.Contains(f.Message, w.message) {
+			t.Errorf("finding %d: %s; want %s for %s containing %q", i, f, w.sev, w.slug, w.message)
+		}
+	}
+	if rep.OK() {
+		t.Error("report OK with broken pointers")
+	}
+
+	// A fetch past PointerTimeout is an error naming the timeout.
+	rep, err = validate.Run(context.Background(), s, validate.Options{CheckPointers: true, PointerTimeout: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var slow []validate.Finding
+	for _, f := range rep.Findings {
+		if f.Slug == "slow" {
+			slow = append(slow, f)
+		}
+	}
+	if len(slow) != 1 || slow[0].Severity != validate.Error || !strings.Contains(slow[0].Message, "timeout 100ms") {
+		t.Errorf("slow pointer past the timeout: %v", slow)
+	}
+
+	// A custom resolver is used instead of HTTP.
+	res := chromafs.ResolverFunc(func(_ context.Context, e *tree.Entry) ([]byte, error) {
+		if e.Slug == "missing" {
+			return nil, errors.New("no such object")
+		}
+		if e.Slug == "badhash" || e.Slug == "short" {
+			return nil, nil
+		}
+		return []byte(body), nil
+	})
+	rep, err = validate.Run(context.Background(), s, validate.Options{CheckPointers: true, Resolver: res})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Count(validate.Error) != 3 || !strings.Contains(rep.Findings[1].String(), "missing: lazy pointer: no such object") {
+		t.Errorf("custom resolver: %v", rep.Findings)
 	}
 }

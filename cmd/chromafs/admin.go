@@ -24,6 +24,7 @@ func ingestCommand(g *globals) *cobra.Command {
 		exclude    []string
 		dryRun     bool
 		noProgress bool
+		pointers   string
 	)
 	c := &cobra.Command{
 		Use:   "ingest DIR",
@@ -37,7 +38,17 @@ Access rules come from --rules FILE, one rule per line, the last match wins:
   **             public
   internal/**    private groups=staff,admins
 
-Without --rules every page is public.`,
+Without --rules every page is public.
+
+--pointers FILE registers lazy file pointers, pages whose content lives at a
+URL and is fetched when read. FILE is a JSON array:
+
+  [{"slug": "specs/openapi.json", "url": "https://example.com/openapi.json",
+    "size": 123456, "sha256": "<hex>", "modTime": "2024-05-01T10:00:00Z",
+    "contentType": "application/json"}]
+
+slug and url are required. Pointers get access rules like files; a pointer
+left out of a later run's manifest is removed.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
@@ -58,6 +69,18 @@ Without --rules every page is public.`,
 				Compressed: !plainTree,
 				Exclude:    exclude,
 				DryRun:     dryRun,
+			}
+			if pointers != "" {
+				f, err := os.Open(pointers)
+				if err != nil {
+					return fmt.Errorf("ingest: %w", err)
+				}
+				ps, err := ingest.LoadPointers(f)
+				f.Close()
+				if err != nil {
+					return fmt.Errorf("ingest: %s: %w", pointers, err)
+				}
+				opt.Pointers = ps
 			}
 			if rulesPath != "" {
 				rules, err := ingest.LoadRules(rulesPath)
@@ -106,6 +129,9 @@ Without --rules every page is public.`,
 			}
 			fmt.Fprintf(out, "%s %s into %s: %d added, %d updated, %d unchanged, %d removed pages; %d chunks written, %d records deleted\n",
 				verb, dir, g.collection, rep.Added, rep.Updated, rep.Unchanged, rep.Removed, rep.Chunks, rep.Deleted)
+			if rep.Pointers > 0 {
+				fmt.Fprintf(out, "%d lazy pointers among the pages\n", rep.Pointers)
+			}
 			for _, s := range rep.Skipped {
 				fmt.Fprintf(stderr, "skipped %s\n", s)
 			}
@@ -120,6 +146,7 @@ Without --rules every page is public.`,
 	f.StringArrayVar(&exclude, "exclude", nil, "skip files matching this glob (repeatable; .git is always skipped)")
 	f.BoolVar(&dryRun, "dry-run", false, "report what would change without writing")
 	f.BoolVar(&noProgress, "no-progress", false, "do not show a progress bar")
+	f.StringVar(&pointers, "pointers", "", "JSON manifest of lazy file pointers (slug, url, size, sha256, modTime, contentType)")
 	return c
 }
 
@@ -129,14 +156,17 @@ func isTerminal(w any) bool {
 }
 
 func validateCommand(g *globals) *cobra.Command {
-	var quiet bool
+	var quiet, pointers bool
 	c := &cobra.Command{
 		Use:   "validate",
 		Short: "Check a collection: tree vs chunks, gaps, duplicates, orphans, bad slugs",
 		Long: `validate reads the whole collection and reports every problem: unsafe or
 clashing slugs, pages with missing, duplicate or unindexed chunks, sizes and
 hashes that disagree with the tree, orphan chunks, and entries without
-isPublic. It exits 1 when it finds an error, 0 otherwise (warnings included).`,
+isPublic. With --pointers it also fetches every lazy pointer and reports those
+that are unreachable, answer other than 2xx, or whose size or sha256 differs
+from the tree's (a pointer without a declared size is a warning). It exits 1
+when it finds an error, 0 otherwise (warnings included).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, cancel := context.WithTimeout(cmd.Context(), g.timeout)
@@ -146,7 +176,7 @@ isPublic. It exits 1 when it finds an error, 0 otherwise (warnings included).`,
 				return err
 			}
 			defer store.Close()
-			rep, err := validate.Run(ctx, store, validate.Options{Layout: g.layout(), Separator: g.separatorValue()})
+			rep, err := validate.Run(ctx, store, validate.Options{Layout: g.layout(), Separator: g.separatorValue(), CheckPointers: pointers})
 			if err != nil {
 				return err
 			}
@@ -166,5 +196,6 @@ isPublic. It exits 1 when it finds an error, 0 otherwise (warnings included).`,
 		},
 	}
 	c.Flags().BoolVarP(&quiet, "quiet", "q", false, "print errors only")
+	c.Flags().BoolVar(&pointers, "pointers", false, "fetch every lazy pointer and check it is reachable and as declared")
 	return c
 }

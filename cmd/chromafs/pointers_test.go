@@ -1,0 +1,104 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/chromafs/chromafs/internal/testenv"
+)
+
+// TestPointersEndToEnd registers lazy pointers with ingest --pointers,
+// reads one with cat, and checks them with validate --pointers, against
+// a real Chroma and a local HTTP server.
+func TestPointersEndToEnd(t *testing.T) {
+	body := strings.Repeat("openapi: 3.1.0\n", 100)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/spec.yaml" {
+			_, _ = w.Write([]byte(body))
+			return
+		}
+		http.NotFound(w, r)
+	}))
+	defer srv.Close()
+	chroma := testenv.Chroma(t)
+	g := []string{"--chroma-url", chroma.URL, "--collection", testenv.CollectionName(t)}
+
+	dir := t.TempDir()
+	docs := filepath.Join(dir, "docs")
+	if err := os.MkdirAll(docs, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(docs, "index.md"), []byte("# Hi\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	manifest := func(name string, entries ...string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte("["+strings.Join(entries, ",\n")+"]\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	good := fmt.Sprintf(`{"slug":"specs/spec.yaml","url":%q,"size":%d}`, srv.URL+"/spec.yaml", len(body))
+	goodOnly := manifest("good.json", good)
+	withBroken := manifest("broken.json", good,
+		fmt.Sprintf(`{"slug":"specs/gone.yaml","url":%q,"size":10}`, srv.URL+"/gone.yaml"),
+		fmt.Sprintf(`{"slug":"specs/big.yaml","url":%q,"size":10}`, srv.URL+"/spec.yaml"))
+	unsafe := manifest("unsafe.json", `{"slug":"../escape","url":"https://example.com/x"}`)
+
+	out, errOut, code := cli(t, append(g, "ingest", "--pointers", goodOnly, docs)...)
+	if code != 0 || !strings.Contains(out, "1 lazy pointers") {
+		t.Fatalf("ingest --pointers: status %d\n%s%s", code, out, errOut)
+	}
+	out, errOut, code = cli(t, append(g, "cat", "/specs/spec.yaml")...)
+	if code != 0 || out != body {
+		t.Fatalf("cat pointer: status %d, %d bytes (want %d)\n%s", code, len(out), len(body), errOut)
+	}
+	out, _, code = cli(t, append(g, "ls", "-l", "/specs")...)
+	if code != 0 || !strings.Contains(out, strconv.Itoa(len(body))) {
+		t.Fatalf("ls -l /specs: status %d, %q lacks the declared size %d", code, out, len(body))
+	}
+	if out, errOut, code := cli(t, append(g, "validate", "--pointers")...); code != 0 {
+		t.Fatalf("validate --pointers, good pointer: status %d\n%s%s", code, out, errOut)
+	}
+
+	out, errOut, code = cli(t, append(g, "ingest", "--pointers", withBroken, docs)...)
+	if code != 0 {
+		t.Fatalf("ingest broken pointers: status %d\n%s%s", code, out, errOut)
+	}
+	// Without --pointers nothing is fetched, so the collection is fine.
+	if out, errOut, code := cli(t, append(g, "validate")...); code != 0 {
+		t.Fatalf("validate: status %d\n%s%s", code, out, errOut)
+	}
+	out, errOut, code = cli(t, append(g, "validate", "--pointers")...)
+	if code != 1 {
+		t.Fatalf("validate --pointers, broken pointers: status %d, want 1\n%s%s", code, out, errOut)
+	}
+	for _, want := range []string{"error: specs/gone.yaml: lazy pointer:", "404 Not Found", "error: specs/big.yaml: lazy pointer:", "2 errors"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("validate --pointers output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "specs/spec.yaml") {
+		t.Errorf("the good pointer is reported:\n%s", out)
+	}
+
+	// A bad manifest fails before anything is written.
+	out, errOut, code = cli(t, append(g, "ingest", "--pointers", unsafe, docs)...)
+	if code == 0 || !strings.Contains(errOut, `entry 1 ("../escape"): unsafe slug`) {
+		t.Fatalf("unsafe manifest: status %d\n%s%s", code, out, errOut)
+	}
+	// Re-ingest without the manifest removes the pointers.
+	out, errOut, code = cli(t, append(g, "ingest", docs)...)
+	if code != 0 || !strings.Contains(out, "3 removed") {
+		t.Fatalf("ingest without pointers: status %d\n%s%s", code, out, errOut)
+	}
+	if out, errOut, code := cli(t, append(g, "validate", "--pointers")...); code != 0 {
+		t.Fatalf("validate --pointers, no pointers left: status %d\n%s%s", code, out, errOut)
+	}
+}
