@@ -146,11 +146,13 @@ func (fsys *FS) Candidates(ctx context.Context, names []string, literals []strin
 			}
 			// Ids that are not of the declared form cannot be placed;
 			// they are dropped (chromafs validate reports them).
-			got = slices.DeleteFunc(got, func(c Chunk) bool { return !fromID(&c) })
-			for i := range got {
-				fromID(&got[i])
+			placed := got[:0]
+			for _, c := range got {
+				if fromID(&c) {
+					placed = append(placed, c)
+				}
 			}
-			*dst = got
+			*dst = placed
 			return nil
 		})
 	}
