@@ -27,6 +27,7 @@ import (
 	"github.com/chromafs/chromafs/adapters/webdavfs"
 	"github.com/chromafs/chromafs/chromastore"
 	"github.com/chromafs/chromafs/ingest"
+	"github.com/chromafs/chromafs/internal/testcorpus"
 	"github.com/chromafs/chromafs/internal/testenv"
 	"github.com/chromafs/chromafs/memstore"
 	"github.com/chromafs/chromafs/tree"
@@ -38,23 +39,7 @@ func TestMain(m *testing.M) { testenv.Main(m) }
 // extensionless page, a unicode name, a dotfile and a private directory.
 func corpus(t testing.TB) map[string]string {
 	t.Helper()
-	root, err := testenv.RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := path.Join(root, "examples/docs")
-	files := map[string]string{}
-	err = fs.WalkDir(os.DirFS(dir), ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(path.Join(dir, p))
-		files[p] = string(b)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	files := testcorpus.Docs(t)
 	files["empty.md"] = ""
 	files["api/users"] = "no extension\n"
 	files["i18n/café/résumé.md"] = "# Résumé\nnaïve café\n"

@@ -25,10 +25,29 @@ import (
 	"github.com/chromafs/chromafs/memstore"
 )
 
-// Files is examples/docs plus edge cases: an empty file, a dotfile, an
+// Files is Docs plus edge cases: an empty file, a dotfile, an
 // extensionless page, a deep page, Unicode names, a page of many chunks,
 // and staff-only pages under internal/.
 func Files(tb testing.TB) map[string]string {
+	tb.Helper()
+	files := Docs(tb)
+	files["empty.md"] = ""
+	files[".well-known/security.txt"] = "Contact: security@acme.example\n"
+	files["deep/a/b/c/d/leaf.md"] = "# Leaf\nfive levels down\n"
+	files["i18n/café/résumé.md"] = "# Résumé\nnaïve café\n"
+	files["api/users"] = "no extension\n"
+	files["internal/secret/plan.md"] = "# Plan\nthe access_token rotation plan\n"
+	var big strings.Builder
+	for i := range 400 {
+		big.WriteString(strings.Repeat("line ", i%17))
+		big.WriteString("end\n")
+	}
+	files["reference/big.md"] = big.String()
+	return files
+}
+
+// Docs returns the files of the repository's examples/docs by slug.
+func Docs(tb testing.TB) map[string]string {
 	tb.Helper()
 	root, err := testenv.RepoRoot()
 	if err != nil {
@@ -47,18 +66,6 @@ func Files(tb testing.TB) map[string]string {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	files["empty.md"] = ""
-	files[".well-known/security.txt"] = "Contact: security@acme.example\n"
-	files["deep/a/b/c/d/leaf.md"] = "# Leaf\nfive levels down\n"
-	files["i18n/café/résumé.md"] = "# Résumé\nnaïve café\n"
-	files["api/users"] = "no extension\n"
-	files["internal/secret/plan.md"] = "# Plan\nthe access_token rotation plan\n"
-	var big strings.Builder
-	for i := range 400 {
-		big.WriteString(strings.Repeat("line ", i%17))
-		big.WriteString("end\n")
-	}
-	files["reference/big.md"] = big.String()
 	return files
 }
 
