@@ -32,6 +32,7 @@ type cloudGate struct {
 	mu        sync.Mutex
 	refused   []string
 	busyEvery atomic.Int64 // answer 429 to every n-th request (0: never)
+	maxDoc    int          // refuse upserts of longer documents (0: no limit)
 	n         atomic.Int64
 	busy      atomic.Int64
 }
@@ -59,7 +60,7 @@ func (g *cloudGate) RoundTrip(req *http.Request) (*http.Response, error) {
 		req.Body = io.NopCloser(bytes.NewReader(body))
 		var m map[string]any
 		if json.Unmarshal(body, &m) == nil {
-			if why := overLimit(m); why != "" {
+			if why := overLimit(m, g.maxDoc); why != "" {
 				g.refuse(req.URL.Path + ": " + why)
 				return answer(422, why), nil
 			}
@@ -68,10 +69,18 @@ func (g *cloudGate) RoundTrip(req *http.Request) (*http.Response, error) {
 	return g.base.RoundTrip(req)
 }
 
-// overLimit says which Cloud limit a request body breaks, if any.
-func overLimit(m map[string]any) string {
+// overLimit says which Cloud limit a request body breaks, if any; maxDoc
+// is the longest document an upsert may carry (0: any).
+func overLimit(m map[string]any, maxDoc int) string {
 	if l, ok := m["limit"].(float64); ok && l > 300 {
 		return fmt.Sprintf("limit %v", l)
+	}
+	if docs, ok := m["documents"].([]any); ok && maxDoc > 0 {
+		for _, d := range docs {
+			if s, ok := d.(string); ok && len(s) > maxDoc {
+				return fmt.Sprintf("document of %d bytes", len(s))
+			}
+		}
 	}
 	for _, k := range []string{"ids", "documents", "metadatas"} {
 		if a, ok := m[k].([]any); ok && len(a) > 300 {
@@ -123,6 +132,11 @@ func TestCloudLimits(t *testing.T) {
 	for _, w := range writers {
 		t.Run(w.name, func(t *testing.T) {
 			gate := &cloudGate{base: http.DefaultTransport}
+			if w.name == "sharded" {
+				// The writer that shards its tree (into 1 KiB shards)
+				// keeps every document within Cloud's limit.
+				gate.maxDoc = chromastore.CloudMaxDocumentBytes
+			}
 			gate.busyEvery.Store(7)
 			coll, err := chromastore.Open(ctx, chromastore.Config{
 				URL: srv.URL, Collection: testenv.CollectionName(t), Create: true,

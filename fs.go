@@ -151,7 +151,7 @@ func currentTree(ctx context.Context, store Store, treeID string, maxAge time.Du
 		}
 	}
 	v, err, _ := treeFlight.Do(key, func() (any, error) {
-		rec, err := store.Tree(ctx, treeID)
+		rec, err := ReadTree(ctx, store, treeID)
 		if err != nil {
 			return nil, fmt.Errorf("chromafs: fetch path tree %q: %w", treeID, err)
 		}

@@ -67,6 +67,7 @@ var writers = []struct {
 	write func(testing.TB, ingest.Target, map[string]string)
 }{
 	{"ingest", ingested},
+	{"sharded", testcorpus.IngestSharded},
 	{"foreign", func(t testing.TB, dst ingest.Target, files map[string]string) { foreign(t, dst, files) }},
 }
 

@@ -49,6 +49,9 @@ type TreeRecord struct {
 	Document []byte
 	// Metadata is the record's metadata (may be nil).
 	Metadata map[string]any
+	// Manifest is set by ReadTree on a sharded tree: the tree record's
+	// own document (the manifest), while Document is the assembled tree.
+	Manifest []byte
 }
 
 // NoIndex is the Chunk.Index of a chunk whose index field is missing or

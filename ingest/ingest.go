@@ -10,6 +10,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -76,6 +77,14 @@ type Options struct {
 	// Compressed writes the tree as gzip-compressed base64 instead of
 	// plain JSON.
 	Compressed bool
+
+	// TreeMaxBytes, when positive, is the largest document the tree
+	// record may have: a larger tree is written as a manifest plus shards
+	// of at most this many bytes (see chromafs.ShardTree; Chroma Cloud's
+	// limit is chromastore.CloudMaxDocumentBytes). It must be 0 or at least
+	// chromafs.MinTreeShardBytes. Readers assemble the shards
+	// transparently; a tree that fits is written whole, as always.
+	TreeMaxBytes int
 
 	// Exclude lists globs (doublestar syntax) of files and directories not
 	// to ingest. A pattern without "/" matches a name at any depth (as in
@@ -169,6 +178,10 @@ type Report struct {
 	// counted in Added, Updated and Unchanged too).
 	Pointers int
 
+	// TreeBytes is the size of the new tree document, and TreeShards the
+	// number of shard records it was written in (0: one tree record).
+	TreeBytes, TreeShards int
+
 	// Excluded counts files and directories left out by Options.Exclude.
 	Excluded int
 	// Skipped lists files that could not be ingested, with the reason.
@@ -188,6 +201,9 @@ func (r *Report) String() string {
 		count(r.Pages, "page"), r.Added, r.Updated, r.Unchanged, r.Removed)
 	if r.Pointers > 0 {
 		fmt.Fprintf(&b, "%s among the pages\n", count(r.Pointers, "lazy pointer"))
+	}
+	if r.TreeShards > 0 {
+		fmt.Fprintf(&b, "tree of %d bytes in %s\n", r.TreeBytes, count(r.TreeShards, "shard"))
 	}
 	if r.DryRun {
 		fmt.Fprintf(&b, "%s to write, %s to delete\n", count(r.Chunks, "chunk"), count(r.Deleted, "record"))
@@ -288,7 +304,10 @@ func run(ctx context.Context, dst Target, src fs.FS, opt Options, rulesSlug stri
 		return nil, err
 	}
 
-	old, oldRec, trusted, err := readTree(ctx, dst, opt.Layout.TreeID)
+	if opt.TreeMaxBytes > 0 && opt.TreeMaxBytes < chromafs.MinTreeShardBytes {
+		return nil, fmt.Errorf("ingest: tree document limit of %d bytes is below the minimum of %d", opt.TreeMaxBytes, chromafs.MinTreeShardBytes)
+	}
+	old, oldRec, oldManifest, trusted, err := readTree(ctx, dst, opt.Layout.TreeID)
 	if err != nil {
 		return nil, err
 	}
@@ -348,6 +367,11 @@ func run(ctx context.Context, dst Target, src fs.FS, opt Options, rulesSlug stri
 	if err != nil {
 		return nil, fmt.Errorf("ingest: encode tree: %w", err)
 	}
+	manifest, shards, err := chromafs.ShardTree(opt.Layout.TreeID, doc, opt.TreeMaxBytes)
+	if err != nil {
+		return nil, fmt.Errorf("ingest: %w", err)
+	}
+	r.TreeBytes, r.TreeShards = len(doc), len(shards)
 	if !opt.DryRun {
 		// The collection's tree version marker is cleared before the tree
 		// changes and set after, so that readers never take an old marker
@@ -358,9 +382,17 @@ func run(ctx context.Context, dst Target, src fs.FS, opt Options, rulesSlug stri
 				return nil, in.failed("clear the collection's tree version", err)
 			}
 		}
+		// Shards go before the manifest that names them; their ids carry
+		// the tree's digest, so the previous tree's shards stay intact
+		// until the new manifest replaces the old one.
+		for b := range slices.Chunk(shards, opt.BatchSize) {
+			if err := dst.Upsert(ctx, b); err != nil {
+				return nil, in.failed("write tree shards", err)
+			}
+		}
 		rec := chromafs.Record{
 			ID:       opt.Layout.TreeID,
-			Document: string(doc),
+			Document: string(manifest),
 			System:   true,
 			Metadata: map[string]any{MetaSystem: true, MetaWriter: WriterName, MetaLineAligned: true, MetaDirty: false, chromafs.ChunkIDsKey: chromafs.ChunkIDScheme},
 		}
@@ -372,6 +404,23 @@ func run(ctx context.Context, dst Target, src fs.FS, opt Options, rulesSlug stri
 			if err := ms.SetMetadata(ctx, map[string]any{chromafs.TreeVersionKey: chromafs.TreeVersionOf(doc)}); err != nil {
 				return nil, fmt.Errorf("ingest: the tree was written, but recording its version in the collection's metadata failed (readers fetch the tree record meanwhile): %w", err)
 			}
+		}
+	}
+	// The previous tree's shards go once the new manifest is written (a
+	// reader holding the old manifest then fetches the new one).
+	if oldManifest != nil {
+		keep := make(map[string]bool, len(shards))
+		for _, s := range shards {
+			keep[s.ID] = true
+		}
+		var stale []string
+		for _, id := range oldManifest.ShardIDs() {
+			if !keep[id] {
+				stale = append(stale, id)
+			}
+		}
+		if err := in.delete(stale, "delete the previous tree's shards"); err != nil {
+			return nil, err
 		}
 	}
 	r.Pages = len(entries)
@@ -400,7 +449,17 @@ func run(ctx context.Context, dst Target, src fs.FS, opt Options, rulesSlug stri
 		for _, p := range opt.Pointers {
 			delete(chunked, p.Slug)
 		}
-		if err := in.prune(scanner, chunked, removed); err != nil {
+		keep := make(map[string]bool, len(shards))
+		for _, s := range shards {
+			keep[s.ID] = true
+		}
+		if oldManifest != nil {
+			// Deleted above already (or counted, in a dry run).
+			for _, id := range oldManifest.ShardIDs() {
+				keep[id] = true
+			}
+		}
+		if err := in.prune(scanner, chunked, removed, keep); err != nil {
 			return nil, err
 		}
 	}
@@ -411,20 +470,39 @@ func run(ctx context.Context, dst Target, src fs.FS, opt Options, rulesSlug stri
 // readTree returns the collection's current tree (nil if there is none),
 // its record, and whether its hashes can be trusted to describe chunks
 // that ingest wrote.
-func readTree(ctx context.Context, dst Target, id string) (*tree.Tree, chromafs.TreeRecord, bool, error) {
+func readTree(ctx context.Context, dst Target, id string) (*tree.Tree, chromafs.TreeRecord, *chromafs.TreeManifest, bool, error) {
 	rec, err := dst.Tree(ctx, id)
 	if errors.Is(err, chromafs.ErrNoTree) {
-		return nil, rec, false, nil
+		return nil, rec, nil, false, nil
 	}
 	if err != nil {
-		return nil, rec, false, fmt.Errorf("ingest: read tree record %q: %w", id, err)
+		return nil, rec, nil, false, fmt.Errorf("ingest: read tree record %q: %w", id, err)
 	}
-	t, err := tree.Parse(rec.Document)
+	fix := "(delete it, or use another collection, to ingest from scratch)"
+	doc := rec.Document
+	m, sharded, err := chromafs.ParseTreeManifest(doc)
 	if err != nil {
-		return nil, rec, false, fmt.Errorf("ingest: existing tree record %q: %w (delete it, or use another collection, to ingest from scratch)", id, err)
+		return nil, rec, nil, false, fmt.Errorf("ingest: existing tree record %q: %w %s", id, err, fix)
+	}
+	if sharded {
+		whole, err := chromafs.ReadTree(ctx, dst, id)
+		if err != nil {
+			return nil, rec, nil, false, fmt.Errorf("ingest: existing sharded tree %q: %w %s", id, err, fix)
+		}
+		// ReadTree read the manifest again: it is the one that goes
+		// with these shards.
+		rec = whole
+		doc = whole.Document
+		if m, _, err = chromafs.ParseTreeManifest(whole.Manifest); err != nil || m == nil {
+			return nil, rec, nil, false, fmt.Errorf("ingest: existing sharded tree %q: manifest changed while it was read %s", id, fix)
+		}
+	}
+	t, err := tree.Parse(doc)
+	if err != nil {
+		return nil, rec, nil, false, fmt.Errorf("ingest: existing tree record %q: %w %s", id, err, fix)
 	}
 	writer, _ := rec.Metadata[MetaWriter].(string)
-	return t, rec, writer == WriterName && rec.Metadata[MetaDirty] != true, nil
+	return t, rec, m, writer == WriterName && rec.Metadata[MetaDirty] != true, nil
 }
 
 // markDirty marks the previous tree record dirty, once, before the first
@@ -439,7 +517,11 @@ func (in *ingestion) markDirty() error {
 		md = map[string]any{}
 	}
 	md[MetaDirty] = true
-	rec := chromafs.Record{ID: in.opt.Layout.TreeID, Document: string(in.toMark.Document), Metadata: md, System: true}
+	doc := in.toMark.Document
+	if in.toMark.Manifest != nil {
+		doc = in.toMark.Manifest // a sharded tree: its shards stay as they are
+	}
+	rec := chromafs.Record{ID: in.opt.Layout.TreeID, Document: string(doc), Metadata: md, System: true}
 	if err := in.dst.Upsert(in.ctx, []chromafs.Record{rec}); err != nil {
 		return in.failed("mark tree record "+strconv.Quote(in.opt.Layout.TreeID)+" dirty", err)
 	}
@@ -585,7 +667,11 @@ func (in *ingestion) deletePages(slugs []string) error {
 // prune deletes the records of pages that are neither in the new tree
 // (seen) nor removed (their records are deleted already, or would be in a
 // dry run).
-func (in *ingestion) prune(sc chromafs.Scanner, seen map[string]bool, removed []string) error {
+//
+// It also deletes tree shards (chromafs.IsTreeShardID) that the new
+// manifest does not name (keepShards): shards left by a run that failed
+// between writing them and writing their manifest.
+func (in *ingestion) prune(sc chromafs.Scanner, seen map[string]bool, removed []string, keepShards map[string]bool) error {
 	skip := make(map[string]bool, len(removed))
 	for _, slug := range removed {
 		skip[slug] = true
@@ -601,6 +687,15 @@ func (in *ingestion) prune(sc chromafs.Scanner, seen map[string]bool, removed []
 	})
 	if err != nil {
 		return in.failed("prune: scan collection", err)
+	}
+	ids, err := sc.IDs(in.ctx)
+	if err != nil {
+		return in.failed("prune: list record ids", err)
+	}
+	for _, id := range ids {
+		if chromafs.IsTreeShardID(in.opt.Layout.TreeID, id) && !keepShards[id] {
+			orphans = append(orphans, id)
+		}
 	}
 	in.report.Orphans = len(orphans)
 	return in.delete(orphans, "prune: delete orphan records")

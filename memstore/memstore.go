@@ -231,6 +231,24 @@ func (s *Store) Tree(ctx context.Context, id string) (chromafs.TreeRecord, error
 	return chromafs.TreeRecord{Document: []byte(r.Document), Metadata: maps.Clone(r.Metadata)}, nil
 }
 
+// RecordsByID returns the documents and metadata of those of the records
+// with the given ids that exist, by id. It counts as one OpTree call.
+func (s *Store) RecordsByID(ctx context.Context, ids []string) (map[string]chromafs.TreeRecord, error) {
+	if err := s.begin(ctx, OpTree); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make(map[string]chromafs.TreeRecord, len(ids))
+	for _, id := range ids {
+		if i, ok := s.pos[id]; ok {
+			r := s.records[i]
+			out[id] = chromafs.TreeRecord{Document: []byte(r.Document), Metadata: maps.Clone(r.Metadata)}
+		}
+	}
+	return out, nil
+}
+
 // cancelCheckEvery is how many records Chunks and Scan visit between two
 // looks at their context.
 const cancelCheckEvery = 256

@@ -143,10 +143,14 @@ func Run(ctx context.Context, store Store, opt Options) (*Report, error) {
 
 	var t *tree.Tree
 	var idScheme bool
-	rec, err := store.Tree(ctx, l.TreeID)
+	rec, err := chromafs.ReadTree(ctx, store, l.TreeID)
 	switch {
 	case errors.Is(err, chromafs.ErrNoTree):
 		add(Error, "", "no path tree record %q", l.TreeID)
+	case errors.Is(err, tree.ErrMalformed):
+		// A manifest that does not parse, or shards that do not
+		// assemble into the tree it declares.
+		add(Error, "", "path tree: %v", err)
 	case err != nil:
 		return nil, fmt.Errorf("validate: read tree: %w", err)
 	default:
@@ -161,6 +165,9 @@ func Run(ctx context.Context, store Store, opt Options) (*Report, error) {
 		if err != nil {
 			add(Error, "", "path tree: %v", err)
 		}
+	}
+	if err := checkShards(ctx, store, l.TreeID, rec.Manifest, add); err != nil {
+		return nil, err
 	}
 
 	bySlug := make(map[string][]chromafs.Chunk)
@@ -297,4 +304,35 @@ func checkPointer(ctx context.Context, res chromafs.Resolver, e *tree.Entry, tim
 		out = append(out, Finding{Error, e.Slug, "lazy pointer: " + msg})
 	}
 	return out
+}
+
+// checkShards reports tree shard records that the current manifest
+// (manifest, nil for a tree in one record) does not name: they are left by
+// an ingest that failed between writing them and writing their manifest,
+// and `chromafs ingest --prune` deletes them.
+func checkShards(ctx context.Context, store Store, treeID string, manifest []byte, add func(Severity, string, string, ...any)) error {
+	named := map[string]bool{}
+	if m, ok, _ := chromafs.ParseTreeManifest(manifest); ok {
+		for _, id := range m.ShardIDs() {
+			named[id] = true
+		}
+	}
+	ids, err := store.IDs(ctx)
+	if err != nil {
+		return fmt.Errorf("validate: list record ids: %w", err)
+	}
+	stray := 0
+	for _, id := range ids {
+		if chromafs.IsTreeShardID(treeID, id) && !named[id] {
+			stray++
+		}
+	}
+	if stray > 0 {
+		what := fmt.Sprintf("%d tree shard records are", stray)
+		if stray == 1 {
+			what = "1 tree shard record is"
+		}
+		add(Warning, "", "%s not named by the tree's manifest (left by an interrupted ingest; ingest --prune deletes them)", what)
+	}
+	return nil
 }

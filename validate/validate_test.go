@@ -39,8 +39,28 @@ func schemeTree(doc string) chromafs.Record {
 	return r
 }
 
+// shardedTree is the records of doc (padded with JSON whitespace past
+// the limit) written as a manifest and 1 KiB shards; drop leaves out
+// shard number drop (-1: none).
+func shardedTree(t *testing.T, doc string, drop int) []chromafs.Record {
+	t.Helper()
+	doc += strings.Repeat(" ", 3000)
+	manifest, shards, err := chromafs.ShardTree("__path_tree__", []byte(doc), chromafs.MinTreeShardBytes)
+	if err != nil || len(shards) < 3 {
+		t.Fatalf("%d shards, %v", len(shards), err)
+	}
+	var out []chromafs.Record
+	for i, sh := range shards {
+		if i != drop {
+			out = append(out, sh)
+		}
+	}
+	return append(out, treeRec(string(manifest)))
+}
+
 func TestRun(t *testing.T) {
 	good := []chromafs.Record{chunk("a.md", 0, "hello "), chunk("a.md", 1, "world\n")}
+	stray := chromafs.Record{ID: "__path_tree__/shard/0123456789abcdef/0", Document: "x", System: true}
 	tests := []struct {
 		name     string
 		records  []chromafs.Record
@@ -61,6 +81,9 @@ func TestRun(t *testing.T) {
 		{"ids follow the declared scheme", append(good, schemeTree(`{"a.md":{"isPublic":true}}`)), true, nil},
 		{"id off the declared scheme", []chromafs.Record{chunk("a.md", 0, "hello "), {ID: "other", Document: "world\n", Metadata: map[string]any{"page_slug": "a.md", "chunk_index": 1}}, schemeTree(`{"a.md":{"isPublic":true}}`)},
 			false, []string{`a.md: chunk 1 has id "other", not "a.md#1"`}},
+		{"sharded tree", append(good, shardedTree(t, `{"a.md":{"isPublic":true,"size":12}}`, -1)...), true, nil},
+		{"sharded tree missing a shard", append(good, shardedTree(t, `{"a.md":{"isPublic":true,"size":12}}`, 1)...), false, []string{"path tree:", "shard 1 of"}},
+		{"stray tree shard warns", append(good, stray, treeRec(`{"a.md":{"isPublic":true,"size":12}}`)), true, []string{"1 tree shard record is not named"}},
 		{"no _system marker warns", append(good, chromafs.Record{ID: "__path_tree__", Document: `{"a.md":{"isPublic":true}}`}), true, []string{"_system"}},
 	}
 	for _, tt := range tests {

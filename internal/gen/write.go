@@ -50,6 +50,10 @@ type Options struct {
 	// Plain writes the tree as plain JSON instead of gzip-compressed
 	// base64.
 	Plain bool
+
+	// TreeMaxBytes, when positive, shards a tree document larger than
+	// this, as ingest.Options.TreeMaxBytes does.
+	TreeMaxBytes int
 }
 
 // Stats describe what Write wrote.
@@ -57,8 +61,9 @@ type Stats struct {
 	Pages  int   // pages written
 	Chunks int   // chunk records written
 	Bytes  int64 // total content size
-	// TreeBytes is the size of the tree record's document.
-	TreeBytes int
+	// TreeBytes is the size of the tree document, and TreeShards the
+	// number of shards it was written in (0: one record).
+	TreeBytes, TreeShards int
 	// Elapsed is the duration of the whole Write.
 	Elapsed time.Duration
 }
@@ -182,9 +187,19 @@ func Write(ctx context.Context, w chromafs.Writer, pages map[string]string, opt 
 	if err != nil {
 		return st, fmt.Errorf("gen: encode tree: %w", err)
 	}
+	manifest, shards, err := chromafs.ShardTree(l.TreeID, doc, opt.TreeMaxBytes)
+	if err != nil {
+		return st, fmt.Errorf("gen: %w", err)
+	}
+	for b := range slices.Chunk(shards, 100) {
+		if err := w.Upsert(ctx, b); err != nil {
+			return st, fmt.Errorf("gen: write tree shards: %w", err)
+		}
+	}
+	st.TreeShards = len(shards)
 	rec := chromafs.Record{
 		ID:       l.TreeID,
-		Document: string(doc),
+		Document: string(manifest),
 		System:   true,
 		Metadata: map[string]any{
 			ingest.MetaSystem:      true,

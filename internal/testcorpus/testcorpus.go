@@ -151,6 +151,28 @@ func Ingest(tb testing.TB, dst ingest.Target, files map[string]string) {
 	}
 }
 
+// IngestSharded writes files as Ingest does, but with the tree as plain
+// JSON cut into shards of at most chromafs.MinTreeShardBytes (see
+// chromafs.ShardTree), and fails tb unless the tree took several shards.
+func IngestSharded(tb testing.TB, dst ingest.Target, files map[string]string) {
+	tb.Helper()
+	src := fstest.MapFS{}
+	for slug, content := range files {
+		src[slug] = &fstest.MapFile{Data: []byte(content), Mode: 0o644, ModTime: ModTime}
+	}
+	rules, err := ingest.ParseRules(strings.NewReader("** public\ninternal/** private groups=staff\n"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	r, err := ingest.Run(context.Background(), dst, src, ingest.Options{Rules: rules, MaxChunk: 256, TreeMaxBytes: chromafs.MinTreeShardBytes})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if r.TreeShards < 2 {
+		tb.Fatalf("tree of %d bytes written in %d shards; want several", r.TreeBytes, r.TreeShards)
+	}
+}
+
 // Target is a store that can be written.
 type Target interface {
 	chromafs.Store

@@ -1,0 +1,68 @@
+package chromastore
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/chromafs/chromafs"
+)
+
+var _ chromafs.RecordReader = (*Collection)(nil)
+
+// RecordsByID returns those of the records with the given ids that exist, by
+// id, with their documents and metadata, whatever their metadata holds
+// (FS reads the shards of a sharded tree with it). It asks for at most
+// PageSize ids a request, up to four requests at a time.
+func (c *Collection) RecordsByID(ctx context.Context, ids []string) (map[string]chromafs.TreeRecord, error) {
+	ids, want := unique(ids)
+	if len(ids) == 0 {
+		return map[string]chromafs.TreeRecord{}, nil
+	}
+	if c.closed.Load() {
+		return nil, ErrClosed
+	}
+	op := fmt.Sprintf("get %s by id from %s", recordsOf(len(ids)), c.where)
+	parts := batches(ids, PageSize)
+	found := make([]map[string]chromafs.TreeRecord, len(parts))
+	err := parallel(ctx, len(parts), func(ctx context.Context, i int) error {
+		var res treeResult
+		req := &getRequest{IDs: parts[i], Include: []string{includeDocuments, includeMetadatas}}
+		if err := c.rest.do(ctx, "POST", c.path+"/get", req, &res); err != nil {
+			return err
+		}
+		if err := checkLengths(len(res.IDs), len(res.Documents), len(res.Metadatas)); err != nil {
+			return err
+		}
+		m := make(map[string]chromafs.TreeRecord, len(res.IDs))
+		for j, id := range res.IDs {
+			if !want[id] {
+				continue
+			}
+			rec := chromafs.TreeRecord{Document: []byte{}}
+			if j < len(res.Documents) && res.Documents[j] != nil {
+				rec.Document = res.Documents[j]
+			}
+			if j < len(res.Metadatas) {
+				rec.Metadata = plainMetadata(res.Metadatas[j])
+			}
+			m[id] = rec
+		}
+		found[i] = m
+		return nil
+	})
+	if err != nil {
+		return nil, c.fail(op, err)
+	}
+	out := make(map[string]chromafs.TreeRecord, len(ids))
+	for _, m := range found {
+		for id, rec := range m {
+			out[id] = rec
+		}
+	}
+	return out, nil
+}
+
+// CloudMaxDocumentBytes is Chroma Cloud's limit on the size of a
+// document. A tree larger than this must be sharded
+// (ingest.Options.TreeMaxBytes, chromafs.ShardTree) to be written there.
+const CloudMaxDocumentBytes = 16 << 10
