@@ -8,9 +8,22 @@ import (
 	"github.com/chromafs/chromafs/tree"
 )
 
+// rangeWindow is the least that a ranged read of a lazy pointer fetches:
+// the bytes asked for plus read-ahead, clipped to the declared size. A
+// pointer no larger than it is always fetched whole.
+const rangeWindow = 256 << 10
+
 // file is an open page. Opening does no I/O; the content is loaded on the
 // first Read, ReadAt or Seek relative to the end, and kept for the life of
 // the file. Its methods are safe for concurrent use.
+//
+// A lazy pointer larger than rangeWindow whose entry declares its size,
+// read through a RangeResolver, is an exception: while its content is not
+// in the page cache, ReadAt and Read at an offset other than 0 fetch
+// only a window of at least rangeWindow bytes around what they read, and
+// the file keeps the last window. Such bytes are checked for the
+// declared total size and their length, not for the entry's hash. A Read
+// at offset 0 (and ReadFile) fetches and caches the whole content.
 type file struct {
 	fsys *FS
 	node *tree.Node
@@ -18,6 +31,8 @@ type file struct {
 
 	mu     sync.Mutex
 	data   []byte // nil until loaded; shared with the cache, never modified
+	win    []byte // the last window of a pointer read by range, or nil
+	winOff int64  // offset of win in the content
 	off    int64
 	closed bool
 }
@@ -64,9 +79,85 @@ func (f *file) loadLocked(op string) error {
 	return nil
 }
 
+// ranger returns the session's RangeResolver if reads of f are served by
+// range: f is a lazy pointer larger than rangeWindow with a declared
+// size, not loaded whole. f.mu must be held.
+func (f *file) ranger() (RangeResolver, bool) {
+	if f.data != nil {
+		return nil, false
+	}
+	e := f.node.Entry
+	if e.URL == "" || e.Size <= rangeWindow {
+		return nil, false
+	}
+	rr, ok := f.fsys.s.resolver.(RangeResolver)
+	return rr, ok
+}
+
+// readRangeLocked reads into b at off (0 <= off < the declared size)
+// from the window, fetching windows as needed; with fill false it stops
+// as soon as it has read something. If the page turns out to be cached,
+// or the resolver answers with the whole content, f.data is set and the
+// read served from it. On error, n counts the bytes read before it. f.mu
+// must be held.
+func (f *file) readRangeLocked(rr RangeResolver, b []byte, off int64, fill bool) (n int, err error) {
+	s, ctx := f.fsys.s, f.fsys.ctx
+	size := f.node.Entry.Size
+	for n < len(b) {
+		pos := off + int64(n)
+		if f.data != nil {
+			if pos < int64(len(f.data)) {
+				n += copy(b[n:], f.data[pos:])
+			}
+			break
+		}
+		if pos >= size {
+			break
+		}
+		if f.win != nil && pos >= f.winOff && pos-f.winOff < int64(len(f.win)) {
+			n += copy(b[n:], f.win[pos-f.winOff:])
+			if !fill {
+				break
+			}
+			continue
+		}
+		if data, ok := s.cached(ctx, f.node); ok && int64(len(data)) == size {
+			f.data, f.win = data, nil
+			continue
+		}
+		want := min(max(int64(len(b)-n), rangeWindow), size-pos)
+		data, full, err := s.resolveRange(ctx, rr, f.node, pos, want)
+		if err != nil {
+			return n, &fs.PathError{Op: "read", Path: f.name, Err: err}
+		}
+		if full {
+			f.data, f.win = data, nil
+			continue
+		}
+		f.win, f.winOff = data, pos
+	}
+	return n, nil
+}
+
 func (f *file) Read(b []byte) (int, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.closed {
+		return 0, &fs.PathError{Op: "read", Path: f.name, Err: fs.ErrClosed}
+	}
+	if f.off != 0 {
+		if rr, ok := f.ranger(); ok {
+			if f.off >= f.node.Entry.Size {
+				return 0, io.EOF
+			}
+			n, err := f.readRangeLocked(rr, b, f.off, false)
+			f.off += int64(n)
+			if n == 0 && err == nil && len(b) > 0 {
+				err = io.EOF
+			}
+			return n, err
+		}
+	}
 	if err := f.loadLocked("read"); err != nil {
 		return 0, err
 	}
@@ -81,11 +172,24 @@ func (f *file) Read(b []byte) (int, error) {
 func (f *file) ReadAt(b []byte, off int64) (int, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if err := f.loadLocked("read"); err != nil {
-		return 0, err
+	if f.closed {
+		return 0, &fs.PathError{Op: "read", Path: f.name, Err: fs.ErrClosed}
 	}
 	if off < 0 {
 		return 0, &fs.PathError{Op: "read", Path: f.name, Err: fs.ErrInvalid}
+	}
+	if rr, ok := f.ranger(); ok {
+		if off >= f.node.Entry.Size {
+			return 0, io.EOF
+		}
+		n, err := f.readRangeLocked(rr, b, off, true)
+		if err == nil && n < len(b) {
+			err = io.EOF
+		}
+		return n, err
+	}
+	if err := f.loadLocked("read"); err != nil {
+		return 0, err
 	}
 	if off >= int64(len(f.data)) {
 		return 0, io.EOF
@@ -139,6 +243,6 @@ func (f *file) Close() error {
 		return &fs.PathError{Op: "close", Path: f.name, Err: fs.ErrClosed}
 	}
 	f.closed = true
-	f.data = nil
+	f.data, f.win = nil, nil
 	return nil
 }

@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -60,6 +62,48 @@ type ResolverFunc func(ctx context.Context, e *tree.Entry) ([]byte, error)
 // Fetch calls f(ctx, e).
 func (f ResolverFunc) Fetch(ctx context.Context, e *tree.Entry) ([]byte, error) { return f(ctx, e) }
 
+// A RangeResolver is a Resolver that can also fetch part of a pointer's
+// content, so that ReadAt, and Read after a Seek away from the start, of
+// a large pointer do not fetch it whole. HTTPResolver is one.
+//
+// chromafs calls FetchRange only for pointers larger than its read
+// window (256 KiB) whose entry declares a size (e.Size >= 0), only when
+// the page is not in the session's cache, and only with
+// 0 <= off < e.Size and 0 < n <= e.Size-off. Plain reads from the start
+// and ReadFile still call Fetch, whose result is checked for size and
+// hash and cached.
+//
+// FetchRange returns the n bytes of the content at [off, off+n), clipped
+// to e.Size: exactly min(n, e.Size-off) bytes, never fewer and never
+// more, with full false. An off at or after e.Size returns (nil, false,
+// io.EOF); a negative off or n is an error wrapping fs.ErrInvalid. A
+// target that holds a different total size than e.Size (as an HTTP
+// server tells in Content-Range), that refuses the range (HTTP 416) or
+// answers with a status other than 2xx, or that sends more or fewer bytes
+// than it announces, is an error wrapping ErrBrokenPointer (with a
+// *StatusError for HTTP statuses); no bytes are returned with an error.
+// chromafs treats an io.EOF answer to an off it asked for (below e.Size)
+// as a broken pointer too: the content is shorter than declared.
+//
+// A resolver that cannot fetch a part (an HTTP server that ignores the
+// Range header and answers 200 with the whole content, or an entry
+// without a declared size) may return the whole content instead, with
+// full true, under the rules of Fetch. chromafs then checks it like a
+// Fetch result (size and hash), caches it as the page and serves the
+// read from it.
+//
+// Ranged bytes cannot be checked against e.Hash, which covers the whole
+// content: a partial answer is checked for the declared total size and
+// its own length only. chromafs checks the length of every answer
+// whatever the resolver (a wrong one is an error wrapping
+// ErrBrokenPointer, never served), and does not cache partial answers
+// beyond the open file's current window. The returned slice is owned by
+// chromafs afterwards and must not be modified.
+type RangeResolver interface {
+	Resolver
+	FetchRange(ctx context.Context, e *tree.Entry, off, n int64) (data []byte, full bool, err error)
+}
+
 const (
 	// DefaultPointerMaxBytes is the largest content HTTPResolver reads
 	// when its MaxBytes is 0.
@@ -88,23 +132,38 @@ var defaultPointerClient = &http.Client{Timeout: DefaultPointerTimeout}
 // returned. Pointers with another scheme are an error wrapping
 // ErrLazyPointer.
 //
-// The whole content is fetched on the first read of a page, even for
-// ReadAt or Seek: a file of chromafs is an io.ReaderAt over the loaded
-// page.
+// HTTPResolver is a RangeResolver: ReadAt, and Read after a Seek away
+// from the start, of a pointer larger than 256 KiB with a declared size
+// send GETs with a "Range: bytes=a-b" header and read a window of at
+// least 256 KiB (so that the sequential reads after a Seek, such as
+// http.ServeContent's, share one request). A 206 answer must carry a
+// Content-Range for exactly the bytes asked (or a prefix of them, in
+// which case the rest is asked for again, up to 16 requests) and the
+// declared total size ("*" is refused); a 416 or a wrong total is an
+// error wrapping ErrBrokenPointer. Ranged bytes are checked for the
+// declared total size and their own length only, not for the entry's
+// hash, which covers the whole content. A server that ignores Range and
+// answers 200 sends the whole content: it is read and checked like a
+// Fetch (MaxBytes applies) and cached as the page. Plain reads from the
+// start and ReadFile fetch the whole content, checked for size and hash.
 type HTTPResolver struct {
 	// Client sends the requests. Nil means a client with a timeout of
 	// DefaultPointerTimeout over http.DefaultTransport.
 	Client *http.Client
-	// MaxBytes is the largest content read. 0 means
+	// MaxBytes is the largest content read whole. 0 means
 	// DefaultPointerMaxBytes; a negative value means no limit other than
-	// the declared size.
+	// the declared size. Ranged reads of a pointer declared larger are
+	// allowed: they hold one window at a time.
 	MaxBytes int64
 	// Header is added to every request (for example Authorization). It
 	// may be nil.
 	Header http.Header
 }
 
-// StatusError is an HTTP answer other than 2xx to a pointer's GET.
+var _ RangeResolver = (*HTTPResolver)(nil)
+
+// StatusError is an HTTP answer other than 2xx to a pointer's GET (or,
+// for a ranged GET, a 416).
 type StatusError struct {
 	URL        string // with any password redacted
 	StatusCode int
@@ -115,32 +174,53 @@ func (e *StatusError) Error() string {
 	return fmt.Sprintf("GET %s: %s", e.URL, e.Status)
 }
 
-// Fetch implements Resolver.
-func (r *HTTPResolver) Fetch(ctx context.Context, e *tree.Entry) ([]byte, error) {
+// target checks e's URL and returns it with any password redacted.
+func (r *HTTPResolver) target(e *tree.Entry) (string, error) {
 	u, err := url.Parse(e.URL)
 	if err != nil {
-		return nil, fmt.Errorf("%w: page %q: invalid pointer URL: %v", ErrBrokenPointer, e.Slug, err)
+		return "", fmt.Errorf("%w: page %q: invalid pointer URL: %v", ErrBrokenPointer, e.Slug, err)
 	}
 	shown := u.Redacted()
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, fmt.Errorf("%w: page %q: %s: no resolver for scheme %q", ErrLazyPointer, e.Slug, shown, u.Scheme)
+		return "", fmt.Errorf("%w: page %q: %s: no resolver for scheme %q", ErrLazyPointer, e.Slug, shown, u.Scheme)
 	}
-	limit := r.MaxBytes
-	if limit == 0 {
-		limit = DefaultPointerMaxBytes
+	return shown, nil
+}
+
+// maxBytes is r.MaxBytes with its default; negative means no limit.
+func (r *HTTPResolver) maxBytes() int64 {
+	if r.MaxBytes == 0 {
+		return DefaultPointerMaxBytes
 	}
+	return r.MaxBytes
+}
+
+// wholeLimit is the most bytes read for the whole content of e: its
+// declared size, or MaxBytes. A declared size over MaxBytes is an error.
+func (r *HTTPResolver) wholeLimit(e *tree.Entry, shown string) (int64, error) {
+	limit := r.maxBytes()
 	if e.Size >= 0 {
 		if limit > 0 && e.Size > limit {
-			return nil, fmt.Errorf("%w: page %q: %s: the tree declares %d bytes, more than the limit of %d", ErrBrokenPointer, e.Slug, shown, e.Size, limit)
+			return 0, fmt.Errorf("%w: page %q: %s: the tree declares %d bytes, more than the limit of %d", ErrBrokenPointer, e.Slug, shown, e.Size, limit)
 		}
 		limit = e.Size
 	}
+	return limit, nil
+}
+
+// get sends a GET for e.URL, with a Range header if rng is not empty.
+func (r *HTTPResolver) get(ctx context.Context, e *tree.Entry, shown, rng string) (*http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, e.URL, nil)
 	if err != nil {
 		return nil, fmt.Errorf("%w: page %q: %s: %v", ErrBrokenPointer, e.Slug, shown, err)
 	}
 	for k, vs := range r.Header {
 		req.Header[k] = append(req.Header[k], vs...)
+	}
+	if rng != "" {
+		req.Header.Set("Range", rng)
+	} else {
+		req.Header.Del("Range")
 	}
 	client := r.Client
 	if client == nil {
@@ -151,11 +231,38 @@ func (r *HTTPResolver) Fetch(ctx context.Context, e *tree.Entry) ([]byte, error)
 		// *url.Error already names the method and URL (redacted).
 		return nil, fmt.Errorf("page %q: fetch pointer: %w", e.Slug, err)
 	}
+	return resp, nil
+}
+
+func statusError(e *tree.Entry, shown string, resp *http.Response) error {
+	return fmt.Errorf("%w: page %q: %w", ErrBrokenPointer, e.Slug,
+		&StatusError{URL: shown, StatusCode: resp.StatusCode, Status: resp.Status})
+}
+
+// Fetch implements Resolver.
+func (r *HTTPResolver) Fetch(ctx context.Context, e *tree.Entry) ([]byte, error) {
+	shown, err := r.target(e)
+	if err != nil {
+		return nil, err
+	}
+	limit, err := r.wholeLimit(e, shown)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := r.get(ctx, e, shown, "")
+	if err != nil {
+		return nil, err
+	}
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return nil, fmt.Errorf("%w: page %q: %w", ErrBrokenPointer, e.Slug,
-			&StatusError{URL: shown, StatusCode: resp.StatusCode, Status: resp.Status})
+		return nil, statusError(e, shown, resp)
 	}
+	return readWhole(resp, e, shown, limit)
+}
+
+// readWhole reads the body of a 2xx answer that carries the whole content
+// of e, at most limit bytes (negative: no limit), and checks its size.
+func readWhole(resp *http.Response, e *tree.Entry, shown string, limit int64) ([]byte, error) {
 	if resp.ContentLength >= 0 {
 		switch {
 		case e.Size >= 0 && resp.ContentLength != e.Size:
@@ -186,6 +293,155 @@ func (r *HTTPResolver) Fetch(ctx context.Context, e *tree.Entry) ([]byte, error)
 		return nil, fmt.Errorf("%w: page %q: %s: content holds %d bytes, the tree declares %d", ErrBrokenPointer, e.Slug, shown, len(data), e.Size)
 	}
 	return data, nil
+}
+
+// maxRangeRequests bounds the requests of one FetchRange whose answers
+// hold fewer bytes than asked.
+const maxRangeRequests = 16
+
+// FetchRange implements RangeResolver with "Range: bytes=a-b" GETs.
+func (r *HTTPResolver) FetchRange(ctx context.Context, e *tree.Entry, off, n int64) ([]byte, bool, error) {
+	if off < 0 || n < 0 {
+		return nil, false, fmt.Errorf("page %q: range of %d bytes at %d: %w", e.Slug, n, off, fs.ErrInvalid)
+	}
+	if e.Size < 0 {
+		// No declared size to check the answers against: fetch it whole.
+		data, err := r.Fetch(ctx, e)
+		if err != nil {
+			return nil, false, err
+		}
+		return data, true, nil
+	}
+	if off >= e.Size {
+		return nil, false, io.EOF
+	}
+	n = min(n, e.Size-off)
+	if n == 0 {
+		return []byte{}, false, nil
+	}
+	shown, err := r.target(e)
+	if err != nil {
+		return nil, false, err
+	}
+	last := off + n - 1
+	var out []byte
+	for i := 0; ; i++ {
+		if i == maxRangeRequests {
+			return nil, false, fmt.Errorf("%w: page %q: %s: %d answers to a request for bytes %d-%d held only %d bytes", ErrBrokenPointer, e.Slug, shown, i, off, last, len(out))
+		}
+		pos := off + int64(len(out))
+		data, full, err := r.getRange(ctx, e, shown, pos, last)
+		if err != nil {
+			return nil, false, err
+		}
+		if full {
+			return data, true, nil
+		}
+		if out == nil && int64(len(data)) == n {
+			return data, false, nil
+		}
+		out = append(out, data...)
+		if int64(len(out)) == n {
+			return out, false, nil
+		}
+	}
+}
+
+// getRange sends one GET for bytes first-last of e (first <= last <
+// e.Size) and returns a prefix of them (at least one byte), or the whole
+// content with full true if the server ignored the range.
+func (r *HTTPResolver) getRange(ctx context.Context, e *tree.Entry, shown string, first, last int64) ([]byte, bool, error) {
+	resp, err := r.get(ctx, e, shown, "bytes="+strconv.FormatInt(first, 10)+"-"+strconv.FormatInt(last, 10))
+	if err != nil {
+		return nil, false, err
+	}
+	defer resp.Body.Close()
+	switch {
+	case resp.StatusCode == http.StatusPartialContent:
+	case resp.StatusCode == http.StatusRequestedRangeNotSatisfiable:
+		err := statusError(e, shown, resp)
+		if _, _, total, ok := parseContentRange(resp.Header.Get("Content-Range")); ok && total >= 0 {
+			return nil, false, fmt.Errorf("%w (the server says the content holds %d bytes, the tree declares %d)", err, total, e.Size)
+		}
+		return nil, false, fmt.Errorf("%w (bytes %d-%d of the %d the tree declares)", err, first, last, e.Size)
+	case resp.StatusCode >= 200 && resp.StatusCode <= 299:
+		// The server ignored the range: the body is the whole content.
+		if limit := r.maxBytes(); limit >= 0 && e.Size > limit {
+			return nil, false, fmt.Errorf("%w: page %q: %s: the server ignores Range requests, and the tree declares %d bytes, more than the limit of %d", ErrBrokenPointer, e.Slug, shown, e.Size, limit)
+		}
+		data, err := readWhole(resp, e, shown, e.Size)
+		if err != nil {
+			return nil, false, err
+		}
+		return data, true, nil
+	default:
+		return nil, false, statusError(e, shown, resp)
+	}
+	cr := resp.Header.Get("Content-Range")
+	start, end, total, ok := parseContentRange(cr)
+	switch {
+	case !ok || start < 0:
+		return nil, false, fmt.Errorf("%w: page %q: %s: the server answered bytes %d-%d with Content-Range %q", ErrBrokenPointer, e.Slug, shown, first, last, cr)
+	case total < 0:
+		return nil, false, fmt.Errorf("%w: page %q: %s: the server does not tell the content's total size (Content-Range %q); the tree declares %d bytes", ErrBrokenPointer, e.Slug, shown, cr, e.Size)
+	case total != e.Size:
+		return nil, false, fmt.Errorf("%w: page %q: %s: the server says the content holds %d bytes, the tree declares %d", ErrBrokenPointer, e.Slug, shown, total, e.Size)
+	case start != first || end > last:
+		return nil, false, fmt.Errorf("%w: page %q: %s: the server answered bytes %d-%d to a request for bytes %d-%d", ErrBrokenPointer, e.Slug, shown, start, end, first, last)
+	}
+	want := end - start + 1
+	if resp.ContentLength >= 0 && resp.ContentLength != want {
+		return nil, false, fmt.Errorf("%w: page %q: %s: the server announces %d bytes for bytes %d-%d", ErrBrokenPointer, e.Slug, shown, resp.ContentLength, start, end)
+	}
+	data, err := readAllInto(make([]byte, 0, min(want, 1<<20)+1), io.LimitReader(resp.Body, want+1))
+	if err != nil {
+		return nil, false, fmt.Errorf("page %q: fetch pointer %s: %w", e.Slug, shown, err)
+	}
+	if int64(len(data)) != want {
+		return nil, false, fmt.Errorf("%w: page %q: %s: the server sent %d bytes for bytes %d-%d", ErrBrokenPointer, e.Slug, shown, len(data), start, end)
+	}
+	return data, false, nil
+}
+
+// parseContentRange parses "bytes a-b/total" or "bytes */total" (start
+// and end -1), where total may be "*" (-1). It checks a <= b < total.
+func parseContentRange(s string) (start, end, total int64, ok bool) {
+	rest, ok := strings.CutPrefix(s, "bytes ")
+	if !ok {
+		return 0, 0, 0, false
+	}
+	rng, tot, ok := strings.Cut(strings.TrimSpace(rest), "/")
+	if !ok {
+		return 0, 0, 0, false
+	}
+	total = -1
+	if tot != "*" {
+		if total, ok = parseDigits(tot); !ok {
+			return 0, 0, 0, false
+		}
+	}
+	if rng == "*" {
+		return -1, -1, total, total >= 0
+	}
+	a, b, ok := strings.Cut(rng, "-")
+	if !ok {
+		return 0, 0, 0, false
+	}
+	start, ok1 := parseDigits(a)
+	end, ok2 := parseDigits(b)
+	if !ok1 || !ok2 || start > end || (total >= 0 && end >= total) {
+		return 0, 0, 0, false
+	}
+	return start, end, total, true
+}
+
+// parseDigits parses a non-negative decimal int64 of digits only.
+func parseDigits(s string) (int64, bool) {
+	if s == "" || strings.Trim(s, "0123456789") != "" {
+		return 0, false
+	}
+	v, err := strconv.ParseInt(s, 10, 64)
+	return v, err == nil
 }
 
 // readAllInto is io.ReadAll appending to buf.
@@ -246,4 +502,45 @@ func (s *session) resolve(ctx context.Context, n *tree.Node) ([]byte, error) {
 		return nil, err
 	}
 	return data, nil
+}
+
+// cached returns a page's content if the session's cache holds it,
+// without fetching it.
+func (s *session) cached(ctx context.Context, n *tree.Node) ([]byte, bool) {
+	data, ok := s.cacheGet(ctx, s.cacheKey(n))
+	if ok {
+		s.learnSize(n, len(data))
+	}
+	return data, ok
+}
+
+// resolveRange fetches the want bytes at off of a pointer page through
+// rr and checks the answer's length. If rr answers with the whole
+// content instead (full), it is checked like a Fetch result and cached.
+func (s *session) resolveRange(ctx context.Context, rr RangeResolver, n *tree.Node, off, want int64) ([]byte, bool, error) {
+	e := n.Entry
+	data, full, err := rr.FetchRange(ctx, e, off, want)
+	if err != nil {
+		if err == io.EOF { // not wrapped: a transport's EOF is another failure
+			// The resolver says the content ends before the size the
+			// tree declares.
+			return nil, false, fmt.Errorf("%w: page %q: %s: end of content at %d; the tree declares %d bytes", ErrBrokenPointer, e.Slug, redact(e.URL), off, e.Size)
+		}
+		return nil, false, err
+	}
+	if full {
+		if data == nil {
+			data = []byte{}
+		}
+		if err := CheckPointer(e, data); err != nil {
+			return nil, false, err
+		}
+		s.cachePut(ctx, s.cacheKey(n), data)
+		s.learnSize(n, len(data))
+		return data, true, nil
+	}
+	if int64(len(data)) != want {
+		return nil, false, fmt.Errorf("%w: page %q: %s: the resolver returned %d bytes for a range of %d at %d", ErrBrokenPointer, e.Slug, redact(e.URL), len(data), want, off)
+	}
+	return data, false, nil
 }

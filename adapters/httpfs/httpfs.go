@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/url"
 	"path"
+	"strconv"
 	"strings"
 	"time"
 
@@ -168,7 +169,7 @@ func (h *handler) serveFile(w http.ResponseWriter, r *http.Request, fsys fs.FS, 
 		// chromafs fetches a page on its first read, and a failure after
 		// "200 OK" would send a truncated body. A HEAD or a 304 needs no
 		// content.
-		if err := preload(content); err != nil {
+		if err := preload(content, rangeStart(r, fi.Size())); err != nil {
 			h.fail(w, r, "read", err)
 			return
 		}
@@ -180,15 +181,51 @@ func (h *handler) serveFile(w http.ResponseWriter, r *http.Request, fsys fs.FS, 
 	http.ServeContent(w, r, fi.Name(), fi.ModTime(), content)
 }
 
-// preload makes a lazy file fetch its content: it reads one byte and
-// seeks back to the start.
-func preload(f io.ReadSeeker) error {
+// preload makes a lazy file fetch its content: it reads one byte at off
+// (with ReadAt, when the file has it and off > 0, so that a chromafs lazy
+// pointer fetches only a window of a large file with a ranged request) or
+// at the start, and seeks back to the start.
+func preload(f io.ReadSeeker, off int64) error {
 	var b [1]byte
+	if ra, ok := f.(io.ReaderAt); ok && off > 0 {
+		if _, err := ra.ReadAt(b[:], off); err != nil && err != io.EOF {
+			return err
+		}
+		return nil
+	}
 	if _, err := f.Read(b[:]); err != nil && err != io.EOF {
 		return err
 	}
 	_, err := f.Seek(0, io.SeekStart)
 	return err
+}
+
+// rangeStart returns the first byte that ServeContent will send for a
+// request with a single range ("bytes=a-b", "bytes=a-", "bytes=-n") on a
+// file of size bytes, or 0: for other requests, or with If-Range (whose
+// mismatch makes ServeContent send the whole file), the whole content is
+// loaded before the status line.
+func rangeStart(r *http.Request, size int64) int64 {
+	spec, ok := strings.CutPrefix(r.Header.Get("Range"), "bytes=")
+	if !ok || strings.Contains(spec, ",") || r.Header.Get("If-Range") != "" {
+		return 0
+	}
+	first, last, ok := strings.Cut(strings.TrimSpace(spec), "-")
+	if !ok {
+		return 0
+	}
+	if first == "" { // the last n bytes
+		n, err := strconv.ParseInt(last, 10, 64)
+		if err != nil || n <= 0 {
+			return 0
+		}
+		return max(size-n, 0)
+	}
+	a, err := strconv.ParseInt(first, 10, 64)
+	if err != nil || a < 0 || a >= size {
+		return 0
+	}
+	return a
 }
 
 // notModified reports whether ServeContent will answer 304, so that the
