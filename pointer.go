@@ -544,3 +544,12 @@ func (s *session) resolveRange(ctx context.Context, rr RangeResolver, n *tree.No
 	}
 	return data, false, nil
 }
+
+// IsLazy reports whether name is a lazy file pointer visible to the
+// session: a page whose content is fetched through the Resolver when read.
+// It does no I/O. Package grepx uses it to leave pointers out of a search
+// (grepx.Query.SkipLazy, chromafs grep --no-pointers).
+func (fsys *FS) IsLazy(name string) bool {
+	n, err := fsys.lookup("stat", name)
+	return err == nil && !n.IsDir && n.Entry != nil && n.Entry.URL != ""
+}

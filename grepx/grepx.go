@@ -39,6 +39,17 @@ type PrefetchFS interface {
 	Prefetch(ctx context.Context, names []string) error
 }
 
+// LazyFS is implemented by filesystems some of whose files are not
+// stored with the rest but fetched from elsewhere when first read, such as
+// the lazy file pointers of chromafs. Search consults it for
+// Query.SkipLazy.
+type LazyFS interface {
+	fs.FS
+	// IsLazy reports whether name is such a file. It must not fetch
+	// anything.
+	IsLazy(name string) bool
+}
+
 // Query is one grep invocation.
 type Query struct {
 	// Patterns, Syntax, IgnoreCase, Word and Line are grep's -e/-f,
@@ -83,6 +94,12 @@ type Query struct {
 	// Result is then Truncated. They bound output for agents.
 	MaxMatches int
 	MaxBytes   int
+
+	// SkipLazy leaves out the files that the filesystem reports as lazy
+	// (LazyFS), operands and files found by recursion alike, so that a
+	// search never fetches remote content. The results are then exact for
+	// the other files only. It has no effect on other filesystems.
+	SkipLazy bool
 }
 
 // Mode is what Search computes per file.

@@ -167,6 +167,11 @@ func scope(fsys fs.FS, q *Query, f *filter) []item {
 	if implicit {
 		paths = []string{"."}
 	}
+	var lazy LazyFS
+	if q.SkipLazy {
+		lazy, _ = fsys.(LazyFS)
+	}
+	skip := func(name string) bool { return lazy != nil && lazy.IsLazy(name) }
 	var items []item
 	for i, p := range paths {
 		if !fs.ValidPath(p) {
@@ -179,7 +184,7 @@ func scope(fsys fs.FS, q *Query, f *filter) []item {
 			continue
 		}
 		if !info.IsDir() {
-			if !f.excludedFile(p, true) {
+			if !f.excludedFile(p, true) && !skip(p) {
 				items = append(items, item{operand: i, path: p})
 			}
 			continue
@@ -206,7 +211,7 @@ func scope(fsys fs.FS, q *Query, f *filter) []item {
 				}
 				return nil
 			}
-			if !d.Type().IsRegular() || f.excludedFile(name, false) {
+			if !d.Type().IsRegular() || f.excludedFile(name, false) || skip(name) {
 				return nil
 			}
 			items = append(items, item{operand: op, path: name})
