@@ -138,23 +138,22 @@ func Foreign(tb testing.TB, dst chromafs.Writer, files map[string]string) {
 // chunks, sizes, hashes, ModTime), internal/ private to staff.
 func Ingest(tb testing.TB, dst ingest.Target, files map[string]string) {
 	tb.Helper()
-	src := fstest.MapFS{}
-	for slug, content := range files {
-		src[slug] = &fstest.MapFile{Data: []byte(content), Mode: 0o644, ModTime: ModTime}
-	}
-	rules, err := ingest.ParseRules(strings.NewReader("** public\ninternal/** private groups=staff\n"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if _, err := ingest.Run(context.Background(), dst, src, ingest.Options{Rules: rules, MaxChunk: 256, Compressed: true}); err != nil {
-		tb.Fatal(err)
-	}
+	ingestWith(tb, dst, files, ingest.Options{MaxChunk: 256, Compressed: true})
 }
 
 // IngestSharded writes files as Ingest does, but with the tree as plain
 // JSON cut into shards of at most chromafs.MinTreeShardBytes (see
 // chromafs.ShardTree), and fails tb unless the tree took several shards.
 func IngestSharded(tb testing.TB, dst ingest.Target, files map[string]string) {
+	tb.Helper()
+	r := ingestWith(tb, dst, files, ingest.Options{MaxChunk: 256, TreeMaxBytes: chromafs.MinTreeShardBytes})
+	if r.TreeShards < 2 {
+		tb.Fatalf("tree of %d bytes written in %d shards; want several", r.TreeBytes, r.TreeShards)
+	}
+}
+
+// ingestWith runs ingest with opt and the corpus's access rules.
+func ingestWith(tb testing.TB, dst ingest.Target, files map[string]string, opt ingest.Options) *ingest.Report {
 	tb.Helper()
 	src := fstest.MapFS{}
 	for slug, content := range files {
@@ -164,13 +163,12 @@ func IngestSharded(tb testing.TB, dst ingest.Target, files map[string]string) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	r, err := ingest.Run(context.Background(), dst, src, ingest.Options{Rules: rules, MaxChunk: 256, TreeMaxBytes: chromafs.MinTreeShardBytes})
+	opt.Rules = rules
+	r, err := ingest.Run(context.Background(), dst, src, opt)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if r.TreeShards < 2 {
-		tb.Fatalf("tree of %d bytes written in %d shards; want several", r.TreeBytes, r.TreeShards)
-	}
+	return r
 }
 
 // Target is a store that can be written.
