@@ -64,8 +64,22 @@
 // 404 included), never partial content. Pointer content is cached and
 // shared between concurrent readers like any page (keyed by the entry's
 // hash, or by its URL and the tree version). The whole content is fetched
-// on the first read, ReadAt included; Prefetch (grep's bulk read) fetches
-// pointers up to four at a time, and grep searches their content.
+// on the first read from the start (ReadFile, Read at offset 0); for a
+// pointer over 256 KiB whose size is declared, ReadAt and Read after a Seek
+// fetch only a window around the bytes read when the resolver is a
+// RangeResolver (HTTPResolver sends Range requests), checked for the
+// declared total size but not the hash. Prefetch (grep's bulk read)
+// fetches pointers up to four at a time, and grep searches their content
+// unless told to leave them out (IsLazy, grepx.Query.SkipLazy).
+//
+// # Sharded trees
+//
+// A store may limit a document's size (Chroma Cloud: 16 KiB), and a tree
+// of a few hundred pages is larger. ShardTree cuts such a tree into shard
+// records plus a manifest in the tree record; ReadTree, which New uses,
+// joins the shards back and checks them against the manifest's size and
+// sha256 (ErrTreeShard otherwise). The joined document has the version it
+// would have in one record, so the layouts are interchangeable.
 //
 // # Errors
 //
