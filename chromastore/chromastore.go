@@ -1,18 +1,21 @@
 package chromastore
 
 import (
+	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	v2 "github.com/amikos-tech/chroma-go/pkg/api/v2"
 	"github.com/amikos-tech/chroma-go/pkg/embeddings"
 
 	"github.com/chromafs/chromafs"
@@ -87,12 +90,14 @@ const CloudMaxRegexBytes = 256
 type Collection struct {
 	rest  *rest
 	ef    embeddings.EmbeddingFunction
-	col   v2.Collection
-	cli   v2.Client
+	id    string
 	name  string
 	where string // `"name" at URL`, for error messages
 	path  string // /tenants/T/databases/D/collections/ID
-	ownHC *http.Client
+	// byName is /tenants/T/databases/D/collections/NAME, where Chroma
+	// looks collections up.
+	byName string
+	ownHC  *http.Client
 
 	dim    atomic.Int64 // embedding dimension, 0 until known
 	closed atomic.Bool
@@ -132,9 +137,8 @@ func (cfg Config) normalize() (Config, string, error) {
 	return cfg, cfg.URL + "/api/v2", nil
 }
 
-// client builds the chroma-go client and the REST client that share one
-// HTTP client.
-func client(cfg Config, api string) (v2.Client, *rest, *http.Client, error) {
+// client builds the REST client.
+func client(cfg Config, api string) (*rest, *http.Client) {
 	var own *http.Client
 	hc := cfg.HTTPClient
 	if hc == nil {
@@ -143,59 +147,65 @@ func client(cfg Config, api string) (v2.Client, *rest, *http.Client, error) {
 		own = &http.Client{Transport: t}
 		hc = own
 	}
-	base := hc.Transport
-	if base == nil {
-		base = http.DefaultTransport
-	}
-	wrapped := *hc
-	wrapped.Transport = causeTransport{base: base}
-	opts := []v2.ClientOption{
-		v2.WithBaseURL(api),
-		v2.WithDatabaseAndTenant(cfg.Database, cfg.Tenant),
-		v2.WithHTTPClient(&wrapped),
-	}
-	if len(cfg.Headers) > 0 {
-		opts = append(opts, v2.WithDefaultHeaders(cfg.Headers))
-	}
-	cli, err := v2.NewHTTPClient(opts...)
-	if err != nil {
-		return nil, nil, nil, fmt.Errorf("chromastore: %w", err)
-	}
-	r := &rest{hc: &wrapped, api: api, headers: maps.Clone(cfg.Headers), timeout: cfg.Timeout}
-	return cli, r, own, nil
+	r := &rest{hc: hc, api: api, headers: maps.Clone(cfg.Headers), timeout: cfg.Timeout}
+	return r, own
+}
+
+// collectionsPath is the path of cfg's database's collections.
+func collectionsPath(cfg Config) string {
+	return "/tenants/" + url.PathEscape(cfg.Tenant) + "/databases/" + url.PathEscape(cfg.Database) + "/collections"
+}
+
+// collectionModel is Chroma's description of a collection.
+type collectionModel struct {
+	ID        string   `json:"id"`
+	Name      string   `json:"name"`
+	Metadata  metadata `json:"metadata"`
+	Dimension *int64   `json:"dimension"`
+	Tenant    string   `json:"tenant"`
+	Database  string   `json:"database"`
+}
+
+// createRequest is the body of a collection creation, as chroma-go's
+// CreateCollection sends it.
+type createRequest struct {
+	Name          string         `json:"name"`
+	GetOrCreate   bool           `json:"get_or_create,omitempty"`
+	Configuration map[string]any `json:"configuration,omitempty"`
 }
 
 // Open opens the collection that cfg names, creating it if it is missing
 // and cfg.Create is set. It makes one request (two when it creates).
+//
+// Collection lookup and creation are plain REST calls, as the record
+// calls are: linking chroma-go's API client costs every process that
+// imports this package milliseconds of initialisation, and the read
+// path needs none of it.
 func Open(ctx context.Context, cfg Config) (*Collection, error) {
 	cfg, api, err := cfg.normalize()
 	if err != nil {
 		return nil, err
 	}
-	cli, r, own, err := client(cfg, api)
-	if err != nil {
-		return nil, err
-	}
+	r, own := client(cfg, api)
 	where := fmt.Sprintf("%q at %s", cfg.Collection, cfg.URL)
-	var col v2.Collection
-	err = r.viaChromaGo(ctx, func(ctx context.Context) error {
-		var err error
-		col, err = cli.GetCollection(ctx, cfg.Collection, v2.WithEmbeddingFunctionGet(cfg.Embedding))
-		return err
-	})
+	var col collectionModel
+	err = r.do(ctx, "GET", collectionsPath(cfg)+"/"+url.PathEscape(cfg.Collection), nil, &col)
 	if err != nil && cfg.Create && noCollection(err) {
-		opts := []v2.CreateCollectionOption{v2.WithEmbeddingFunctionCreate(cfg.Embedding), v2.WithIfNotExistsCreate()}
-		if cfg.Embedding.Name() == hashName {
-			// Chroma's Python client refuses to open a collection whose
-			// configuration names an embedding function it does not know,
-			// and it has no consistent_hash.
-			opts = append(opts, v2.WithDisableEFConfigStorage())
+		req := createRequest{Name: cfg.Collection, GetOrCreate: true}
+		if cfg.Embedding.Name() != hashName {
+			// Recorded as chroma-go records it, so that Chroma's clients
+			// can embed queries as the writer did. Chroma's Python client
+			// refuses to open a collection whose configuration names an
+			// embedding function it does not know, and it has no
+			// consistent_hash: that one is not recorded.
+			req.Configuration = map[string]any{"embedding_function": map[string]any{
+				"type":   "known",
+				"name":   cfg.Embedding.Name(),
+				"config": cfg.Embedding.GetConfig(),
+			}}
 		}
-		err = r.viaChromaGo(ctx, func(ctx context.Context) error {
-			var err error
-			col, err = cli.CreateCollection(ctx, cfg.Collection, opts...)
-			return err
-		})
+		col = collectionModel{}
+		err = r.do(ctx, "POST", collectionsPath(cfg), req, &col)
 		if err != nil {
 			if own != nil {
 				own.CloseIdleConnections()
@@ -212,21 +222,30 @@ func Open(ctx context.Context, cfg Config) (*Collection, error) {
 		}
 		return nil, fmt.Errorf("chromastore: open collection %s: %w", where, err)
 	}
+	if col.ID == "" {
+		if own != nil {
+			own.CloseIdleConnections()
+		}
+		return nil, fmt.Errorf("chromastore: open collection %s: the answer names no collection id", where)
+	}
+	tenant, database := cmp.Or(col.Tenant, cfg.Tenant), cmp.Or(col.Database, cfg.Database)
 	c := &Collection{
 		rest:  r,
 		ef:    cfg.Embedding,
-		col:   col,
-		cli:   cli,
-		name:  col.Name(),
+		id:    col.ID,
+		name:  cmp.Or(col.Name, cfg.Collection),
 		where: where,
-		path: "/tenants/" + url.PathEscape(col.Tenant().Name()) +
-			"/databases/" + url.PathEscape(col.Database().Name()) +
-			"/collections/" + url.PathEscape(col.ID()),
-		ownHC: own,
-		meta:  fromCollectionMetadata(col.Metadata()),
-		cloud: cfg.CloudLimits,
+		path: "/tenants/" + url.PathEscape(tenant) +
+			"/databases/" + url.PathEscape(database) +
+			"/collections/" + url.PathEscape(col.ID),
+		byName: collectionsPath(cfg) + "/" + url.PathEscape(cfg.Collection),
+		ownHC:  own,
+		meta:   collectionMetadata(col.Metadata),
+		cloud:  cfg.CloudLimits,
 	}
-	c.dim.Store(int64(col.Dimension()))
+	if col.Dimension != nil {
+		c.dim.Store(*col.Dimension)
+	}
 	return c, nil
 }
 
@@ -270,16 +289,11 @@ func DeleteCollection(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	cli, r, own, err := client(cfg, api)
-	if err != nil {
-		return err
-	}
+	r, own := client(cfg, api)
 	if own != nil {
 		defer own.CloseIdleConnections()
 	}
-	err = r.viaChromaGo(ctx, func(ctx context.Context) error {
-		return cli.DeleteCollection(ctx, cfg.Collection)
-	})
+	err = r.do(ctx, "DELETE", collectionsPath(cfg)+"/"+url.PathEscape(cfg.Collection), nil, nil)
 	if err != nil {
 		where := fmt.Sprintf("%q at %s", cfg.Collection, cfg.URL)
 		if noCollection(err) {
@@ -308,7 +322,7 @@ func (c *Collection) Name() string { return c.name }
 
 // CollectionID returns the collection's id, a UUID that changes when a
 // collection is deleted and created again under the same name.
-func (c *Collection) CollectionID() string { return c.col.ID() }
+func (c *Collection) CollectionID() string { return c.id }
 
 // Metadata returns a copy of the collection's metadata as of Open or the
 // last SetMetadata: strings, bools, int64s and float64s (and, on servers
@@ -339,16 +353,11 @@ func (c *Collection) currentMetadata(ctx context.Context, op string) (map[string
 	if c.closed.Load() {
 		return nil, ErrClosed
 	}
-	var cur v2.Collection
-	err := c.rest.viaChromaGo(ctx, func(ctx context.Context) error {
-		var err error
-		cur, err = c.cli.GetCollection(ctx, c.name, v2.WithEmbeddingFunctionGet(c.ef))
-		return err
-	})
-	if err != nil {
+	var cur collectionModel
+	if err := c.rest.do(ctx, "GET", c.byName, nil, &cur); err != nil {
 		return nil, c.fail(op, err)
 	}
-	return fromCollectionMetadata(cur.Metadata()), nil
+	return collectionMetadata(cur.Metadata), nil
 }
 
 // SetMetadata sets the given keys of the collection's metadata and keeps
@@ -371,14 +380,12 @@ func (c *Collection) SetMetadata(ctx context.Context, set map[string]any) error 
 			merged[k] = v
 		}
 	}
-	md, err := v2.NewMetadataFromMapStrict(merged)
+	md, err := metadataJSON(merged)
 	if err != nil {
 		return fmt.Errorf("chromastore: %s: %w", op, err)
 	}
-	err = c.rest.viaChromaGo(ctx, func(ctx context.Context) error {
-		return c.col.ModifyMetadata(ctx, md)
-	})
-	if err != nil {
+	body := append(append([]byte(`{"new_metadata":`), md...), '}')
+	if err := c.rest.do(ctx, "PUT", c.path, body, nil); err != nil {
 		return c.fail(op, err)
 	}
 	c.mu.Lock()
@@ -393,12 +400,7 @@ func (c *Collection) Count(ctx context.Context) (int, error) {
 		return 0, ErrClosed
 	}
 	var n int
-	err := c.rest.viaChromaGo(ctx, func(ctx context.Context) error {
-		var err error
-		n, err = c.col.Count(ctx)
-		return err
-	})
-	if err != nil {
+	if err := c.rest.do(ctx, "GET", c.path+"/count", nil, &n); err != nil {
 		return 0, c.fail("count records of "+c.where, err)
 	}
 	return n, nil
@@ -415,30 +417,211 @@ func (c *Collection) fail(op string, err error) error {
 	return fmt.Errorf("chromastore: %s: %w", op, err)
 }
 
-// fromCollectionMetadata converts chroma-go's metadata into a plain map.
-func fromCollectionMetadata(md v2.CollectionMetadata) map[string]any {
-	if md == nil || len(md.Keys()) == 0 {
+// collectionMetadata converts a collection's metadata as decoded
+// (numbers as json.Number, arrays as []any) into a plain map: strings,
+// bools, int64s, float64s, and slices of one of those. Values of other
+// kinds are left out.
+func collectionMetadata(md metadata) map[string]any {
+	if len(md) == 0 {
 		return nil
 	}
-	out := make(map[string]any, len(md.Keys()))
-	for _, k := range md.Keys() {
-		if v, ok := md.GetString(k); ok {
+	out := make(map[string]any, len(md))
+	for k, v := range md {
+		if v, ok := scalarValue(v); ok {
 			out[k] = v
-		} else if v, ok := md.GetBool(k); ok {
-			out[k] = v
-		} else if v, ok := md.GetInt(k); ok {
-			out[k] = v
-		} else if v, ok := md.GetFloat(k); ok {
-			out[k] = v
-		} else if v, ok := md.GetStringArray(k); ok {
-			out[k] = v
-		} else if v, ok := md.GetIntArray(k); ok {
-			out[k] = v
-		} else if v, ok := md.GetFloatArray(k); ok {
-			out[k] = v
-		} else if v, ok := md.GetBoolArray(k); ok {
-			out[k] = v
+			continue
+		}
+		if a, ok := v.([]any); ok {
+			if v, ok := arrayValue(a); ok {
+				out[k] = v
+			}
 		}
 	}
 	return out
+}
+
+// scalarValue converts a decoded string, bool or number: a number is an
+// int64 if it parses as one, else a float64.
+func scalarValue(v any) (any, bool) {
+	switch v := v.(type) {
+	case string, bool:
+		return v, true
+	case json.Number:
+		if n, err := v.Int64(); err == nil {
+			return n, true
+		}
+		if f, err := v.Float64(); err == nil {
+			return f, true
+		}
+	}
+	return nil, false
+}
+
+// arrayValue converts a decoded array whose elements are all of one
+// kind into a typed slice: []string, []bool, []int64, or []float64 (when
+// any number is not an int64).
+func arrayValue(a []any) (any, bool) {
+	if len(a) == 0 {
+		return nil, false
+	}
+	switch a[0].(type) {
+	case string:
+		return typedArray[string](a)
+	case bool:
+		return typedArray[bool](a)
+	case json.Number:
+		ints := make([]int64, 0, len(a))
+		for _, e := range a {
+			n, ok := e.(json.Number)
+			if !ok {
+				return nil, false
+			}
+			i, err := n.Int64()
+			if err != nil {
+				floats := make([]float64, len(a))
+				for j, e := range a {
+					n, _ := e.(json.Number)
+					f, err := n.Float64()
+					if err != nil {
+						return nil, false
+					}
+					floats[j] = f
+				}
+				return floats, true
+			}
+			ints = append(ints, i)
+		}
+		return ints, true
+	}
+	return nil, false
+}
+
+func typedArray[T any](a []any) (any, bool) {
+	out := make([]T, len(a))
+	for i, e := range a {
+		v, ok := e.(T)
+		if !ok {
+			return nil, false
+		}
+		out[i] = v
+	}
+	return out, true
+}
+
+// metadataJSON encodes collection metadata for Chroma, accepting what
+// chroma-go's strict conversion accepts: strings, bools, ints, floats
+// (sent in exponent form, so that 1.0 stays a float), json.Numbers, and
+// non-empty slices of one of those. Anything else (nil included) is an
+// error.
+func metadataJSON(md map[string]any) ([]byte, error) {
+	out := make(map[string]any, len(md))
+	for k, v := range md {
+		var err error
+		if out[k], err = metadataValue(v); err != nil {
+			return nil, fmt.Errorf("metadata %q: %w", k, err)
+		}
+	}
+	return json.Marshal(out)
+}
+
+// floatJSON is a float64 that encodes in exponent form.
+type floatJSON float64
+
+func (f floatJSON) MarshalJSON() ([]byte, error) {
+	if math.IsInf(float64(f), 0) || math.IsNaN(float64(f)) {
+		return nil, fmt.Errorf("%v is not a JSON number", float64(f))
+	}
+	return strconv.AppendFloat(nil, float64(f), 'e', -1, 64), nil
+}
+
+func metadataValue(v any) (any, error) {
+	switch v := v.(type) {
+	case string, bool, int64:
+		return v, nil
+	case int:
+		return int64(v), nil
+	case int32:
+		return int64(v), nil
+	case float64:
+		return floatJSON(v), nil
+	case float32:
+		return floatJSON(v), nil
+	case json.Number:
+		if !strings.ContainsAny(string(v), ".eE") {
+			n, err := v.Int64()
+			if err != nil {
+				return nil, fmt.Errorf("invalid int value %v", v)
+			}
+			return n, nil
+		}
+		f, err := v.Float64()
+		if err != nil {
+			return nil, fmt.Errorf("invalid float value %v", v)
+		}
+		return floatJSON(f), nil
+	case []string, []int64, []bool:
+		if reflectLen(v) == 0 {
+			return nil, errors.New("metadata arrays must be non-empty")
+		}
+		return v, nil
+	case []float64:
+		if len(v) == 0 {
+			return nil, errors.New("metadata arrays must be non-empty")
+		}
+		out := make([]floatJSON, len(v))
+		for i, f := range v {
+			out[i] = floatJSON(f)
+		}
+		return out, nil
+	case []any:
+		a, ok := arrayValue(v)
+		if !ok {
+			// Values as Go code builds them: ints and float64s, not
+			// json.Numbers.
+			a, ok = goArray(v)
+		}
+		if !ok {
+			return nil, errors.New("metadata arrays must be non-empty, flat, and of one type")
+		}
+		return metadataValue(a)
+	case nil:
+		return nil, errors.New("null is not supported")
+	}
+	return nil, fmt.Errorf("invalid metadata value type %T", v)
+}
+
+// goArray converts a non-empty []any of ints or of float64s.
+func goArray(a []any) (any, bool) {
+	if len(a) == 0 {
+		return nil, false
+	}
+	switch a[0].(type) {
+	case int:
+		ints := make([]int64, len(a))
+		for i, e := range a {
+			n, ok := e.(int)
+			if !ok {
+				return nil, false
+			}
+			ints[i] = int64(n)
+		}
+		return ints, true
+	case int64:
+		return typedArray[int64](a)
+	case float64:
+		return typedArray[float64](a)
+	}
+	return nil, false
+}
+
+func reflectLen(v any) int {
+	switch v := v.(type) {
+	case []string:
+		return len(v)
+	case []int64:
+		return len(v)
+	case []bool:
+		return len(v)
+	}
+	return 0
 }

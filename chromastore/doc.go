@@ -1,7 +1,7 @@
 // Package chromastore implements chromafs's store interfaces
 // ([chromafs.Store], [chromafs.IDReader], [chromafs.Scanner],
 // [chromafs.Writer]) over a Chroma server's HTTP API. It is the only package of chromafs that imports
-// github.com/amikos-tech/chroma-go.
+// github.com/amikos-tech/chroma-go, for its embedding functions.
 //
 //	c, err := chromastore.Open(ctx, chromastore.Config{
 //		URL:        "http://localhost:8000",
@@ -12,12 +12,13 @@
 //	fsys, err := chromafs.New(ctx, c)
 //
 // Opening a collection makes one request; reading the tree record makes one
-// more. Collection lifecycle calls (open, create, delete, metadata, count)
-// go through chroma-go's pkg/api/v2 client; record calls (get, upsert,
-// delete) are plain REST calls to /api/v2/.../collections/{id}/{get,upsert,
-// delete}, because chroma-go v0.4.0 loses the cause of transport errors,
-// cannot ask for ids only, and decodes pages much more slowly (see
-// rest.go). Answers are decoded with github.com/go-json-experiment/json
+// more. Every call is a plain REST call to Chroma's /api/v2: collection
+// lookup, creation (recording the embedding function's configuration as
+// chroma-go does), deletion, metadata and count, and the record calls
+// (get, upsert, delete). chroma-go v0.4.0's API client loses the cause of
+// transport errors, cannot ask for ids only, decodes pages much more
+// slowly, and costs every process that links it milliseconds of
+// initialisation; only its embedding functions are used (see rest.go). Answers are decoded with github.com/go-json-experiment/json
 // (the prototype of encoding/json/v2); the tree record's document is
 // neither copied out of the answer nor scanned byte by byte (see
 // decode.go), so that decoding a tree answer takes about a tenth of

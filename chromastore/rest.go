@@ -12,17 +12,16 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
-	chhttp "github.com/amikos-tech/chroma-go/pkg/commons/http"
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 )
 
-// The record operations (get, upsert, delete) are plain REST calls to
-// /api/v2/tenants/{t}/databases/{d}/collections/{id}/{op} rather than
-// chroma-go's Collection methods, because chroma-go v0.4.0
+// Every call, collection lookup, creation, deletion, metadata and count
+// as well as the record operations (get, upsert, delete), is a plain REST
+// call to /api/v2/tenants/{t}/databases/{d}/collections/..., rather than
+// chroma-go's client, because chroma-go v0.4.0
 //
 //   - turns transport errors into strings (ChromaErrorFromHTTPResponse), so
 //     errors.Is(err, context.Canceled) and errors.Is(err,
@@ -32,11 +31,13 @@ import (
 //   - decodes a get response through map[string]any and per-value
 //     metadata wrappers: on a 300-record page of 4 KiB chunks that costs
 //     1.7 times the time and 2.5 times the memory of decoding into the
-//     typed structs below.
+//     typed structs below;
+//   - costs every process that links its API client (pkg/api/v2) about
+//     3 ms of package initialisation, which a one-shot command such as
+//     `chromafs grep` pays on every run.
 //
-// Collection lifecycle calls (get, create, delete, modify metadata, count)
-// go through chroma-go, with causeTransport restoring the transport error
-// it would flatten.
+// chroma-go's embedding functions (pkg/embeddings) are still used to
+// embed what Upsert writes.
 
 // APIError is an error answer from the Chroma server.
 type APIError struct {
@@ -204,7 +205,9 @@ func (r *rest) once(ctx context.Context, method, path string, b []byte, hasBody 
 	for k, v := range r.headers {
 		req.Header.Set(k, v)
 	}
-	// get, upsert and delete are idempotent. Saying so (a nil header value
+	// Every request sent is idempotent: gets, upserts, deletes of records,
+	// lookups, get-or-create, whole-metadata updates. (Deleting a
+	// collection sent again answers that it does not exist.) Saying so (a nil header value
 	// is not sent) lets net/http retry a request that failed on a reused
 	// keep-alive connection before any answer, as happens on the first
 	// request after the server restarted.
@@ -286,72 +289,4 @@ func readBody(body io.Reader, n int64) ([]byte, error) {
 			buf = append(buf, 0)[:len(buf)] // grow
 		}
 	}
-}
-
-// causeKey is the context key of a *causeSink.
-type causeKey struct{}
-
-// causeSink receives the transport error of a request made through
-// chroma-go.
-type causeSink struct {
-	mu  sync.Mutex
-	err error
-}
-
-func (s *causeSink) set(err error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.err == nil {
-		s.err = err
-	}
-}
-
-func (s *causeSink) get() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.err
-}
-
-// causeTransport keeps the error of a failed round trip in the request
-// context's causeSink, because chroma-go keeps only its text.
-type causeTransport struct{ base http.RoundTripper }
-
-func (t causeTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	resp, err := t.base.RoundTrip(req)
-	if err != nil {
-		if s, ok := req.Context().Value(causeKey{}).(*causeSink); ok {
-			s.set(err)
-		}
-	}
-	return resp, err
-}
-
-// viaChromaGo runs f, a chroma-go call, under the per-request timeout and
-// returns its error with the real transport error or an *APIError in
-// place of chroma-go's flattened text. Like rest.do, it retries answers of
-// 429 and 5xx (the calls it makes are idempotent lookups and settings).
-func (r *rest) viaChromaGo(ctx context.Context, f func(context.Context) error) error {
-	return retry(ctx, func() error { return r.viaChromaGoOnce(ctx, f) })
-}
-
-// viaChromaGoOnce is one call of viaChromaGo.
-func (r *rest) viaChromaGoOnce(ctx context.Context, f func(context.Context) error) error {
-	sink := &causeSink{}
-	rctx, cancel := r.withTimeout(context.WithValue(ctx, causeKey{}, sink))
-	defer cancel()
-	err := f(rctx)
-	if err == nil {
-		return nil
-	}
-	if cause := sink.get(); cause != nil {
-		return r.explain(ctx, rctx, cause)
-	}
-	if ctx.Err() != nil || rctx.Err() != nil {
-		return r.explain(ctx, rctx, err)
-	}
-	var ce *chhttp.ChromaError
-	if errors.As(err, &ce) && ce.ErrorCode != 0 {
-		return &APIError{Status: ce.ErrorCode, Kind: ce.ErrorID, Message: ce.Message}
-	}
-	return err
 }
