@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 
 	"golang.org/x/crypto/bcrypt"
 )
@@ -132,14 +133,19 @@ func (u *Users) checkToken(token string) (*User, error) {
 }
 
 // dummyHash is compared against when a name is unknown, so that a failed
-// sign-in takes as long whether or not the name exists.
-var dummyHash, _ = bcrypt.GenerateFromPassword([]byte("chromafs"), bcrypt.DefaultCost)
+// sign-in takes as long whether or not the name exists. It is made on
+// first use: a bcrypt hash costs ~70 ms of CPU, which every chromafs
+// process (grep, cat, ...) would otherwise pay at start.
+var dummyHash = sync.OnceValue(func() []byte {
+	h, _ := bcrypt.GenerateFromPassword([]byte("chromafs"), bcrypt.DefaultCost)
+	return h
+})
 
 // checkPassword returns the user if password is theirs.
 func (u *Users) checkPassword(name, password string) (*User, error) {
 	user, ok := u.byName[name]
 	if !ok || user.password == nil {
-		_ = bcrypt.CompareHashAndPassword(dummyHash, []byte(password))
+		_ = bcrypt.CompareHashAndPassword(dummyHash(), []byte(password))
 		return nil, errBadCredentials
 	}
 	if bcrypt.CompareHashAndPassword(user.password, []byte(password)) != nil {
