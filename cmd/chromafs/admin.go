@@ -25,6 +25,8 @@ func ingestCommand(g *globals) *cobra.Command {
 		dryRun     bool
 		noProgress bool
 		pointers   string
+		treeMax    int
+		prune      bool
 	)
 	c := &cobra.Command{
 		Use:   "ingest DIR",
@@ -48,7 +50,16 @@ URL and is fetched when read. FILE is a JSON array:
     "contentType": "application/json"}]
 
 slug and url are required. Pointers get access rules like files; a pointer
-left out of a later run's manifest is removed.`,
+left out of a later run's manifest is removed.
+
+--tree-max-bytes N writes a path tree larger than N bytes as a manifest record
+plus shard records of at most N bytes each, which readers assemble
+transparently. Chroma Cloud limits documents to 16384 bytes, so use
+--tree-max-bytes 16384 there (--cloud-limits sets it).
+
+--prune also deletes records that no page of the new tree owns: chunks of
+pages removed by another writer or by a failed run, and tree shards no
+manifest names. It reads every record id of the collection.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
@@ -69,6 +80,11 @@ left out of a later run's manifest is removed.`,
 				Compressed: !plainTree,
 				Exclude:    exclude,
 				DryRun:     dryRun,
+				Prune:      prune,
+			}
+			opt.TreeMaxBytes = treeMax
+			if treeMax == 0 && g.cloudLimits && !cmd.Flags().Changed("tree-max-bytes") {
+				opt.TreeMaxBytes = chromastore.CloudMaxDocumentBytes
 			}
 			if pointers != "" {
 				f, err := os.Open(pointers)
@@ -132,6 +148,12 @@ left out of a later run's manifest is removed.`,
 			if rep.Pointers > 0 {
 				fmt.Fprintf(out, "%d lazy pointers among the pages\n", rep.Pointers)
 			}
+			if rep.TreeShards > 0 {
+				fmt.Fprintf(out, "path tree of %d bytes written in %d shards\n", rep.TreeBytes, rep.TreeShards)
+			}
+			if rep.Orphans > 0 {
+				fmt.Fprintf(out, "%d orphan records pruned\n", rep.Orphans)
+			}
 			for _, s := range rep.Skipped {
 				fmt.Fprintf(stderr, "skipped %s\n", s)
 			}
@@ -147,6 +169,8 @@ left out of a later run's manifest is removed.`,
 	f.BoolVar(&dryRun, "dry-run", false, "report what would change without writing")
 	f.BoolVar(&noProgress, "no-progress", false, "do not show a progress bar")
 	f.StringVar(&pointers, "pointers", "", "JSON manifest of lazy file pointers (slug, url, size, sha256, modTime, contentType)")
+	f.IntVar(&treeMax, "tree-max-bytes", 0, "shard a path tree larger than this many bytes (0: never; 16384 for Chroma Cloud)")
+	f.BoolVar(&prune, "prune", false, "also delete records no page owns (orphan chunks, stray tree shards)")
 	return c
 }
 

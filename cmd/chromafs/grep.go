@@ -11,6 +11,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -40,17 +41,24 @@ func grepCommand(g *globals) *cobra.Command {
 			}
 			ctx, cancel := context.WithTimeout(cmd.Context(), g.timeout)
 			defer cancel()
-			// Parse first so that usage errors, --help and --version need
-			// no server.
+			// Parse (once: -f files and standard input are read once)
+			// before connecting, so that usage errors, --help and
+			// --version need no server.
 			stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
-			if _, err := parseGrep(rest, osReadFile); err != nil {
+			o, err := parseGrep(rest, osReadFile)
+			if err != nil {
 				return exitError{printGrepExit(err, stdout, stderr)}
 			}
-			fsys, err := g.openFS(ctx)
+			trace.phase("parse arguments (cobra and grep's)")
+			cfs, err := g.openFS(ctx)
 			if err != nil {
 				return err
 			}
-			if code := grepMain(ctx, fsys, rest, stdout, stderr); code != 0 {
+			var fsys fs.FS = cfs
+			if trace != nil {
+				fsys = &traceFS{FS: cfs, t: trace}
+			}
+			if code := runGrep(ctx, fsys, o, stdout, stderr); code != 0 {
 				return exitError{code}
 			}
 			return nil
@@ -170,8 +178,9 @@ type grepOptions struct {
 	groupSep      *string          // nil: --no-group-separator
 	globs         []grepx.FileGlob // --include and --exclude, in order
 	excludeDir    []string
-	maxTotal      int // --max-total: grepx.Query.MaxMatches
-	maxBytes      int // --max-bytes: grepx.Query.MaxBytes
+	maxTotal      int  // --max-total: grepx.Query.MaxMatches
+	maxBytes      int  // --max-bytes: grepx.Query.MaxBytes
+	noPointers    bool // --no-pointers: grepx.Query.SkipLazy
 	operands      []string
 	warnings      []string // printed before searching (-u)
 	unsupported   string   // the first option chromafs does not implement
@@ -192,6 +201,7 @@ const (
 	optLineBuffered
 	optMaxTotal
 	optMaxBytes
+	optNoPointers
 )
 
 type argKind int
@@ -267,6 +277,7 @@ var grepLongOptions = []longOption{
 	{name: "word-regexp", code: 'w'},
 	{name: "max-total", has: requiredArg, code: optMaxTotal, exact: true},
 	{name: "max-bytes", has: requiredArg, code: optMaxBytes, exact: true},
+	{name: "no-pointers", code: optNoPointers, exact: true},
 }
 
 // grepShortOptions is GNU grep 3.8's getopt string.
@@ -770,6 +781,8 @@ func (p *grepParser) option(code int, name string, arg *string) error {
 		o.groupSep = arg
 	case optHelp:
 		p.help = true
+	case optNoPointers:
+		o.noPointers = true
 	case optMaxTotal, optMaxBytes:
 		n, ok := parseInt(val)
 		if !ok || n < 0 || n > math.MaxInt32 {
@@ -832,7 +845,12 @@ func runGrep(ctx context.Context, fsys fs.FS, o *grepOptions, stdout, stderr io.
 		return r.status()
 	}
 	stats, err := grepx.Search(ctx, fsys, q, r.file)
+	if tf, ok := fsys.(*traceFS); ok {
+		tf.t.phase(fmt.Sprintf("match (%d files in scope, %d read, the first at %.2f ms; output buffered)",
+			stats.Files, tf.reads.Load(), ms(time.Duration(tf.firstRead.Load()))))
+	}
 	r.w.Flush()
+	trace.phase("output flush")
 	if errors.Is(err, errQuiet) {
 		return 0
 	}
@@ -875,6 +893,7 @@ func newGrepRun(fsys fs.FS, o *grepOptions, stdout, stderr io.Writer) (*grepRun,
 		OnlyMatching: o.onlyMatching,
 		MaxMatches:   o.maxTotal,
 		MaxBytes:     o.maxBytes,
+		SkipLazy:     o.noPointers,
 	}
 	if o.maxCount > 0 {
 		q.MaxCount = int(min(o.maxCount, math.MaxInt32))
@@ -1168,6 +1187,7 @@ Output control:
   -Z, --null                print 0 byte after FILE name
       --max-total=NUM       stop the whole search after NUM selected lines
       --max-bytes=NUM       stop the whole search after NUM bytes of lines
+      --no-pointers         leave out lazy file pointers (content kept elsewhere)
 
 Context control:
   -B, --before-context=NUM  print NUM lines of leading context

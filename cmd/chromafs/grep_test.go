@@ -98,6 +98,7 @@ func TestParseGrep(t *testing.T) {
 		{[]string{"-U", "--line-buffered", "--label=x", "-D", "skip", "--binary-files=binary", "p", "f"}, base(nil)},
 		{[]string{"-u", "p", "f"}, base(func(o *grepOptions) { o.warnings = []string{"warning: --unix-byte-offsets (-u) is obsolete"} })},
 		{[]string{"--max-total=5", "--max-bytes", "100", "p", "f"}, base(func(o *grepOptions) { o.maxTotal, o.maxBytes = 5, 100 })},
+		{[]string{"--no-pointers", "p", "f"}, base(func(o *grepOptions) { o.noPointers = true })},
 	}
 	for _, tt := range tests {
 		got, err := parseGrep(tt.args, testReadFile)

@@ -32,9 +32,11 @@ import (
 )
 
 func main() {
+	trace = traceFromEnv(os.Stderr)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
+	trace.phase("exit")
 	os.Exit(code)
 }
 
@@ -48,8 +50,11 @@ type globals struct {
 	treeID     string
 	separator  string
 	redisURL   string
-	timeout    time.Duration
-	stderr     io.Writer
+	// Chroma Cloud: API key, tenant and database, and its request limits
+	tenant, database, token string
+	cloudLimits             bool
+	timeout                 time.Duration
+	stderr                  io.Writer
 }
 
 func envOr(name, def string) string {
@@ -100,6 +105,10 @@ resolve against the root.`,
 	pf.StringVar(&g.separator, "separator", envOr("CHROMAFS_SEPARATOR", ""), `string between chunks when a page is reassembled, e.g. "\n" (env CHROMAFS_SEPARATOR)`)
 	pf.StringVar(&g.redisURL, "redis-url", envOr("CHROMAFS_REDIS_URL", ""), "Redis server shared as a page cache by every process that uses it, e.g. redis://localhost:6379/0 (env CHROMAFS_REDIS_URL)")
 	pf.DurationVar(&g.timeout, "timeout", 60*time.Second, "deadline for the whole command")
+	pf.StringVar(&g.tenant, "tenant", envOr("CHROMA_TENANT", ""), "Chroma tenant (env CHROMA_TENANT; default default_tenant)")
+	pf.StringVar(&g.database, "database", envOr("CHROMA_DATABASE", ""), "Chroma database (env CHROMA_DATABASE; default default_database)")
+	pf.StringVar(&g.token, "chroma-token", envOr("CHROMA_API_KEY", ""), "API key sent as x-chroma-token, as Chroma Cloud wants (env CHROMA_API_KEY)")
+	pf.BoolVar(&g.cloudLimits, "cloud-limits", envOr("CHROMAFS_CLOUD_LIMITS", "") == "1", "keep every request within Chroma Cloud's limits, and shard path trees over 16 KiB on ingest (env CHROMAFS_CLOUD_LIMITS=1)")
 
 	root.AddCommand(
 		lsCommand(g), catCommand(g), statCommand(g), treeCommand(g), findCommand(g), grepCommand(g),
@@ -133,7 +142,12 @@ func (g *globals) openStore(ctx context.Context, create bool) (*chromastore.Coll
 	if g.collection == "" {
 		return nil, errors.New("no collection: set --collection or CHROMAFS_COLLECTION")
 	}
-	return chromastore.Open(ctx, chromastore.Config{URL: g.chromaURL, Collection: g.collection, Create: create})
+	cfg := chromastore.Config{URL: g.chromaURL, Collection: g.collection, Create: create, HTTPClient: trace.httpClient(),
+		Tenant: g.tenant, Database: g.database, CloudLimits: g.cloudLimits}
+	if g.token != "" {
+		cfg.Headers = map[string]string{"x-chroma-token": g.token}
+	}
+	return chromastore.Open(ctx, cfg)
 }
 
 // openFS connects and bootstraps the filesystem for the user's groups.
@@ -142,6 +156,7 @@ func (g *globals) openFS(ctx context.Context) (*chromafs.FS, error) {
 	if err != nil {
 		return nil, err
 	}
+	trace.phase("open store (collection lookup)")
 	log := slog.New(slog.NewTextHandler(g.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	opts := []chromafs.Option{
 		chromafs.WithLayout(g.layout()),
@@ -155,11 +170,13 @@ func (g *globals) openFS(ctx context.Context) (*chromafs.FS, error) {
 			return nil, err
 		}
 		opts = append(opts, chromafs.WithCache(cachepkg.NewTiered(cachepkg.NewMemory(0), rc)))
+		trace.phase("redis client")
 	}
 	fsys, err := chromafs.New(ctx, store, opts...)
 	if err != nil {
 		return nil, err
 	}
+	trace.phase("session (tree fetch and parse, view)")
 	return fsys.WithContext(ctx), nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/chromafs/chromafs/internal/testenv"
@@ -18,7 +19,9 @@ import (
 // a real Chroma and a local HTTP server.
 func TestPointersEndToEnd(t *testing.T) {
 	body := strings.Repeat("openapi: 3.1.0\n", 100)
+	var hits atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
 		if r.URL.Path == "/spec.yaml" {
 			_, _ = w.Write([]byte(body))
 			return
@@ -65,6 +68,18 @@ func TestPointersEndToEnd(t *testing.T) {
 	}
 	if out, errOut, code := cli(t, append(g, "validate", "--pointers")...); code != 0 {
 		t.Fatalf("validate --pointers, good pointer: status %d\n%s%s", code, out, errOut)
+	}
+	// grep searches pointer content, unless --no-pointers leaves it out
+	// (without a request to the pointer's server).
+	if out, errOut, code := cli(t, append(g, "grep", "-rc", "openapi", "/")...); code != 0 || out != "/index.md:0\n/specs/spec.yaml:100\n" {
+		t.Fatalf("grep -rc: status %d, %q %s", code, out, errOut)
+	}
+	before := hits.Load()
+	if out, errOut, code := cli(t, append(g, "grep", "--no-pointers", "-rc", "openapi", "/")...); code != 1 || out != "/index.md:0\n" {
+		t.Fatalf("grep --no-pointers -rc: status %d, %q %s", code, out, errOut)
+	}
+	if n := hits.Load() - before; n != 0 {
+		t.Fatalf("grep --no-pointers made %d requests to the pointer's server", n)
 	}
 
 	out, errOut, code = cli(t, append(g, "ingest", "--pointers", withBroken, docs)...)
