@@ -11,6 +11,7 @@ import (
 
 	"github.com/gobwas/glob"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // findExpr is the subset of find(1)'s expression that chromafs supports:
@@ -208,26 +209,46 @@ func takeGlobals(cmd *cobra.Command, args []string) (rest []string, help bool, e
 		if a == "-h" || a == "--help" {
 			return nil, true, nil
 		}
-		if !strings.HasPrefix(a, "--") || a == "--" {
+		next, ok, err := takeGlobal(flags, args, i)
+		if err != nil {
+			return nil, false, err
+		}
+		if !ok {
 			rest = append(rest, a)
 			continue
 		}
-		name, value, hasValue := strings.Cut(a[2:], "=")
-		f := flags.Lookup(name)
-		if f == nil {
-			rest = append(rest, a)
-			continue
-		}
-		if !hasValue {
-			if i+1 >= len(args) {
-				return nil, false, fmt.Errorf("flag needs an argument: --%s", name)
-			}
-			i++
-			value = args[i]
-		}
-		if err := flags.Set(name, value); err != nil {
-			return nil, false, fmt.Errorf("invalid argument %q for --%s: %v", value, name, err)
-		}
+		i = next
 	}
 	return rest, false, nil
+}
+
+// takeGlobal applies args[i] if it is a global flag ("--name=value",
+// "--name value", or "--name" alone for a boolean) and returns the index
+// of the last argument it took; ok is false when args[i] is not a global
+// flag.
+func takeGlobal(flags *pflag.FlagSet, args []string, i int) (last int, ok bool, err error) {
+	a := args[i]
+	if !strings.HasPrefix(a, "--") || a == "--" {
+		return i, false, nil
+	}
+	name, value, hasValue := strings.Cut(a[2:], "=")
+	f := flags.Lookup(name)
+	if f == nil {
+		return i, false, nil
+	}
+	if !hasValue && f.NoOptDefVal != "" {
+		// A boolean flag (--cloud-limits) takes no argument.
+		value, hasValue = f.NoOptDefVal, true
+	}
+	if !hasValue {
+		if i+1 >= len(args) {
+			return i, false, fmt.Errorf("flag needs an argument: --%s", name)
+		}
+		i++
+		value = args[i]
+	}
+	if err := flags.Set(name, value); err != nil {
+		return i, false, fmt.Errorf("invalid argument %q for --%s: %v", value, name, err)
+	}
+	return i, true, nil
 }

@@ -72,24 +72,14 @@ func grepCommand(g *globals) *cobra.Command {
 func takeLeadingGlobals(cmd *cobra.Command, args []string) ([]string, error) {
 	flags := cmd.InheritedFlags()
 	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if !strings.HasPrefix(a, "--") || a == "--" {
+		last, ok, err := takeGlobal(flags, args, i)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
 			return args[i:], nil
 		}
-		name, value, hasValue := strings.Cut(a[2:], "=")
-		if flags.Lookup(name) == nil {
-			return args[i:], nil
-		}
-		if !hasValue {
-			if i+1 >= len(args) {
-				return nil, fmt.Errorf("flag needs an argument: --%s", name)
-			}
-			i++
-			value = args[i]
-		}
-		if err := flags.Set(name, value); err != nil {
-			return nil, fmt.Errorf("invalid argument %q for --%s: %v", value, name, err)
-		}
+		i = last
 	}
 	return nil, nil
 }

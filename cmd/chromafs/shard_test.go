@@ -1,6 +1,9 @@
 package main
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -49,5 +52,34 @@ func TestIngestShardedTree(t *testing.T) {
 	checkCollection(t, sharded)
 	if _, errOut, code := cli(t, append(append(sharded, ingestArgs...), "--tree-max-bytes", "100")...); code == 0 || !strings.Contains(errOut, "below the minimum") {
 		t.Fatalf("--tree-max-bytes 100: status %d, %q", code, errOut)
+	}
+}
+
+// TestCloudLimitsIngest: --cloud-limits shards a tree over Chroma Cloud's
+// 16 KiB document limit without being told, and the collection reads back.
+func TestCloudLimitsIngest(t *testing.T) {
+	srv := testenv.Chroma(t)
+	g := []string{"--chroma-url", srv.URL, "--collection", testenv.CollectionName(t), "--cloud-limits"}
+	dir := t.TempDir()
+	for i := range 300 {
+		p := filepath.Join(dir, fmt.Sprintf("d%d", i%7), fmt.Sprintf("page-%03d.md", i))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(fmt.Sprintf("page %d\n", i)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, errOut, code := cli(t, append(g, "ingest", "--no-progress", "--plain-tree", dir)...)
+	if code != 0 || !strings.Contains(out, "shards") {
+		t.Fatalf("ingest --cloud-limits: status %d\n%s%s", code, out, errOut)
+	}
+	out, errOut, code = cli(t, append(g, "cat", "/d3/page-199.md")...)
+	if code != 0 || out != "page 199\n" {
+		t.Fatalf("cat: status %d, %q %s", code, out, errOut)
+	}
+	out, errOut, code = cli(t, append(g, "find", "/", "-type", "f")...)
+	if code != 0 || strings.Count(out, "\n") != 300 {
+		t.Fatalf("find: status %d, %d lines %s", code, strings.Count(out, "\n"), errOut)
 	}
 }
