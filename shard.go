@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"golang.org/x/sync/errgroup"
@@ -189,7 +190,16 @@ type RecordReader interface {
 // that cannot be assembled, one wrapping ErrTreeShard.
 func ReadTree(ctx context.Context, store Store, treeID string) (TreeRecord, error) {
 	var lastErr error
-	for attempt := 0; attempt < 2; attempt++ {
+	for attempt := range treeShardAttempts {
+		if attempt > 0 {
+			// A store that is only eventually consistent (a distributed
+			// Chroma) may show a new manifest before its shards.
+			select {
+			case <-ctx.Done():
+				return TreeRecord{}, fmt.Errorf("%w (%w)", lastErr, ctx.Err())
+			case <-time.After(time.Duration(attempt*attempt) * 100 * time.Millisecond):
+			}
+		}
 		rec, err := store.Tree(ctx, treeID)
 		if err != nil {
 			return rec, err
@@ -212,6 +222,11 @@ func ReadTree(ctx context.Context, store Store, treeID string) (TreeRecord, erro
 	}
 	return TreeRecord{}, lastErr
 }
+
+// treeShardAttempts is how many times ReadTree reads a sharded tree (the
+// manifest, then its shards) before it gives up on shards that are missing
+// or do not match: 0.1 s and 0.4 s apart.
+const treeShardAttempts = 3
 
 // shardConcurrency bounds the Tree calls of a store without RecordReader.
 const shardConcurrency = 8
