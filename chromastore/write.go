@@ -52,7 +52,8 @@ func recordsOf(n int) string {
 // gets a zero vector, as many embedding functions refuse empty input);
 // System records get a zero vector of the collection's dimension and
 // metadata SystemKey = true. Batches are sent in order; an error leaves
-// the batches before it written.
+// the batches before it written. With Config.CloudLimits, a document over
+// CloudMaxDocumentBytes fails the call before anything is sent.
 func (c *Collection) Upsert(ctx context.Context, records []chromafs.Record) error {
 	if len(records) == 0 {
 		return nil
@@ -67,6 +68,10 @@ func (c *Collection) Upsert(ctx context.Context, records []chromafs.Record) erro
 			return fmt.Errorf("chromastore: %s: id %q appears twice", op, r.ID)
 		}
 		seen[r.ID] = true
+		if c.cloud && len(r.Document) > CloudMaxDocumentBytes {
+			return fmt.Errorf("chromastore: %s: record %q has a %d-byte document, over Chroma Cloud's limit of %d (CloudLimits); nothing was written",
+				op, r.ID, len(r.Document), CloudMaxDocumentBytes)
+		}
 	}
 	for _, batch := range batches(records, PageSize) {
 		req, err := c.upsertRequest(ctx, batch)
