@@ -3,7 +3,6 @@ package chromafs
 import (
 	"context"
 	"fmt"
-	"io/fs"
 	"regexp"
 	"slices"
 	"strconv"
@@ -81,16 +80,29 @@ func (fsys *FS) Candidates(ctx context.Context, names []string, literals []strin
 		node *tree.Node
 	}
 	var scope []item
-	seen := make(map[string]bool, len(names))
+	// Names in walk order (grepx's) are increasing in path order, and so
+	// have no repeats; the set is only built for names that are not.
+	var seen map[string]bool
 	for _, name := range names {
-		if !fs.ValidPath(name) {
-			continue
-		}
+		// No fs.ValidPath check (a tenth of this loop's time): the view
+		// holds only valid, clean paths, and an invalid name, with or
+		// without a Sub prefix, matches none of them.
 		n, ok := s.view.Lookup(fsys.full(name))
-		if !ok || n.IsDir || seen[n.Path] {
+		if !ok || n.IsDir {
 			continue
 		}
-		seen[n.Path] = true
+		if seen == nil && len(scope) > 0 && tree.ComparePaths(scope[len(scope)-1].node.Path, n.Path) >= 0 {
+			seen = make(map[string]bool, len(names))
+			for _, it := range scope {
+				seen[it.node.Path] = true
+			}
+		}
+		if seen != nil {
+			if seen[n.Path] {
+				continue
+			}
+			seen[n.Path] = true
+		}
 		scope = append(scope, item{name, n})
 	}
 	all := func() []string {
@@ -169,11 +181,17 @@ func (fsys *FS) Candidates(ctx context.Context, names []string, literals []strin
 	}
 
 	// Every slug the store returns is checked against the slugs asked
-	// for, which are visible files of this view.
-	inMain := setOf(main)
-	for _, c := range mainHits {
-		if inMain[c.Slug] {
-			hit[c.Slug] = true
+	// for, which are visible files of this view (the answers are few: a
+	// set of them, not of the slugs asked for).
+	if len(mainHits) > 0 {
+		found := make(map[string]bool, len(mainHits))
+		for _, c := range mainHits {
+			found[c.Slug] = true
+		}
+		for _, slug := range main {
+			if found[slug] {
+				hit[slug] = true
+			}
 		}
 	}
 	if len(split) > 0 {
@@ -304,11 +322,27 @@ func (s *session) scopeOf(slugs []string) Scope {
 	if others >= len(slugs) || others > s.excludedLimit() {
 		return Scope{Slugs: slugs}
 	}
-	in := setOf(slugs)
 	out := make([]string, 0, max(others, 0))
-	for _, e := range s.tree.Entries() {
-		if !in[e.Slug] {
-			out = append(out, e.Slug)
+	entries := s.tree.Entries()
+	if slices.IsSortedFunc(slugs, tree.ComparePaths) {
+		// Both in path order: a merge, without a set of the slugs.
+		j := 0
+		for i := range entries {
+			e := entries[i].Slug
+			for j < len(slugs) && tree.ComparePaths(slugs[j], e) < 0 {
+				j++
+			}
+			if j < len(slugs) && slugs[j] == e {
+				continue
+			}
+			out = append(out, e)
+		}
+		return Scope{Slugs: out, Exclude: true}
+	}
+	in := setOf(slugs)
+	for i := range entries {
+		if !in[entries[i].Slug] {
+			out = append(out, entries[i].Slug)
 		}
 	}
 	return Scope{Slugs: out, Exclude: true}

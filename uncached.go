@@ -3,6 +3,7 @@ package chromafs
 import (
 	"context"
 	"io/fs"
+	"slices"
 
 	"github.com/chromafs/chromafs/cachepkg"
 )
@@ -15,6 +16,10 @@ import (
 // uses it to decide whether a coarse query is worth its cost.
 func (fsys *FS) Uncached(ctx context.Context, names []string) []string {
 	s := fsys.s
+	if e, ok := s.cache.(cachepkg.LocalEmptier); ok && e.LocalEmpty() {
+		// A new session's cache: every name is uncached.
+		return slices.Clone(names)
+	}
 	local, _ := s.cache.(cachepkg.Local)
 	var out []string
 	for _, name := range names {

@@ -19,6 +19,17 @@ func (m *Memory) HasLocal(key string) bool {
 	return ok
 }
 
+// LocalEmptier is implemented by Local caches that can tell, without
+// looking at any key, that this process's memory holds no entry: a search
+// in a new session then knows every page is uncached without a lookup a
+// page.
+type LocalEmptier interface {
+	LocalEmpty() bool
+}
+
+// LocalEmpty implements LocalEmptier.
+func (m *Memory) LocalEmpty() bool { return m.c.EstimatedSize() == 0 }
+
 // Tiered is a two-tier cache: a fast local Front (typically Memory) in
 // front of a shared Back (typically Redis). Reads try Front, then Back,
 // and copy what Back has into Front; writes go to both. An error from
@@ -69,6 +80,12 @@ func (t *Tiered) HasLocal(key string) bool {
 		return l.HasLocal(key)
 	}
 	return false
+}
+
+// LocalEmpty implements LocalEmptier: whether Front is known to be empty.
+func (t *Tiered) LocalEmpty() bool {
+	e, ok := t.Front.(LocalEmptier)
+	return ok && e.LocalEmpty()
 }
 
 // GetMany implements Cache: Front first, then Back for the rest.
