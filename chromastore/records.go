@@ -66,3 +66,13 @@ func (c *Collection) RecordsByID(ctx context.Context, ids []string) (map[string]
 // document. A tree larger than this must be sharded
 // (ingest.Options.TreeMaxBytes, chromafs.ShardTree) to be written there.
 const CloudMaxDocumentBytes = 16 << 10
+
+// MaxDocumentBytes returns the largest document Upsert accepts:
+// CloudMaxDocumentBytes under Config.CloudLimits, else 0 (no limit).
+// Package ingest shards the path tree to fit it.
+func (c *Collection) MaxDocumentBytes() int {
+	if c.cloud {
+		return CloudMaxDocumentBytes
+	}
+	return 0
+}

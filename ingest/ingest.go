@@ -82,7 +82,9 @@ type Options struct {
 	// record may have: a larger tree is written as a manifest plus shards
 	// of at most this many bytes (see chromafs.ShardTree; Chroma Cloud's
 	// limit is chromastore.CloudMaxDocumentBytes). It must be 0 or at least
-	// chromafs.MinTreeShardBytes. Readers assemble the shards
+	// chromafs.MinTreeShardBytes. 0 means the target's own limit when it
+	// declares one (a MaxDocumentBytes method, as chromastore.Collection
+	// has under CloudLimits), else none. Readers assemble the shards
 	// transparently; a tree that fits is written whole, as always.
 	TreeMaxBytes int
 
@@ -304,6 +306,9 @@ func run(ctx context.Context, dst Target, src fs.FS, opt Options, rulesSlug stri
 		return nil, err
 	}
 
+	if dl, ok := dst.(interface{ MaxDocumentBytes() int }); ok && opt.TreeMaxBytes == 0 {
+		opt.TreeMaxBytes = dl.MaxDocumentBytes()
+	}
 	if opt.TreeMaxBytes > 0 && opt.TreeMaxBytes < chromafs.MinTreeShardBytes {
 		return nil, fmt.Errorf("ingest: tree document limit of %d bytes is below the minimum of %d", opt.TreeMaxBytes, chromafs.MinTreeShardBytes)
 	}

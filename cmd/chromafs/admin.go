@@ -82,10 +82,8 @@ manifest names. It reads every record id of the collection.`,
 				DryRun:     dryRun,
 				Prune:      prune,
 			}
+			// 0: the collection's own limit (16 KiB with --cloud-limits).
 			opt.TreeMaxBytes = treeMax
-			if treeMax == 0 && g.cloudLimits && !cmd.Flags().Changed("tree-max-bytes") {
-				opt.TreeMaxBytes = chromastore.CloudMaxDocumentBytes
-			}
 			if pointers != "" {
 				f, err := os.Open(pointers)
 				if err != nil {
@@ -112,9 +110,9 @@ manifest names. It reads every record id of the collection.`,
 			if g.collection == "" {
 				return fmt.Errorf("no collection: set --collection or CHROMAFS_COLLECTION")
 			}
-			store, err := chromastore.Open(ctx, chromastore.Config{
-				URL: g.chromaURL, Collection: g.collection, Create: true, Embedding: ef,
-			})
+			cfg := g.storeConfig(true)
+			cfg.Embedding = ef
+			store, err := chromastore.Open(ctx, cfg)
 			if err != nil {
 				return err
 			}

@@ -138,15 +138,21 @@ func (g *globals) separatorValue() string {
 }
 
 // openStore connects to the collection.
-func (g *globals) openStore(ctx context.Context, create bool) (*chromastore.Collection, error) {
-	if g.collection == "" {
-		return nil, errors.New("no collection: set --collection or CHROMAFS_COLLECTION")
-	}
+// storeConfig is the chromastore configuration the global flags give.
+func (g *globals) storeConfig(create bool) chromastore.Config {
 	cfg := chromastore.Config{URL: g.chromaURL, Collection: g.collection, Create: create, HTTPClient: trace.httpClient(),
 		Tenant: g.tenant, Database: g.database, CloudLimits: g.cloudLimits}
 	if g.token != "" {
 		cfg.Headers = map[string]string{"x-chroma-token": g.token}
 	}
+	return cfg
+}
+
+func (g *globals) openStore(ctx context.Context, create bool) (*chromastore.Collection, error) {
+	if g.collection == "" {
+		return nil, errors.New("no collection: set --collection or CHROMAFS_COLLECTION")
+	}
+	cfg := g.storeConfig(create)
 	return chromastore.Open(ctx, cfg)
 }
 
