@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -80,6 +81,30 @@ func TestPointersEndToEnd(t *testing.T) {
 	}
 	if n := hits.Load() - before; n != 0 {
 		t.Fatalf("grep --no-pointers made %d requests to the pointer's server", n)
+	}
+	// serve fetches pointers, unless --no-pointer-fetch: then a read
+	// answers 502 and the pointer's server sees no request.
+	for _, tc := range []struct {
+		flags []string
+		code  int
+	}{{nil, http.StatusOK}, {[]string{"--no-pointer-fetch"}, http.StatusBadGateway}} {
+		httpURL, _, stop := startServeFlags(t, g, tc.flags)
+		before := hits.Load()
+		resp, err := http.Get(httpURL + "/specs/spec.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tc.code || tc.code == http.StatusOK && string(got) != body {
+			t.Fatalf("serve %v: GET a pointer: %d, %d bytes; want %d", tc.flags, resp.StatusCode, len(got), tc.code)
+		}
+		if n := hits.Load() - before; tc.flags != nil && n != 0 {
+			t.Fatalf("serve %v made %d requests to the pointer's server", tc.flags, n)
+		}
+		if code := stop(); code != 0 {
+			t.Fatalf("serve exited with %d", code)
+		}
 	}
 
 	out, errOut, code = cli(t, append(g, "ingest", "--pointers", withBroken, docs)...)

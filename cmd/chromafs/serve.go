@@ -25,6 +25,7 @@ func serveCommand(g *globals) *cobra.Command {
 	var (
 		httpAddr, davAddr, usersPath string
 		denyAnonymous, infiniteDepth bool
+		noPointerFetch               bool
 		treeMaxAge                   time.Duration
 		lim                          = server.DefaultLimits
 	)
@@ -45,7 +46,12 @@ in --users FILE:
 (chromafs hash-password and chromafs hash-token make those fields.) Requests
 without credentials see public pages only, or are refused with
 --deny-anonymous; wrong credentials get 401. /healthz answers 200 without
-credentials. SIGTERM or SIGINT shuts down gracefully.`,
+credentials. SIGTERM or SIGINT shuts down gracefully.
+
+Lazy file pointers (pages whose content lives at a URL) are fetched by the
+server when read. --no-pointer-fetch stops that: they are still listed, and
+reading one answers 502, so the server never requests a URL that the tree
+names.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if httpAddr == "" && davAddr == "" {
@@ -84,6 +90,9 @@ credentials. SIGTERM or SIGINT shuts down gracefully.`,
 				chromafs.WithTreeMaxAge(treeMaxAge),
 				chromafs.WithLogger(log),
 			}
+			if noPointerFetch {
+				opts = append(opts, chromafs.WithResolver(nil))
+			}
 			// Fail at start, not on the first request, when the
 			// collection cannot be served.
 			if _, err := chromafs.New(octx, store, opts...); err != nil {
@@ -121,6 +130,7 @@ credentials. SIGTERM or SIGINT shuts down gracefully.`,
 	f.StringVar(&usersPath, "users", "", "users file (see above); without it every request is anonymous")
 	f.BoolVar(&denyAnonymous, "deny-anonymous", false, "refuse requests without credentials (401) instead of showing public pages")
 	f.BoolVar(&infiniteDepth, "allow-infinite-depth", false, "answer WebDAV PROPFIND with Depth: infinity (a walk of the whole tree) instead of refusing it")
+	f.BoolVar(&noPointerFetch, "no-pointer-fetch", false, "never fetch lazy file pointers' URLs (reading one answers 502)")
 	f.DurationVar(&treeMaxAge, "tree-max-age", 5*time.Second, "reuse the collection's tree for this long before checking it again")
 	f.DurationVar(&lim.ReadHeaderTimeout, "read-header-timeout", lim.ReadHeaderTimeout, "time to read a request's headers")
 	f.DurationVar(&lim.ReadTimeout, "read-timeout", lim.ReadTimeout, "time to read a whole request")
