@@ -49,30 +49,37 @@ func display(start, rel string) string {
 // errText renders an error the way coreutils do: "No such file or
 // directory" and friends.
 func errText(err error) string {
+	text, _ := errTextStd(err)
+	return text
+}
+
+// errTextStd is errText, and whether the text is one of the standard
+// messages (as strerror gives them) rather than the error's own text.
+func errTextStd(err error) (string, bool) {
 	var errno syscall.Errno
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return "No such file or directory"
+		return "No such file or directory", true
 	case errors.Is(err, syscall.EROFS):
-		return "Read-only file system"
+		return "Read-only file system", true
 	case errors.Is(err, fs.ErrPermission):
-		return "Permission denied"
+		return "Permission denied", true
 	case errors.Is(err, fs.ErrInvalid):
-		return "Invalid argument"
+		return "Invalid argument", true
 	case errors.As(err, &errno):
-		return errno.Error()
+		return errno.Error(), true
 	}
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		switch pe.Err.Error() {
 		case "is a directory":
-			return "Is a directory"
+			return "Is a directory", true
 		case "not a directory":
-			return "Not a directory"
+			return "Not a directory", true
 		}
-		return pe.Err.Error()
+		return pe.Err.Error(), false
 	}
-	return err.Error()
+	return err.Error(), false
 }
 
 // cat writes each file to w. Like cat(1) it reports a failing operand and
@@ -97,8 +104,12 @@ func cat(fsys fs.FS, w io.Writer, stderr io.Writer, args []string) error {
 			if ferr := bw.Flush(); ferr != nil {
 				return ferr
 			}
-			fmt.Fprintf(stderr, "cat: %s: %s\n", a, errText(err))
-			if !errors.Is(err, fs.ErrNotExist) {
+			// A standard message (as cat(1) prints) is followed by the
+			// whole error, which says what failed; an error of chromafs's
+			// own (a broken page or pointer) already does.
+			text, std := errTextStd(err)
+			fmt.Fprintf(stderr, "cat: %s: %s\n", a, text)
+			if std && !errors.Is(err, fs.ErrNotExist) {
 				fmt.Fprintf(stderr, "cat: %s: %v\n", a, err)
 			}
 			status = 1

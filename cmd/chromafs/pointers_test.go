@@ -59,6 +59,15 @@ func TestPointersEndToEnd(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "1 lazy pointers") {
 		t.Fatalf("ingest --pointers: status %d\n%s%s", code, out, errOut)
 	}
+	// ls -l lists the pointer with its declared size without fetching it.
+	before := hits.Load()
+	out, errOut, code = cli(t, append(g, "ls", "-l", "/specs")...)
+	if code != 0 || !strings.Contains(out, strconv.Itoa(len(body))+" ") {
+		t.Fatalf("ls -l /specs before any read: status %d, %q lacks the declared size %d %s", code, out, len(body), errOut)
+	}
+	if n := hits.Load() - before; n != 0 {
+		t.Fatalf("ls -l made %d requests to the pointer's server", n)
+	}
 	out, errOut, code = cli(t, append(g, "cat", "/specs/spec.yaml")...)
 	if code != 0 || out != body {
 		t.Fatalf("cat pointer: status %d, %d bytes (want %d)\n%s", code, len(out), len(body), errOut)
@@ -75,7 +84,7 @@ func TestPointersEndToEnd(t *testing.T) {
 	if out, errOut, code := cli(t, append(g, "grep", "-rc", "openapi", "/")...); code != 0 || out != "/index.md:0\n/specs/spec.yaml:100\n" {
 		t.Fatalf("grep -rc: status %d, %q %s", code, out, errOut)
 	}
-	before := hits.Load()
+	before = hits.Load()
 	if out, errOut, code := cli(t, append(g, "grep", "--no-pointers", "-rc", "openapi", "/")...); code != 1 || out != "/index.md:0\n" {
 		t.Fatalf("grep --no-pointers -rc: status %d, %q %s", code, out, errOut)
 	}
@@ -110,6 +119,20 @@ func TestPointersEndToEnd(t *testing.T) {
 	out, errOut, code = cli(t, append(g, "ingest", "--pointers", withBroken, docs)...)
 	if code != 0 {
 		t.Fatalf("ingest broken pointers: status %d\n%s%s", code, out, errOut)
+	}
+	// Reading a missing or oversize pointer fails with a clear error and
+	// prints nothing of it; grep reports it and exits 2.
+	for _, tc := range []struct{ path, want string }{
+		{"/specs/gone.yaml", "404 Not Found"},
+		{"/specs/big.yaml", "the tree declares 10"},
+	} {
+		out, errOut, code := cli(t, append(g, "cat", tc.path)...)
+		if code == 0 || out != "" || !strings.Contains(errOut, tc.want) || !strings.Contains(errOut, "broken lazy pointer") || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("cat %s: status %d, %d bytes out, stderr %q; want a failure naming %q", tc.path, code, len(out), errOut, tc.want)
+		}
+	}
+	if out, errOut, code := cli(t, append(g, "grep", "-r", "openapi", "/specs")...); code != 2 || !strings.Contains(out, "/specs/spec.yaml:openapi") || !strings.Contains(errOut, "gone.yaml") {
+		t.Errorf("grep -r over broken pointers: status %d\n%s%s", code, out, errOut)
 	}
 	// Without --pointers nothing is fetched, so the collection is fine.
 	if out, errOut, code := cli(t, append(g, "validate")...); code != 0 {
