@@ -80,29 +80,16 @@ func (fsys *FS) Candidates(ctx context.Context, names []string, literals []strin
 		node *tree.Node
 	}
 	var scope []item
-	// Names in walk order (grepx's) are increasing in path order, and so
-	// have no repeats; the set is only built for names that are not.
-	var seen map[string]bool
+	seen := make(map[string]bool, len(names))
 	for _, name := range names {
 		// No fs.ValidPath check (a tenth of this loop's time): the view
 		// holds only valid, clean paths, and an invalid name, with or
 		// without a Sub prefix, matches none of them.
 		n, ok := s.view.Lookup(fsys.full(name))
-		if !ok || n.IsDir {
+		if !ok || n.IsDir || seen[n.Path] {
 			continue
 		}
-		if seen == nil && len(scope) > 0 && tree.ComparePaths(scope[len(scope)-1].node.Path, n.Path) >= 0 {
-			seen = make(map[string]bool, len(names))
-			for _, it := range scope {
-				seen[it.node.Path] = true
-			}
-		}
-		if seen != nil {
-			if seen[n.Path] {
-				continue
-			}
-			seen[n.Path] = true
-		}
+		seen[n.Path] = true
 		scope = append(scope, item{name, n})
 	}
 	all := func() []string {
@@ -324,21 +311,6 @@ func (s *session) scopeOf(slugs []string) Scope {
 	}
 	out := make([]string, 0, max(others, 0))
 	entries := s.tree.Entries()
-	if slices.IsSortedFunc(slugs, tree.ComparePaths) {
-		// Both in path order: a merge, without a set of the slugs.
-		j := 0
-		for i := range entries {
-			e := entries[i].Slug
-			for j < len(slugs) && tree.ComparePaths(slugs[j], e) < 0 {
-				j++
-			}
-			if j < len(slugs) && slugs[j] == e {
-				continue
-			}
-			out = append(out, e)
-		}
-		return Scope{Slugs: out, Exclude: true}
-	}
 	in := setOf(slugs)
 	for i := range entries {
 		if !in[entries[i].Slug] {

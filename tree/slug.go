@@ -91,13 +91,9 @@ func checkElem(e string) string {
 	return ""
 }
 
-// ComparePaths compares two slugs in path order: element by element,
-// which is byte order with '/' sorting before every other byte. It is the
-// order in which [io/fs.WalkDir] visits files, and the order of
-// Tree.Entries.
-func ComparePaths(a, b string) int { return comparePaths(a, b) }
-
-// comparePaths is ComparePaths.
+// comparePaths compares two slugs in path order: element by element, which
+// is byte order with '/' sorting before every other byte. It is the order in
+// which [io/fs.WalkDir] visits files.
 func comparePaths(a, b string) int {
 	n := min(len(a), len(b))
 	i := 0
