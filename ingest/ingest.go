@@ -476,33 +476,19 @@ func run(ctx context.Context, dst Target, src fs.FS, opt Options, rulesSlug stri
 // its record, and whether its hashes can be trusted to describe chunks
 // that ingest wrote.
 func readTree(ctx context.Context, dst Target, id string) (*tree.Tree, chromafs.TreeRecord, *chromafs.TreeManifest, bool, error) {
-	rec, err := dst.Tree(ctx, id)
-	if errors.Is(err, chromafs.ErrNoTree) {
+	// A sharded tree comes back whole, with its manifest in Manifest.
+	rec, err := chromafs.ReadTree(ctx, dst, id)
+	fix := "(delete it, or use another collection, to ingest from scratch)"
+	switch {
+	case errors.Is(err, chromafs.ErrNoTree):
 		return nil, rec, nil, false, nil
-	}
-	if err != nil {
+	case errors.Is(err, tree.ErrMalformed):
+		return nil, rec, nil, false, fmt.Errorf("ingest: existing tree record %q: %w %s", id, err, fix)
+	case err != nil:
 		return nil, rec, nil, false, fmt.Errorf("ingest: read tree record %q: %w", id, err)
 	}
-	fix := "(delete it, or use another collection, to ingest from scratch)"
-	doc := rec.Document
-	m, sharded, err := chromafs.ParseTreeManifest(doc)
-	if err != nil {
-		return nil, rec, nil, false, fmt.Errorf("ingest: existing tree record %q: %w %s", id, err, fix)
-	}
-	if sharded {
-		whole, err := chromafs.ReadTree(ctx, dst, id)
-		if err != nil {
-			return nil, rec, nil, false, fmt.Errorf("ingest: existing sharded tree %q: %w %s", id, err, fix)
-		}
-		// ReadTree read the manifest again: it is the one that goes
-		// with these shards.
-		rec = whole
-		doc = whole.Document
-		if m, _, err = chromafs.ParseTreeManifest(whole.Manifest); err != nil || m == nil {
-			return nil, rec, nil, false, fmt.Errorf("ingest: existing sharded tree %q: manifest changed while it was read %s", id, fix)
-		}
-	}
-	t, err := tree.Parse(doc)
+	m, _, _ := chromafs.ParseTreeManifest(rec.Manifest) // nil for a tree in one record
+	t, err := tree.Parse(rec.Document)
 	if err != nil {
 		return nil, rec, nil, false, fmt.Errorf("ingest: existing tree record %q: %w %s", id, err, fix)
 	}
