@@ -191,7 +191,7 @@ func Write(ctx context.Context, w chromafs.Writer, pages map[string]string, opt 
 	if err != nil {
 		return st, fmt.Errorf("gen: %w", err)
 	}
-	for b := range slices.Chunk(shards, 100) {
+	for b := range slices.Chunk(shards, opt.BatchSize) {
 		if err := w.Upsert(ctx, b); err != nil {
 			return st, fmt.Errorf("gen: write tree shards: %w", err)
 		}
