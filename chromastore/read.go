@@ -217,29 +217,12 @@ func (c *Collection) Tree(ctx context.Context, id string) (chromafs.TreeRecord, 
 	if c.closed.Load() {
 		return chromafs.TreeRecord{}, ErrClosed
 	}
-	var res treeResult
-	req := &getRequest{IDs: []string{id}, Include: []string{includeDocuments, includeMetadatas}}
-	err := c.rest.do(ctx, "POST", c.path+"/get", req, &res)
-	if err == nil {
-		err = checkLengths(len(res.IDs), len(res.Documents), len(res.Metadatas))
-	}
+	recs, err := c.getRecords(ctx, []string{id}, map[string]bool{id: true})
 	if err != nil {
 		return chromafs.TreeRecord{}, c.fail(op, err)
 	}
-	for i, got := range res.IDs {
-		if got == id {
-			var rec chromafs.TreeRecord
-			if i < len(res.Documents) {
-				rec.Document = res.Documents[i]
-			}
-			if i < len(res.Metadatas) {
-				rec.Metadata = plainMetadata(res.Metadatas[i])
-			}
-			if rec.Document == nil {
-				rec.Document = []byte{}
-			}
-			return rec, nil
-		}
+	if rec, ok := recs[id]; ok {
+		return rec, nil
 	}
 	return chromafs.TreeRecord{}, fmt.Errorf("chromastore: %s: %w", op, chromafs.ErrNoTree)
 }

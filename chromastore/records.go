@@ -25,30 +25,9 @@ func (c *Collection) RecordsByID(ctx context.Context, ids []string) (map[string]
 	parts := batches(ids, PageSize)
 	found := make([]map[string]chromafs.TreeRecord, len(parts))
 	err := parallel(ctx, len(parts), func(ctx context.Context, i int) error {
-		var res treeResult
-		req := &getRequest{IDs: parts[i], Include: []string{includeDocuments, includeMetadatas}}
-		if err := c.rest.do(ctx, "POST", c.path+"/get", req, &res); err != nil {
-			return err
-		}
-		if err := checkLengths(len(res.IDs), len(res.Documents), len(res.Metadatas)); err != nil {
-			return err
-		}
-		m := make(map[string]chromafs.TreeRecord, len(res.IDs))
-		for j, id := range res.IDs {
-			if !want[id] {
-				continue
-			}
-			rec := chromafs.TreeRecord{Document: []byte{}}
-			if j < len(res.Documents) && res.Documents[j] != nil {
-				rec.Document = res.Documents[j]
-			}
-			if j < len(res.Metadatas) {
-				rec.Metadata = plainMetadata(res.Metadatas[j])
-			}
-			m[id] = rec
-		}
+		m, err := c.getRecords(ctx, parts[i], want)
 		found[i] = m
-		return nil
+		return err
 	})
 	if err != nil {
 		return nil, c.fail(op, err)
@@ -60,6 +39,34 @@ func (c *Collection) RecordsByID(ctx context.Context, ids []string) (map[string]
 		}
 	}
 	return out, nil
+}
+
+// getRecords sends one get of ids and returns the records it answers
+// whose ids are in want, with their documents (never nil) and metadata.
+func (c *Collection) getRecords(ctx context.Context, ids []string, want map[string]bool) (map[string]chromafs.TreeRecord, error) {
+	var res treeResult
+	req := &getRequest{IDs: ids, Include: []string{includeDocuments, includeMetadatas}}
+	if err := c.rest.do(ctx, "POST", c.path+"/get", req, &res); err != nil {
+		return nil, err
+	}
+	if err := checkLengths(len(res.IDs), len(res.Documents), len(res.Metadatas)); err != nil {
+		return nil, err
+	}
+	m := make(map[string]chromafs.TreeRecord, len(res.IDs))
+	for j, id := range res.IDs {
+		if !want[id] {
+			continue
+		}
+		rec := chromafs.TreeRecord{Document: []byte{}}
+		if j < len(res.Documents) && res.Documents[j] != nil {
+			rec.Document = res.Documents[j]
+		}
+		if j < len(res.Metadatas) {
+			rec.Metadata = plainMetadata(res.Metadatas[j])
+		}
+		m[id] = rec
+	}
+	return m, nil
 }
 
 // CloudMaxDocumentBytes is Chroma Cloud's limit on the size of a
