@@ -8,9 +8,11 @@
 // that, listing never touches the network, and a page is fetched (all its
 // chunks, sorted and joined) on its first read and cached.
 //
-//	store, err := chromastore.Open(ctx, chromastore.Config{URL: "http://localhost:8000", Collection: "docs"})
+//	store, err := chromastore.Open(ctx, chromastore.Config{URL: "http://localhost:8000", Collection: "example-docs"})
+//	if err != nil { ... }
+//	defer store.Close()
 //	fsys, err := chromafs.New(ctx, store, chromafs.WithGroups("staff"))
-//	data, err := fs.ReadFile(fsys, "guides/auth.md")
+//	data, err := fs.ReadFile(fsys, "guides/auth/oauth.mdx") // examples/docs, as make demo ingests it
 //
 // *FS is a standard fs.FS (with ReadDirFS, ReadFileFS, StatFS, GlobFS and
 // SubFS), so it works with fs.WalkDir, fs.Glob, template.ParseFS, http.FS
