@@ -1,0 +1,40 @@
+// Package gnu holds the file commands that chromafs's surfaces share:
+// ls, cat, stat, tree and find, each a function that runs over any
+// io/fs.FS with its own GNU-style arguments, writes what the real tool
+// writes, and returns the tool's exit status.
+//
+// The same functions back the `chromafs` command line and are meant for
+// any other front-end (a sealed shell, an agent's tools): a behaviour
+// fixed here is fixed everywhere.
+//
+//	status := gnu.Ls(ctx, &gnu.Env{FS: fsys, Stdout: os.Stdout, Stderr: os.Stderr}, []string{"-lh", "/guides"})
+//
+// # Compatibility
+//
+// Each command parses its arguments like the GNU tool it imitates (ls,
+// cat and stat with glibc's getopt_long rules: clusters, attached values,
+// "--", permutation, abbreviated long options; find with its own
+// expression grammar; tree as tree 2.1 parses), prints the same output
+// and diagnostics as GNU coreutils 9.1, findutils 4.9 and tree 2.1 in the
+// C.UTF-8 locale with output to a pipe, and exits with the same status.
+// The tests run both on the same files and compare. The differences are
+// deliberate and documented on each function: names sort in byte order
+// and find visits entries in name order; ls -l shows the owner and group
+// "chromafs", a link count computed from the tree, and a "total" from
+// sizes rather than allocated blocks; stat's default output lists what
+// the filesystem knows instead of inode and device numbers.
+//
+// # Paths
+//
+// Operands are slash paths: absolute ones from the root of Env.FS,
+// relative ones from Env.Dir ("/" by default). Output shows operands as
+// the user wrote them, as the GNU tools do.
+//
+// # Errors
+//
+// Commands never return Go errors: like the tools, they print a
+// diagnostic naming the operand and the problem on Env.Stderr, go on
+// with the other operands, and report failure in the exit status. A
+// filesystem error that is not one of the standard ones (a broken page
+// of chromafs) is printed in its own words.
+package gnu

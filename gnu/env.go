@@ -1,0 +1,305 @@
+package gnu
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/chromafs/chromafs/internal/getopt"
+)
+
+// Env is what a command runs with: the filesystem, its standard streams
+// and its working directory.
+type Env struct {
+	// FS is the filesystem the command sees. Names are resolved against
+	// Dir and turned into fs.FS names ("a/b"); the root is ".".
+	FS fs.FS
+	// Stdin is read by cat for "-" and when it has no operand; nil means
+	// there is no standard input (cat then reports a missing operand).
+	Stdin io.Reader
+	// Stdout and Stderr receive the output and the diagnostics. Each
+	// command buffers Stdout and flushes it before every diagnostic, so
+	// that both may be the same writer.
+	Stdout, Stderr io.Writer
+	// Dir is the working directory, a slash path from the root of FS;
+	// relative operands resolve against it. "" is "/".
+	Dir string
+	// Prog is the program name that diagnostics start with ("ls: cannot
+	// access ..."); "" means the command's own name. A CLI that nests the
+	// commands may say "chromafs ls".
+	Prog string
+	// Version is printed by --version after the program name.
+	Version string
+	// Now is the current time for ls -l's recent/old date formats; nil is
+	// time.Now.
+	Now func() time.Time
+	// Location is the time zone dates print in; nil is time.Local.
+	Location *time.Location
+}
+
+// Func is the shape of every command: it parses args (without the
+// command's own name) GNU-style, runs, and returns the exit status. It
+// never panics on bad input and never writes to FS.
+type Func func(ctx context.Context, env *Env, args []string) int
+
+// Commands maps each command's name to its function.
+var Commands = map[string]Func{
+	"cat":  Cat,
+	"find": Find,
+	"ls":   Ls,
+	"stat": Stat,
+	"tree": Tree,
+}
+
+// run is the state of one command invocation.
+type run struct {
+	ctx  context.Context
+	env  *Env
+	name string // the command's own name: "ls"
+	prog string // the name in diagnostics
+	out  *bufio.Writer
+}
+
+func newRun(ctx context.Context, env *Env, name string) *run {
+	prog := env.Prog
+	if prog == "" {
+		prog = name
+	}
+	return &run{ctx: ctx, env: env, name: name, prog: prog, out: bufio.NewWriterSize(env.Stdout, 32<<10)}
+}
+
+// warn prints a diagnostic line, "prog: " and the message, after what
+// is already written to standard output.
+func (r *run) warn(format string, a ...any) {
+	r.out.Flush()
+	fmt.Fprintf(r.env.Stderr, "%s: %s\n", r.prog, fmt.Sprintf(format, a...))
+}
+
+// usage prints a usage error the GNU way, the message and a line on how
+// to get help, and returns status.
+func (r *run) usage(status int, format string, a ...any) int {
+	r.warn(format, a...)
+	r.tryHelp()
+	return status
+}
+
+func (r *run) tryHelp() {
+	fmt.Fprintf(r.env.Stderr, "Try '%s --help' for more information.\n", r.prog)
+}
+
+// parse parses args with spec and handles --help (key 'H'+256) and
+// --version (key 'V'+256); done is true when the command should return
+// status now.
+func (r *run) parse(spec *getopt.Spec, args []string, badStatus int, help string) (opts []getopt.Option, operands []string, done bool, status int) {
+	opts, operands, err := spec.Parse(args)
+	if err != nil {
+		return nil, nil, true, r.usage(badStatus, "%s", err)
+	}
+	for _, o := range opts {
+		switch o.Key {
+		case keyHelp:
+			fmt.Fprintf(r.out, help, r.prog)
+			r.out.Flush()
+			return nil, nil, true, 0
+		case keyVersion:
+			r.version()
+			return nil, nil, true, 0
+		}
+	}
+	return opts, operands, false, 0
+}
+
+func (r *run) version() {
+	v := r.env.Version
+	if v == "" {
+		v = "(devel)"
+	}
+	fmt.Fprintf(r.out, "%s (chromafs) %s\n", r.prog, v)
+	r.out.Flush()
+}
+
+const (
+	keyHelp    = 'H' + 256
+	keyVersion = 'V' + 256
+)
+
+var helpVersion = []getopt.Long{
+	{Name: "help", Key: keyHelp},
+	{Name: "version", Key: keyVersion},
+}
+
+// finish flushes standard output and returns status, or 1 or 2 if the
+// flush fails or the context ended.
+func (r *run) finish(status int) int {
+	if err := r.out.Flush(); err != nil {
+		fmt.Fprintf(r.env.Stderr, "%s: write error: %s\n", r.prog, ErrText(err))
+		return max(status, 1)
+	}
+	if err := r.ctx.Err(); err != nil {
+		fmt.Fprintf(r.env.Stderr, "%s: %v\n", r.prog, err)
+		return max(status, 1)
+	}
+	return status
+}
+
+// stopped reports whether the context ended.
+func (r *run) stopped() bool { return r.ctx.Err() != nil }
+
+// now is the command's current time.
+func (r *run) now() time.Time {
+	if r.env.Now != nil {
+		return r.env.Now()
+	}
+	return time.Now()
+}
+
+func (r *run) loc() *time.Location {
+	if r.env.Location != nil {
+		return r.env.Location
+	}
+	return time.Local
+}
+
+// resolve turns an operand into an fs.FS name: absolute operands start
+// at the root, relative ones at Env.Dir. It reports false for an operand
+// that fs.FS cannot name (an empty string).
+func (r *run) resolve(p string) (string, bool) {
+	if p == "" {
+		return "", false
+	}
+	return Resolve(r.env.Dir, p), true
+}
+
+// Resolve turns p, absolute or relative to dir, into an fs.FS name; the
+// root is ".". ".." never climbs above the root.
+func Resolve(dir, p string) string {
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + dir + "/" + p
+	}
+	c := path.Clean(p)
+	if c == "/" {
+		return "."
+	}
+	return c[1:]
+}
+
+// join joins an operand as the user wrote it and a name below it, as ls
+// and find print them: "/" + "a" is "/a", "d" + "a" is "d/a", "d/" + "a"
+// is "d/a".
+func join(start, name string) string {
+	if strings.HasSuffix(start, "/") {
+		return start + name
+	}
+	return start + "/" + name
+}
+
+// ErrText renders an error the way the C library's strerror does for
+// the errors an fs.FS returns ("No such file or directory"); other
+// errors print their own text, which names what failed.
+func ErrText(err error) string {
+	text, _ := errTextStd(err)
+	return text
+}
+
+// errTextStd is ErrText, and whether the text is one of the standard
+// messages rather than the error's own.
+func errTextStd(err error) (string, bool) {
+	var errno syscall.Errno
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "No such file or directory", true
+	case errors.Is(err, syscall.EROFS):
+		return "Read-only file system", true
+	case errors.Is(err, fs.ErrPermission):
+		return "Permission denied", true
+	case errors.Is(err, fs.ErrInvalid):
+		return "Invalid argument", true
+	case errors.As(err, &errno):
+		return errno.Error(), true
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		switch pe.Err.Error() {
+		case "is a directory":
+			return "Is a directory", true
+		case "not a directory":
+			return "Not a directory", true
+		}
+		return pe.Err.Error(), false
+	}
+	return err.Error(), false
+}
+
+// quote quotes a name as coreutils' diagnostics do (quoteaf, the
+// shell-escape-always style): 'name', "it's", or 'a'$'\n”b' for control
+// characters.
+func quote(s string) string {
+	if !strings.ContainsFunc(s, func(r rune) bool { return r < ' ' || r == 0x7f }) {
+		if !strings.Contains(s, "'") {
+			return "'" + s + "'"
+		}
+		if !strings.ContainsAny(s, "\"$`\\!") {
+			return `"` + s + `"`
+		}
+	}
+	var b strings.Builder
+	inQuote := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c < ' ' || c == 0x7f:
+			if inQuote {
+				b.WriteByte('\'')
+				inQuote = false
+			}
+			fmt.Fprintf(&b, "$'\\%s'", ctlEscape(c))
+		case c == '\'':
+			if inQuote {
+				b.WriteByte('\'')
+				inQuote = false
+			}
+			b.WriteString(`\'`)
+		default:
+			if !inQuote {
+				b.WriteByte('\'')
+				inQuote = true
+			}
+			b.WriteByte(c)
+		}
+	}
+	if inQuote {
+		b.WriteByte('\'')
+	}
+	return b.String()
+}
+
+func ctlEscape(c byte) string {
+	switch c {
+	case '\a':
+		return "a"
+	case '\b':
+		return "b"
+	case '\t':
+		return "t"
+	case '\n':
+		return "n"
+	case '\v':
+		return "v"
+	case '\f':
+		return "f"
+	case '\r':
+		return "r"
+	}
+	return fmt.Sprintf("%03o", c)
+}
+
+// localeQuote quotes a name as findutils' diagnostics do in a UTF-8
+// locale: ‘name’.
+func localeQuote(s string) string { return "‘" + s + "’" }
