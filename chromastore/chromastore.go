@@ -34,6 +34,11 @@ var (
 const (
 	DefaultTenant   = "default_tenant"
 	DefaultDatabase = "default_database"
+	// DefaultTimeout bounds each request when Config.Timeout is zero:
+	// far longer than any request of chromafs takes on a healthy server
+	// (a 100k-entry tree record reads in well under a second), short
+	// enough that a frozen server is reported rather than waited for.
+	DefaultTimeout = 30 * time.Second
 )
 
 // ErrNoCollection is wrapped by the error of every operation on a
@@ -69,8 +74,13 @@ type Config struct {
 	// Headers are added to every request, for example
 	// {"x-chroma-token": KEY} for Chroma Cloud.
 	Headers map[string]string
-	// Timeout bounds each HTTP request; 0 means no bound beyond the
-	// context's.
+	// Timeout bounds each HTTP request, from sending it to reading the
+	// whole answer: DefaultTimeout if zero, no bound beyond the context's
+	// if negative. A server that accepts connections but never answers
+	// (a frozen process, a stuck proxy) then fails the call with an error
+	// wrapping context.DeadlineExceeded instead of hanging it. An answer
+	// of 429 or 5xx is retried (see the package documentation), each try
+	// with its own Timeout.
 	Timeout time.Duration
 	// CloudLimits keeps every request within Chroma Cloud's limits: gets
 	// of at most PageSize (300) records and $in lists of at most MaxIn
@@ -131,10 +141,21 @@ func (cfg Config) normalize() (Config, string, error) {
 	if cfg.Embedding == nil {
 		cfg.Embedding = embeddings.NewConsistentHashEmbeddingFunction()
 	}
-	if cfg.Timeout < 0 {
-		return cfg, "", fmt.Errorf("chromastore: Config.Timeout %v is negative", cfg.Timeout)
+	switch {
+	case cfg.Timeout == 0:
+		cfg.Timeout = DefaultTimeout
+	case cfg.Timeout < 0:
+		cfg.Timeout = 0 // rest: no per-request bound
 	}
 	return cfg, cfg.URL + "/api/v2", nil
+}
+
+// Validate reports what is wrong with cfg (a missing URL or collection, a
+// URL that is not http(s)) without contacting the server, so that a
+// caller that retries Open can tell a configuration it must not retry.
+func (cfg Config) Validate() error {
+	_, _, err := cfg.normalize()
+	return err
 }
 
 // client builds the REST client.

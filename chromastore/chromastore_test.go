@@ -906,11 +906,22 @@ func TestConfigErrors(t *testing.T) {
 		{URL: "http://127.0.0.1:1"},
 		{URL: "127.0.0.1:8000", Collection: "c"},
 		{URL: "ftp://x/", Collection: "c"},
-		{URL: "http://127.0.0.1:1", Collection: "c", Timeout: -1},
 	} {
 		if _, err := chromastore.Open(ctx, cfg); err == nil || !strings.HasPrefix(err.Error(), "chromastore: Config.") {
 			t.Errorf("Open(%+v): %v", cfg, err)
 		}
+		if err := cfg.Validate(); err == nil || !strings.HasPrefix(err.Error(), "chromastore: Config.") {
+			t.Errorf("Validate(%+v): %v", cfg, err)
+		}
+	}
+	// A negative Timeout means no per-request bound: the connection
+	// refused is reported, not the Timeout.
+	cfg := chromastore.Config{URL: "http://127.0.0.1:1", Collection: "c", Timeout: -1}
+	if err := cfg.Validate(); err != nil {
+		t.Errorf("Validate(%+v): %v", cfg, err)
+	}
+	if _, err := chromastore.Open(ctx, cfg); !errors.Is(err, syscall.ECONNREFUSED) {
+		t.Errorf("Open(%+v): %v, want connection refused", cfg, err)
 	}
 }
 

@@ -61,7 +61,11 @@
 // collection that does not exist (or was deleted after Open) wraps
 // [ErrNoCollection]; [Collection.Tree] of a missing record wraps
 // [chromafs.ErrNoTree]. Every call honours its context's deadline and
-// cancellation, and Config.Timeout bounds each HTTP request.
+// cancellation, and Config.Timeout bounds each HTTP request
+// ([DefaultTimeout], 30 s, unless set): a Chroma that accepts connections
+// but never answers (a frozen process) fails a call with an error
+// wrapping context.DeadlineExceeded ("no answer within 30s") instead of
+// hanging it.
 //
 // # Embeddings
 //

@@ -135,3 +135,19 @@ func TestAPIError(t *testing.T) {
 		t.Errorf("Error() = %q", e.Error())
 	}
 }
+
+// TestDefaultTimeout: a zero Config.Timeout bounds each request by
+// DefaultTimeout, a negative one by nothing but the context.
+func TestDefaultTimeout(t *testing.T) {
+	for _, tt := range []struct {
+		in, want time.Duration
+	}{{0, DefaultTimeout}, {-1, 0}, {time.Second, time.Second}} {
+		cfg, api, err := Config{URL: "http://127.0.0.1:1", Collection: "c", Timeout: tt.in}.normalize()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r, _ := client(cfg, api); r.timeout != tt.want {
+			t.Errorf("Timeout %v: requests bounded by %v, want %v", tt.in, r.timeout, tt.want)
+		}
+	}
+}
