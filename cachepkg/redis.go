@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -47,13 +49,25 @@ type RedisOptions struct {
 	// found the server unreachable (DefaultRedisBackoff if zero); the
 	// first call after it tries the server again.
 	Backoff time.Duration
+	// Logger, when set, is told of each failure episode once: a warning
+	// when a call finds the server unreachable after it worked (or at
+	// the first call), naming the server and the error, and an info line
+	// when it answers again. The Cache methods (Get, Put, Has, GetMany,
+	// PutMany) then report failures as misses, with a nil error, so that
+	// their callers do not log them again; Ping and Clear still return
+	// errors. It also receives go-redis's own log lines, at debug level:
+	// go-redis has one logger per process (redis.SetLogger), so the last
+	// NewRedis given a Logger sets it.
+	Logger *slog.Logger
 }
 
 // Redis is a cache on a Redis server, shared by every process that uses
 // the same server and prefix. Batch operations are pipelined. It reports
 // every failure as an error (a cache is an optimisation; chromafs treats
-// an error as a miss), and after a network failure it fails fast for a
-// while instead of making every read wait for a dead server.
+// an error as a miss and logs it), or, with RedisOptions.Logger, logs one
+// warning per failure episode and reports failures as misses; after a
+// network failure it fails fast for a while instead of making every read
+// wait for a dead server.
 type Redis struct {
 	c       *redis.Client
 	own     bool
@@ -61,7 +75,11 @@ type Redis struct {
 	ttl     time.Duration
 	timeout time.Duration
 	backoff time.Duration
-	down    atomic.Int64 // unix nanoseconds until which calls fail fast
+	log     *slog.Logger // RedisOptions.Logger
+	// down is 0 while the server works, else the unix nanoseconds until
+	// which calls fail fast; it stays non-zero (the episode goes on) until
+	// a call succeeds.
+	down atomic.Int64
 }
 
 var _ Cache = (*Redis)(nil)
@@ -72,6 +90,7 @@ var _ Cache = (*Redis)(nil)
 func NewRedis(opt RedisOptions) (*Redis, error) {
 	r := &Redis{
 		c: opt.Client, prefix: opt.Prefix, ttl: opt.TTL, timeout: opt.Timeout, backoff: opt.Backoff,
+		log: opt.Logger,
 	}
 	if r.prefix == "" {
 		r.prefix = DefaultRedisPrefix
@@ -99,6 +118,9 @@ func NewRedis(opt RedisOptions) (*Redis, error) {
 		// Fail fast: the cache is an optimisation, and a read that waits
 		// for a dead server is slower than a miss.
 		ro.MaxRetries = -1
+		// One dial a call: go-redis's default of 5, 100 ms apart, makes
+		// a read wait 400 ms for a refused connection.
+		ro.DialerRetries = 1
 		ro.DialTimeout = r.timeout
 		ro.ReadTimeout = r.timeout
 		ro.WriteTimeout = r.timeout
@@ -110,7 +132,30 @@ func NewRedis(opt RedisOptions) (*Redis, error) {
 		r.c = redis.NewClient(ro)
 		r.own = true
 	}
+	if r.log != nil {
+		redis.SetLogger(redisLogger{r.log})
+	}
 	return r, nil
+}
+
+// redisLogger passes go-redis's log lines to a slog.Logger at debug
+// level: what they say (a failed dial, a closed pool) is in the errors
+// that the cache reports once per episode.
+type redisLogger struct{ l *slog.Logger }
+
+func (rl redisLogger) Printf(ctx context.Context, format string, v ...any) {
+	if rl.l.Enabled(ctx, slog.LevelDebug) {
+		rl.l.DebugContext(ctx, "go-redis: "+strings.TrimPrefix(fmt.Sprintf(format, v...), "redis: "))
+	}
+}
+
+// quiet is what a Cache method returns for err: nil (a miss) when a
+// Logger reports failures, else err.
+func (r *Redis) quiet(err error) error {
+	if r.log != nil {
+		return nil
+	}
+	return err
 }
 
 // Close closes the client, unless it was passed in RedisOptions.Client.
@@ -149,15 +194,23 @@ func (r *Redis) beginN(ctx context.Context, n int) (context.Context, context.Can
 
 // done wraps err, and marks the server down after an error that is not
 // the caller's own cancellation.
+// With a Logger, the first failure of an episode is logged as a warning
+// and the success that ends it as info.
 func (r *Redis) done(op string, err error) error {
 	if err == nil || errors.Is(err, redis.Nil) {
-		r.down.Store(0)
+		if r.down.Swap(0) != 0 && r.log != nil {
+			r.log.Info("chromafs: redis cache answers again", "addr", r.addr())
+		}
 		return nil
 	}
+	err = fmt.Errorf("cachepkg: redis %s at %s: %w", op, r.addr(), err)
 	if !errors.Is(err, context.Canceled) {
-		r.down.Store(time.Now().Add(r.backoff).UnixNano())
+		if r.down.Swap(time.Now().Add(r.backoff).UnixNano()) == 0 && r.log != nil {
+			r.log.Warn("chromafs: redis cache unreachable; reading pages from the store until it answers again",
+				"addr", r.addr(), "err", err)
+		}
 	}
-	return fmt.Errorf("cachepkg: redis %s at %s: %w", op, r.addr(), err)
+	return err
 }
 
 func (r *Redis) addr() string { return r.c.Options().Addr }
@@ -168,7 +221,7 @@ func (r *Redis) key(k string) string { return r.prefix + k }
 func (r *Redis) Get(ctx context.Context, key string) ([]byte, bool, error) {
 	ctx, cancel, err := r.begin(ctx)
 	if err != nil {
-		return nil, false, err
+		return nil, false, r.quiet(err)
 	}
 	defer cancel()
 	v, err := r.c.Get(ctx, r.key(key)).Bytes()
@@ -176,7 +229,7 @@ func (r *Redis) Get(ctx context.Context, key string) ([]byte, bool, error) {
 		return nil, false, r.done("get", nil)
 	}
 	if err != nil {
-		return nil, false, r.done("get", err)
+		return nil, false, r.quiet(r.done("get", err))
 	}
 	return v, true, r.done("get", nil)
 }
@@ -185,21 +238,21 @@ func (r *Redis) Get(ctx context.Context, key string) ([]byte, bool, error) {
 func (r *Redis) Put(ctx context.Context, key string, value []byte) error {
 	ctx, cancel, err := r.begin(ctx)
 	if err != nil {
-		return err
+		return r.quiet(err)
 	}
 	defer cancel()
-	return r.done("set", r.c.Set(ctx, r.key(key), value, r.ttl).Err())
+	return r.quiet(r.done("set", r.c.Set(ctx, r.key(key), value, r.ttl).Err()))
 }
 
 // Has implements Cache.
 func (r *Redis) Has(ctx context.Context, key string) (bool, error) {
 	ctx, cancel, err := r.begin(ctx)
 	if err != nil {
-		return false, err
+		return false, r.quiet(err)
 	}
 	defer cancel()
 	n, err := r.c.Exists(ctx, r.key(key)).Result()
-	return n > 0, r.done("exists", err)
+	return n > 0, r.quiet(r.done("exists", err))
 }
 
 // redisBatch is the most keys one MGET or pipeline carries.
@@ -216,12 +269,12 @@ func (r *Redis) GetMany(ctx context.Context, keys []string) (map[string][]byte, 
 		}
 		cctx, cancel, err := r.beginN(ctx, len(batch))
 		if err != nil {
-			return out, err
+			return out, r.quiet(err)
 		}
 		vals, err := r.c.MGet(cctx, full...).Result()
 		cancel()
 		if err != nil {
-			return out, r.done("mget", err)
+			return out, r.quiet(r.done("mget", err))
 		}
 		for j, v := range vals {
 			if s, ok := v.(string); ok {
@@ -253,11 +306,11 @@ func (r *Redis) PutMany(ctx context.Context, values map[string][]byte) error {
 		pipe.Set(ctx, r.key(k), v, r.ttl)
 		if pipe.Len() >= redisBatch {
 			if err := flush(); err != nil {
-				return err
+				return r.quiet(err)
 			}
 		}
 	}
-	return flush()
+	return r.quiet(flush())
 }
 
 // Clear implements Cache: it deletes the keys under the prefix (SCAN and
