@@ -42,8 +42,30 @@
 // reads fastest; it always writes isPublic and groups, and the optional
 // fields only when they are set.
 //
-// Parse keeps the decoded document in memory: the strings of the entries
-// are slices of it.
+// A plain document is parsed in place: the strings of the entries are
+// slices of one copy of it. A compressed document is never inflated whole:
+// it is decoded (base64, then gzip) and parsed as a stream, a window of
+// 64 KiB at a time, and the strings of the entries are copied out of the
+// window, so a parse holds the entries and one window.
+//
+// # Limits
+//
+// A small compressed record can inflate to gigabytes (a "zip bomb": JSON
+// padded with white space, or a huge ignored value). Parse bounds the
+// decoded document by [Limits]: at most Limits.MaxBytes in all (default
+// 1 GiB, [DefaultMaxBytes]), and at any point of the reading at most
+// [BaseBytes] (1 MiB) plus Limits.BytesPerEntry (default 16 KiB,
+// [DefaultBytesPerEntry]) for each valid entry read so far. chromafs
+// writes 60 to 250 bytes an entry, so real trees are far within these
+// bounds, while a record that inflates to white space or ignored values
+// fails after about 1 MiB of inflating, in milliseconds. Exceeding a limit
+// is an error wrapping [ErrTooLarge] that names the limit; [ParseLimited]
+// raises them. The same limits apply to plain documents.
+//
+// A document that has entries but none that is valid is an error wrapping
+// [ErrNoEntries] that names the first problems: serving it would show an
+// empty tree as if all were well. A document that is an empty object
+// ("{}") is an empty tree.
 //
 // # Validation
 //
@@ -59,14 +81,30 @@
 //   - its value is not an object, a known field has the wrong type ("isPublic":
 //     "yes", a non-string group, a negative or fractional size, an unparsable
 //     modTime), or a known field appears twice in the entry;
-//   - its slug appeared earlier in the document: the first occurrence decides
-//     (even when it was itself skipped) and every later one is reported;
+//   - its slug appears again later in the document: the last occurrence
+//     decides (even when it is itself skipped) and every earlier one is
+//     reported (see Duplicate slugs);
 //   - it clashes (see Clashes).
 //
 // The document as a whole is rejected, with an error that wraps
 // [ErrMalformed] and says what is wrong, when it is not valid JSON (including
 // truncation and trailing data), its top level is not an object, its base64
-// or gzip encoding is broken, or it decompresses to more than 1 GiB.
+// or gzip encoding is broken (including its checksum), it exceeds its
+// [Limits], or it has entries and none of them is valid.
+//
+// # Duplicate slugs
+//
+// JSON allows a name twice in an object, and the tools that writers use to
+// make and review trees keep the last occurrence (JavaScript's JSON.parse,
+// Python's json, Go's encoding/json, jq). chromafs keeps the last one too,
+// so that the access rule a writer or reviewer sees with those tools is
+// the rule chromafs enforces: with "first wins", a tree whose last "a" is
+// private (as every such tool shows it) would serve the first, public "a"
+// to everyone. When the last occurrence is itself invalid, the slug is
+// skipped altogether (fail closed) rather than served by an earlier
+// occurrence. Every overridden occurrence is reported by [Tree.Problems]
+// as "duplicate slug", and validation tools flag it: a tree should not
+// have duplicates.
 //
 // # Access control
 //
@@ -110,4 +148,12 @@
 // children on its first listing and keeps the result (the shared range
 // itself when nothing in it is hidden). Building a view for a new set of
 // groups thus costs one pass over the node array, not a new index.
+//
+// # Directory times
+//
+// Directories have no entries, so no times of their own: [View.ModTime]
+// gives a directory the newest ModTime of the view's files below it
+// (hidden files never count, so a directory's time reveals nothing about
+// hidden pages), computed for every directory of the view in one more
+// pass on first use, or the zero Time when none of them has one.
 package tree

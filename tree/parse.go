@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/base64"
-	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -14,29 +14,67 @@ import (
 	"unicode/utf8"
 )
 
-// maxDocument bounds the size of a decompressed document.
-const maxDocument = 1 << 30
-
 // Parse reads a tree document: a JSON object that maps slugs to entries,
 // as plain JSON or gzip-compressed and base64-encoded (see the package
-// documentation). Entries that fail validation are skipped and reported by
-// [Tree.Problems]; a document that cannot be read at all is an error that
-// wraps [ErrMalformed]. Parse does not retain data.
+// documentation), within the default [Limits]. Entries that fail
+// validation are skipped and reported by [Tree.Problems]; a document that
+// cannot be read at all is an error that wraps [ErrMalformed]. Parse does
+// not retain data.
 func Parse(data []byte) (*Tree, error) {
-	doc, err := decode(data)
+	return ParseLimited(data, Limits{})
+}
+
+// ParseLimited is [Parse] within the given limits (see Limits and the
+// package documentation, section "Limits").
+func ParseLimited(data []byte, l Limits) (*Tree, error) {
+	p, err := newParser(data, l.withDefaults())
 	if err != nil {
 		return nil, fmt.Errorf("tree: %w: %v", ErrMalformed, err)
 	}
-	// The entries' strings are slices of one copy of the document.
-	p := parser{scanner: scanner{s: string(doc), b: doc}}
 	if err := p.document(); err != nil {
-		return nil, fmt.Errorf("tree: %w: %v", ErrMalformed, err)
+		return nil, p.fail(err)
 	}
-	return build(p.entries, !p.unsorted, p.problems, p.rejected), nil
+	if err := p.checkSize(); err != nil {
+		return nil, p.fail(err)
+	}
+	t := build(p.entries, !p.unsorted, p.problems, p.rejected)
+	if t.Len() == 0 && p.members > 0 {
+		return nil, noEntries(p.members, t.problems)
+	}
+	return t, nil
 }
 
-// decode returns the JSON text of a document, which may be part of data.
-func decode(data []byte) ([]byte, error) {
+// noEntries is the error of a document whose members are all skipped.
+func noEntries(members int, problems []Problem) error {
+	var b strings.Builder
+	for i, pr := range problems {
+		if i == 3 {
+			fmt.Fprintf(&b, "; and %d more", len(problems)-i)
+			break
+		}
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(pr.String())
+	}
+	return fmt.Errorf("tree: %w: all %d entries skipped (%s)", ErrNoEntries, members, b.String())
+}
+
+// fail turns an error of the parse into Parse's error.
+func (p *parser) fail(err error) error {
+	var se *syntaxError
+	if errors.As(err, &se) {
+		se.off += int(p.base)
+	}
+	if errors.Is(err, ErrMalformed) {
+		return fmt.Errorf("tree: %w", err)
+	}
+	return fmt.Errorf("tree: %w: %v", ErrMalformed, err)
+}
+
+// newParser returns a parser of data: over the JSON text itself when it
+// is plain, else over the stream that inflates it.
+func newParser(data []byte, l Limits) (*parser, error) {
 	text := bytes.TrimLeft(data, " \t\r\n")
 	text = bytes.TrimPrefix(text, []byte("\xef\xbb\xbf")) // byte order mark
 	text = bytes.TrimLeft(text, " \t\r\n")
@@ -45,20 +83,32 @@ func decode(data []byte) ([]byte, error) {
 	}
 	switch text[0] {
 	case '{', '[', '"':
-		return text, nil
-	case 0x1f:
-		return gunzip(text)
+		// The entries' strings are slices of one copy of the document.
+		p := &parser{scanner: scanner{s: string(text), b: text}, limits: l, eof: true}
+		p.entries = make([]Entry, 0, min(bytes.Count(text, []byte{'{'}), len(text)/6))
+		return p, nil
 	}
-	text = bytes.TrimRight(text, " \t\r\n")
-	zipped, err := unbase64(text)
+	var r io.Reader
+	if text[0] == 0x1f {
+		r = bytes.NewReader(text)
+	} else {
+		text = bytes.TrimRight(text, " \t\r\n")
+		enc := base64.StdEncoding
+		if bytes.ContainsAny(text, "-_") {
+			enc = base64.URLEncoding
+		}
+		if !bytes.Contains(text, []byte("=")) {
+			enc = enc.WithPadding(base64.NoPadding)
+		}
+		r = base64.NewDecoder(enc, bytes.NewReader(text))
+	}
+	zr, err := gzip.NewReader(r)
 	if err != nil {
-		return nil, notJSON(text, err)
+		return nil, notJSON(text, sourceError(err))
 	}
-	doc, err := gunzip(zipped)
-	if err != nil {
-		return nil, notJSON(text, err)
-	}
-	return doc, nil
+	p := &parser{src: zr, limits: l, text: text}
+	p.entries = make([]Entry, 0, 1024)
+	return p, nil
 }
 
 // notJSON returns err, or a better error when text is a JSON value other
@@ -71,96 +121,191 @@ func notJSON(text []byte, err error) error {
 	return err
 }
 
-func unbase64(text []byte) ([]byte, error) {
-	enc := base64.StdEncoding
-	if bytes.ContainsAny(text, "-_") {
-		enc = base64.URLEncoding
+// sourceError names the layer that failed to decode a compressed
+// document.
+func sourceError(err error) error {
+	var ce base64.CorruptInputError
+	if errors.As(err, &ce) {
+		return fmt.Errorf("base64: %v", err)
 	}
-	out := make([]byte, enc.WithPadding(base64.NoPadding).DecodedLen(len(text)))
-	n, err := enc.Decode(out, text)
-	if err != nil && !bytes.Contains(text, []byte("=")) {
-		// Unpadded input.
-		if n2, err2 := enc.WithPadding(base64.NoPadding).Decode(out, text); err2 == nil {
-			n, err = n2, nil
-		}
-	}
-	if err != nil {
-		return nil, fmt.Errorf("base64: %v", err)
-	}
-	return out[:n], nil
-}
-
-func gunzip(zipped []byte) ([]byte, error) {
-	zr, err := gzip.NewReader(bytes.NewReader(zipped))
-	if err != nil {
-		return nil, gzipError(err)
-	}
-	var b bytes.Buffer
-	if len(zipped) >= 18 {
-		// The trailer holds the decompressed size modulo 2^32: a hint.
-		hint := int(binary.LittleEndian.Uint32(zipped[len(zipped)-4:]))
-		b.Grow(min(hint, 1032*len(zipped), maxDocument) + bytes.MinRead)
-	}
-	n, err := b.ReadFrom(io.LimitReader(zr, maxDocument+1))
-	if err != nil {
-		return nil, gzipError(err)
-	}
-	if n > maxDocument {
-		return nil, fmt.Errorf("gzip: document larger than %d bytes", maxDocument)
-	}
-	return b.Bytes(), nil
-}
-
-func gzipError(err error) error {
 	if strings.HasPrefix(err.Error(), "gzip: ") {
 		return err
 	}
 	return fmt.Errorf("gzip: %v", err)
 }
 
-// parser reads a document into entries.
+// window is the least that a parser reads of an inflating document at a
+// time.
+const window = 64 << 10
+
+// textChunk is the size of the blocks that hold the strings of a
+// compressed document's entries.
+const textChunk = 64 << 10
+
+// parser reads a document into entries. A compressed document is read
+// from src a window at a time: s holds the part not consumed yet, and
+// a member cut by the end of the window is read again once more of the
+// document is in (members are small; the window grows for a large one).
 type parser struct {
 	scanner
+	limits   Limits
 	entries  []Entry
 	problems []Problem
+	members  int // members of the top-level object read, valid or not
 	// rejected maps the slug of each entry skipped while parsing to the
-	// number of entries appended before it, so that build can tell which
-	// occurrence came first.
+	// number of entries appended before its last occurrence, so that
+	// build can tell which occurrence came last.
 	rejected map[string]int
 	unsorted bool     // entries are not in path order
 	groups   []string // scratch
 	arena    []string // backing store of Entry.Groups
+
+	// Compressed documents only.
+	src     io.Reader // the inflated document; nil when s is all of it
+	text    []byte    // the compressed document, for messages
+	eof     bool      // src is exhausted: s holds the rest of the document
+	base    int64     // offset in the document of s[0]
+	buf     []byte    // the window; b is buf[:len(s)]
+	strs    *strings.Builder
+	interns map[string]string // group names
+}
+
+// refill moves the window to start at s[keep:] and reads more of the
+// document into it. It reports whether it read anything; it checks the
+// limits.
+func (p *parser) refill(keep int) (bool, error) {
+	if p.src == nil || p.eof {
+		return false, nil
+	}
+	rest := len(p.b) - keep
+	size := rest + max(window, rest)
+	if cap(p.buf) < size {
+		nb := make([]byte, size)
+		copy(nb, p.b[keep:])
+		p.buf = nb
+	} else {
+		p.buf = p.buf[:cap(p.buf)]
+		copy(p.buf, p.b[keep:])
+	}
+	n := rest
+	for n < len(p.buf) {
+		m, err := p.src.Read(p.buf[n:])
+		n += m
+		if err == io.EOF {
+			p.eof = true
+			break
+		}
+		if err != nil {
+			return false, sourceError(err)
+		}
+	}
+	p.base += int64(keep)
+	p.i -= keep
+	p.b = p.buf[:n]
+	p.s = string(p.b)
+	if err := p.checkSize(); err != nil {
+		return false, err
+	}
+	return n > rest, nil
+}
+
+// checkSize checks the bytes decoded so far against the limits.
+func (p *parser) checkSize() error {
+	total := p.base + int64(len(p.s))
+	if total > p.limits.MaxBytes {
+		return fmt.Errorf("%w: more than %d bytes (Limits.MaxBytes)", ErrTooLarge, p.limits.MaxBytes)
+	}
+	entries := int64(len(p.entries))
+	allowed := p.limits.MaxBytes
+	if per := p.limits.BytesPerEntry; entries < (allowed-BaseBytes)/per {
+		allowed = BaseBytes + per*entries
+	}
+	if total > allowed {
+		return fmt.Errorf("%w: %d bytes decoded with %d valid entries, where %d bytes plus %d per valid entry are allowed (Limits.BytesPerEntry)",
+			ErrTooLarge, total, entries, BaseBytes, p.limits.BytesPerEntry)
+	}
+	return nil
+}
+
+// truncated reports whether err is the end of the window, which may not
+// be the end of the document.
+func (p *parser) truncated(err error) bool {
+	se, ok := err.(*syntaxError)
+	return ok && se.off >= len(p.s) && !p.eof
+}
+
+// next skips white space, reading more of a compressed document as
+// needed, and returns the next byte, or 0 at the end of the document.
+func (p *parser) next() (byte, error) {
+	for {
+		p.ws()
+		if p.i < len(p.s) {
+			return p.s[p.i], nil
+		}
+		more, err := p.refill(len(p.s))
+		if err != nil || !more {
+			return 0, err
+		}
+	}
+}
+
+// own returns s, copied out of the window when it is a string of a
+// compressed document, so that no window is retained.
+func (p *parser) own(s string) string {
+	if p.src == nil || s == "" {
+		return s
+	}
+	if p.strs == nil || p.strs.Cap()-p.strs.Len() < len(s) {
+		p.strs = new(strings.Builder)
+		p.strs.Grow(max(textChunk, len(s)))
+	}
+	n := p.strs.Len()
+	p.strs.WriteString(s)
+	return p.strs.String()[n:]
+}
+
+// ownGroup is own for group names, which repeat: each is copied once.
+func (p *parser) ownGroup(g string) string {
+	if p.src == nil {
+		return g
+	}
+	if s, ok := p.interns[g]; ok {
+		return s
+	}
+	if p.interns == nil {
+		p.interns = make(map[string]string)
+	}
+	s := p.own(g)
+	p.interns[s] = s
+	return s
 }
 
 func (p *parser) document() error {
-	if c := p.peek(); c != '{' {
-		if c == 0 {
+	c, err := p.next()
+	if err != nil {
+		return err
+	}
+	if c != '{' {
+		if p.i >= len(p.s) {
 			return p.unexpected("")
 		}
 		return p.errorf("top-level value is %s, want an object", article(kind(c)))
 	}
 	p.i++
-	// Every entry is an object: counting the braces (fast) gives the
-	// number of entries, unless other objects or strings have braces.
-	p.entries = make([]Entry, 0, min(bytes.Count(p.b, []byte{'{'}), len(p.b)/6))
-	if p.peek() == '}' {
+	if c, err = p.next(); err != nil {
+		return err
+	}
+	if c == '}' {
 		p.i++
 	} else {
 		for {
-			if p.peek() != '"' {
-				return p.unexpected("looking for beginning of object key string")
+			if err := p.memberAgain(); err != nil {
+				return err
 			}
-			slug, utf, err := p.str()
+			c, err := p.next()
 			if err != nil {
 				return err
 			}
-			if err := p.expect(':', "after object key"); err != nil {
-				return err
-			}
-			if err := p.member(slug, utf); err != nil {
-				return err
-			}
-			c := p.peek()
 			if c == '}' {
 				p.i++
 				break
@@ -169,21 +314,67 @@ func (p *parser) document() error {
 				return p.unexpected("after object key:value pair")
 			}
 			p.i++
+			if _, err := p.next(); err != nil {
+				return err
+			}
 		}
 	}
-	if p.ws(); p.i < len(p.s) {
-		return p.unexpected("after top-level value")
+	// Only white space may follow, to the end of the document.
+	for {
+		if p.ws(); p.i < len(p.s) {
+			return p.unexpected("after top-level value")
+		}
+		more, err := p.refill(len(p.s))
+		if err != nil || !more {
+			return err
+		}
 	}
-	return nil
 }
 
-// member reads the entry of slug.
-func (p *parser) member(slug string, utf bool) error {
+// memberAgain reads a member, again from its start with more of the
+// document in the window while the window's end cuts it.
+func (p *parser) memberAgain() error {
+	for {
+		start, n := p.i, len(p.entries)
+		err := p.member()
+		if err == nil {
+			p.members++
+			return nil
+		}
+		if !p.truncated(err) {
+			return err
+		}
+		p.entries, p.i = p.entries[:n], start
+		if _, err := p.refill(start); err != nil {
+			return err
+		}
+	}
+}
+
+// member reads the member at p.i: a slug and its entry.
+func (p *parser) member() error {
+	if p.peek() != '"' {
+		return p.unexpected("looking for beginning of object key string")
+	}
+	slug, utf, err := p.str()
+	if err != nil {
+		return err
+	}
+	if err := p.expect(':', "after object key"); err != nil {
+		return err
+	}
 	p.entries = append(p.entries, Entry{Slug: slug, Size: -1})
 	e := &p.entries[len(p.entries)-1]
 	reason, err := p.entry(e)
 	if err != nil {
 		return err
+	}
+	if p.src != nil {
+		slug = p.own(slug)
+		e.Slug, e.Hash, e.ContentType, e.URL = slug, p.own(e.Hash), p.own(e.ContentType), p.own(e.URL)
+		for i, g := range e.Groups {
+			e.Groups[i] = p.ownGroup(g)
+		}
 	}
 	// An unsafe slug is the more important problem.
 	if !utf {
@@ -207,9 +398,7 @@ func (p *parser) reject(slug, reason string) {
 	if p.rejected == nil {
 		p.rejected = make(map[string]int)
 	}
-	if _, dup := p.rejected[slug]; !dup {
-		p.rejected[slug] = len(p.entries)
-	}
+	p.rejected[slug] = len(p.entries)
 }
 
 // Known fields of an entry, as bits of a set.

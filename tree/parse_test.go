@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"reflect"
 	"slices"
@@ -256,33 +257,70 @@ func TestMissingIsPublic(t *testing.T) {
 	}
 }
 
+// TestDuplicates: the last occurrence of a slug decides, as JSON.parse and
+// Python's json keep the last, so that the writers' tools and chromafs
+// agree on every page's access rule.
 func TestDuplicates(t *testing.T) {
-	tr := mustParse(t, `{"a": {"isPublic": true}, "b": {}, "a": {"isPublic": false}, "a": {"size": 1}}`)
+	tr := mustParse(t, `{"a": {"size": 1}, "b": {}, "a": {"isPublic": false}, "a": {"isPublic": true}}`)
 	e, ok := tr.Entry("a")
 	if !ok || !e.IsPublic || e.Size != -1 {
-		t.Errorf("a = %+v, %v; want the first one", e, ok)
+		t.Errorf("a = %+v, %v; want the last one", e, ok)
 	}
 	if got, want := problems(tr), []string{`"a": duplicate slug`, `"a": duplicate slug`}; !slices.Equal(got, want) {
 		t.Errorf("problems %q, want %q", got, want)
 	}
-
-	// The first occurrence decides even when it is invalid.
-	tr = mustParse(t, `{"a": {"isPublic": "yes"}, "a": {"isPublic": true}, "c": {}}`)
+	// The last occurrence decides even when it is invalid: the slug is
+	// skipped (fail closed), not served by an earlier occurrence.
+	tr = mustParse(t, `{"a": {"isPublic": true}, "a": {"isPublic": "yes"}, "c": {}}`)
 	if got := slugs(tr); !slices.Equal(got, []string{"c"}) {
 		t.Errorf("entries %q, want [c]", got)
 	}
 	if got, want := problems(tr), []string{`"a": isPublic: want a boolean, got string "yes"`, `"a": duplicate slug`}; !slices.Equal(got, want) {
 		t.Errorf("problems %q, want %q", got, want)
 	}
-	// A valid first occurrence wins over a later invalid one.
-	tr = mustParse(t, `{"a": {"isPublic": true}, "a": {"isPublic": "yes"}}`)
+	// A valid last occurrence wins over an earlier invalid one.
+	tr = mustParse(t, `{"a": {"isPublic": "yes"}, "a": {"isPublic": true}}`)
 	if got := slugs(tr); !slices.Equal(got, []string{"a"}) {
 		t.Errorf("entries %q, want [a]", got)
 	}
 	// Escapes do not hide a duplicate.
-	tr = mustParse(t, `{"ab": {}, "a\u0062": {}}`)
-	if tr.Len() != 1 || len(tr.Problems()) != 1 {
+	tr = mustParse(t, `{"ab": {}, "a\u0062": {"groups": ["g"]}}`)
+	if e, _ := tr.Entry("ab"); tr.Len() != 1 || len(tr.Problems()) != 1 || len(e.Groups) != 1 {
 		t.Errorf("escaped duplicate: entries %q problems %q", slugs(tr), problems(tr))
+	}
+	// Out of path order too, and through a compressed document.
+	for _, doc := range []string{
+		`{"z": {}, "a": {"isPublic": false}, "m": {}, "a": {"isPublic": true}}`,
+		base64.StdEncoding.EncodeToString(gz(t, `{"z": {}, "a": {"isPublic": false}, "m": {}, "a": {"isPublic": true}}`)),
+	} {
+		tr = mustParse(t, doc)
+		if e, ok := tr.Entry("a"); !ok || !e.IsPublic {
+			t.Errorf("unsorted duplicate: a = %+v, %v; want the last one", e, ok)
+		}
+	}
+}
+
+// TestDuplicatesAgreeWithJSON: for every document with duplicate slugs,
+// the entry served is the one encoding/json (like JSON.parse and Python's
+// json) decodes.
+func TestDuplicatesAgreeWithJSON(t *testing.T) {
+	for _, doc := range []string{
+		`{"a": {"isPublic": true}, "a": {"isPublic": false, "groups": ["x"]}}`,
+		`{"a": {"isPublic": false, "groups": ["x"]}, "b": {}, "a": {"isPublic": true}}`,
+		`{"b/c": {}, "a": {"groups": ["1"]}, "a": {"groups": ["2"]}, "a": {"groups": ["3"]}}`,
+	} {
+		var m map[string]struct {
+			IsPublic bool     `json:"isPublic"`
+			Groups   []string `json:"groups"`
+		}
+		if err := json.Unmarshal([]byte(doc), &m); err != nil {
+			t.Fatal(err)
+		}
+		tr := mustParse(t, doc)
+		e, ok := tr.Entry("a")
+		if !ok || e.IsPublic != m["a"].IsPublic || !slices.Equal(e.Groups, m["a"].Groups) {
+			t.Errorf("%s: a = %+v; encoding/json decodes %+v", doc, e, m["a"])
+		}
 	}
 }
 
@@ -424,7 +462,7 @@ func TestParseDoesNotRetain(t *testing.T) {
 }
 
 func TestEmptyTree(t *testing.T) {
-	for _, doc := range []string{`{}`, ` { } `, `{"../x": {}}`} {
+	for _, doc := range []string{`{}`, ` { } `, "\n{\n}\n"} {
 		tr := mustParse(t, doc)
 		if tr.Len() != 0 {
 			t.Errorf("%s: Len %d", doc, tr.Len())
@@ -463,7 +501,7 @@ func TestProblemString(t *testing.T) {
 }
 
 func TestProblemsSorted(t *testing.T) {
-	tr := mustParse(t, `{"z/..": {}, "b": 1, "a//": {}, "m": {"size": "x"}}`)
+	tr := mustParse(t, `{"z/..": {}, "b": 1, "a//": {}, "m": {"size": "x"}, "ok": {}}`)
 	got := tr.Problems()
 	if !slices.IsSortedFunc(got, func(a, b tree.Problem) int { return strings.Compare(a.Slug, b.Slug) }) || len(got) != 4 {
 		t.Errorf("problems not sorted: %v", got)

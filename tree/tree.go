@@ -36,12 +36,12 @@ type cachedView struct {
 }
 
 // New builds a tree from entries with the same validation as [Parse]:
-// entries with unsafe slugs, duplicate slugs (the first one is kept),
-// clashing slugs, a negative Size other than -1, a negative Chunks or a
-// ModTime outside the years 0 to 9999 are skipped and reported by
-// [Tree.Problems]. New copies entries; it normalises ModTime to UTC
-// without a monotonic clock reading, and an IsPublic entry has
-// HasIsPublic set.
+// entries with unsafe slugs, duplicate slugs (the last one is kept, as
+// for a document), clashing slugs, a negative Size other than -1, a
+// negative Chunks or a ModTime outside the years 0 to 9999 are skipped
+// and reported by [Tree.Problems]. New copies entries; it normalises
+// ModTime to UTC without a monotonic clock reading, and an IsPublic entry
+// has HasIsPublic set.
 func New(entries []Entry) *Tree {
 	valid := make([]Entry, 0, len(entries))
 	var problems []Problem
@@ -63,9 +63,7 @@ func New(entries []Entry) *Tree {
 			if rejected == nil {
 				rejected = make(map[string]int)
 			}
-			if _, dup := rejected[e.Slug]; !dup {
-				rejected[e.Slug] = len(valid)
-			}
+			rejected[e.Slug] = len(valid)
 			continue
 		}
 		if !e.ModTime.IsZero() {
@@ -84,7 +82,7 @@ func New(entries []Entry) *Tree {
 // build makes a tree of entries whose slugs are valid, in document order
 // (sorted reports whether that is also path order): it sorts them, drops
 // duplicates (also of the rejected slugs, which map to the number of
-// entries that came before them) and clashes.
+// entries that came before their last occurrence) and clashes.
 func build(entries []Entry, sorted bool, problems []Problem, rejected map[string]int) *Tree {
 	t := &Tree{groups: make(map[string]struct{})}
 
@@ -94,29 +92,30 @@ func build(entries []Entry, sorted bool, problems []Problem, rejected map[string
 	if !sorted {
 		perm = sortPaths(entries)
 	}
+	at := func(k int) int {
+		if perm != nil {
+			return int(perm[k])
+		}
+		return k
+	}
 
-	// One pass in path order. In a run of equal slugs the first one (the
-	// first in the document) wins, unless a rejected entry with that slug
-	// came before it. The entries under a slug "a" (those that start with
+	// One pass in path order. In a run of equal slugs the last one (the
+	// last in the document) wins, unless a rejected entry with that slug
+	// came after it. The entries under a slug "a" (those that start with
 	// "a/") follow it directly: if there are any, "a" clashes.
 	keep := make([]bool, len(entries))
 	n := 0
-	prev := ""     // the slug of the previous entry
 	last := -1     // the position in path order of the last kept entry
 	lastSlug := "" // and its slug
 	clashed := false
 	for k := range entries {
-		i := k
-		if perm != nil {
-			i = int(perm[k])
-		}
+		i := at(k)
 		e := &entries[i]
-		if k > 0 && e.Slug == prev {
+		if k+1 < len(entries) && entries[at(k+1)].Slug == e.Slug {
 			problems = append(problems, Problem{Slug: e.Slug, Reason: "duplicate slug"})
 			continue
 		}
-		prev = e.Slug
-		if before, ok := rejected[e.Slug]; ok && before <= i {
+		if after, ok := rejected[e.Slug]; ok && after > i {
 			problems = append(problems, Problem{Slug: e.Slug, Reason: "duplicate slug"})
 			continue
 		}
@@ -142,14 +141,9 @@ func build(entries []Entry, sorted bool, problems []Problem, rejected map[string
 	} else {
 		t.entries = make([]Entry, 0, n)
 		for k, ok := range keep {
-			if !ok {
-				continue
+			if ok {
+				t.entries = append(t.entries, entries[at(k)])
 			}
-			i := k
-			if perm != nil {
-				i = int(perm[k])
-			}
-			t.entries = append(t.entries, entries[i])
 		}
 	}
 	if clashed {

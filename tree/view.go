@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
+	"time"
 )
 
 // Node is a file or directory of a [View]. Nodes are shared: callers must
@@ -42,9 +43,10 @@ type View struct {
 	parent []int32 // position in nodes of the parent of each node
 	at     []int32 // position in nodes of each of kids
 
-	dirs    int                       // the number of directories
-	visible []bool                    // by position in nodes; nil if unpruned
-	shown   []atomic.Pointer[[]*Node] // by Node.dir: visible children, once listed
+	dirs    int                         // the number of directories
+	visible []bool                      // by position in nodes; nil if unpruned
+	shown   []atomic.Pointer[[]*Node]   // by Node.dir: visible children, once listed
+	times   atomic.Pointer[[]time.Time] // by Node.dir: see ModTime; set on first use
 }
 
 // index is a hash table from the paths of a view's nodes to their
@@ -276,4 +278,44 @@ func (v *View) Walk(fn func(*Node) bool) {
 			return
 		}
 	}
+}
+
+// ModTime returns the modification time of node n of the view: a file's
+// Entry.ModTime; for a directory, the newest ModTime of the files of the
+// view below it, at any depth (files the view hides do not count, so a
+// directory's time reveals nothing about hidden pages), or the zero Time
+// when none of them has one. The times of all directories are computed
+// together, in one pass over the view, on the first call.
+func (v *View) ModTime(n *Node) time.Time {
+	if !n.IsDir {
+		return n.Entry.ModTime
+	}
+	return v.dirTimes()[n.dir]
+}
+
+// dirTimes returns the time of each directory, by Node.dir.
+func (v *View) dirTimes() []time.Time {
+	if t := v.times.Load(); t != nil {
+		return *t
+	}
+	t := make([]time.Time, v.dirs)
+	// In reverse path order a directory comes after everything below it,
+	// so its time is final when it passes it on to its parent.
+	for i := len(v.nodes) - 1; i > 0; i-- {
+		if v.visible != nil && !v.visible[i] {
+			continue
+		}
+		n := &v.nodes[i]
+		mt := t[n.dir]
+		if !n.IsDir {
+			mt = n.Entry.ModTime
+		}
+		if p := v.nodes[v.parent[i]].dir; mt.After(t[p]) {
+			t[p] = mt
+		}
+	}
+	if !v.times.CompareAndSwap(nil, &t) {
+		return *v.times.Load()
+	}
+	return t
 }

@@ -348,12 +348,12 @@ func TestVisible(t *testing.T) {
 func TestNew(t *testing.T) {
 	loc := time.FixedZone("X", 3600)
 	in := []tree.Entry{
+		{Slug: "b.md", Size: 5},
 		{Slug: "b.md", IsPublic: true, Size: -1, ModTime: time.Date(2024, 1, 1, 1, 0, 0, 0, loc)},
 		{Slug: "a/../b", Size: -1},
 		{Slug: "c", Size: -2},
 		{Slug: "d", Chunks: -1, Size: -1},
 		{Slug: "e", ModTime: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)},
-		{Slug: "b.md", Size: 5},
 		{Slug: "a", Groups: []string{"g"}},
 	}
 	groups := in[6].Groups
