@@ -2,7 +2,6 @@ package httpfs
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"html"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/chromafs/chromafs/adapters/internal/attr"
+	"github.com/chromafs/chromafs/adapters/internal/upstream"
 )
 
 // Options configure NewHandler. The zero value serves from the root of
@@ -36,6 +36,15 @@ type Options struct {
 	// CacheControl is the Cache-Control header of every response. Empty
 	// means "private, no-cache"; "-" sends none.
 	CacheControl string
+
+	// AllowActiveContent serves files with the content type the tree
+	// records (or their extension gives) even when it is active content —
+	// HTML, SVG, XML, JavaScript (see the package documentation) — which
+	// a browser would run as a page of the server's origin, where it holds
+	// the users' credentials. By default such files are served as
+	// text/plain; charset=utf-8. Set it only when every writer of the
+	// collection is trusted with the origin.
+	AllowActiveContent bool
 }
 
 // handler is the http.Handler of NewHandler.
@@ -44,6 +53,7 @@ type handler struct {
 	prefix       string // "/" or "/files/"
 	log          *slog.Logger
 	cacheControl string
+	allowActive  bool
 }
 
 // NewHandler returns a read-only file server for the filesystem that
@@ -67,7 +77,7 @@ func NewHandler(resolve func(r *http.Request) (fs.FS, error), opt Options) http.
 	case "-":
 		cc = ""
 	}
-	return &handler{resolve: resolve, prefix: prefix, log: opt.Logger, cacheControl: cc}
+	return &handler{resolve: resolve, prefix: prefix, log: opt.Logger, cacheControl: cc, allowActive: opt.AllowActiveContent}
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -99,21 +109,32 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 
 	fsys, err := h.resolve(r)
-	if err != nil {
-		h.logf(r, "resolve filesystem", err)
-		http.Error(w, "500 internal server error", http.StatusInternalServerError)
-		return
+	if err == nil && fsys == nil {
+		err = errors.New("resolve returned a nil fs.FS")
 	}
-	if fsys == nil {
-		h.logf(r, "resolve filesystem", errors.New("resolve returned a nil fs.FS"))
-		http.Error(w, "500 internal server error", http.StatusInternalServerError)
+	if err != nil {
+		k := upstream.Classify(err, false)
+		if k != upstream.Canceled {
+			h.logf(r, "resolve filesystem", k, err)
+		}
+		upstream.Write(w, k, false, http.StatusInternalServerError)
 		return
 	}
 
-	fi, err := fs.Stat(fsys, name)
+	// Metadata first (no read on chromafs), to know whether a file is a
+	// lazy pointer before anything reads it.
+	fi, sized, err := attr.StatMeta(fsys, name)
 	if err != nil {
-		h.fail(w, r, "stat", err)
+		h.fail(w, r, "stat", err, false)
 		return
+	}
+	if !fi.IsDir() && !sized {
+		// The file's size is needed for its headers: a read.
+		pointer := upstream.IsPointer(fi)
+		if fi, err = fs.Stat(fsys, name); err != nil {
+			h.fail(w, r, "stat", err, pointer)
+			return
+		}
 	}
 	switch {
 	case fi.IsDir() && !wantDir:
@@ -146,9 +167,10 @@ func fsName(rel string) (name string, wantDir, ok bool) {
 
 // serveFile serves one file with http.ServeContent.
 func (h *handler) serveFile(w http.ResponseWriter, r *http.Request, fsys fs.FS, name string, fi fs.FileInfo) {
+	pointer := upstream.IsPointer(fi)
 	f, err := fsys.Open(name)
 	if err != nil {
-		h.fail(w, r, "open", err)
+		h.fail(w, r, "open", err, pointer)
 		return
 	}
 	defer f.Close()
@@ -160,7 +182,7 @@ func (h *handler) serveFile(w http.ResponseWriter, r *http.Request, fsys fs.FS, 
 		// and ranges).
 		data, err := io.ReadAll(f)
 		if err != nil {
-			h.fail(w, r, "read", err)
+			h.fail(w, r, "read", err, pointer)
 			return
 		}
 		content = bytes.NewReader(data)
@@ -170,14 +192,14 @@ func (h *handler) serveFile(w http.ResponseWriter, r *http.Request, fsys fs.FS, 
 		// "200 OK" would send a truncated body. A HEAD or a 304 needs no
 		// content.
 		if err := preload(content, rangeStart(r, fi.Size())); err != nil {
-			h.fail(w, r, "read", err)
+			h.fail(w, r, "read", err, pointer)
 			return
 		}
 	}
 
 	hdr := w.Header()
 	hdr.Set("ETag", etag)
-	hdr.Set("Content-Type", attr.ContentType(name, fi))
+	hdr.Set("Content-Type", attr.ServedType(name, fi, h.allowActive))
 	http.ServeContent(w, r, fi.Name(), fi.ModTime(), content)
 }
 
@@ -261,9 +283,11 @@ func etagMatches(header, etag string) bool {
 
 // serveDir writes an HTML listing of the directory name.
 func (h *handler) serveDir(w http.ResponseWriter, r *http.Request, fsys fs.FS, name string) {
+	// Names and kinds only: a listing never asks for an entry's Info,
+	// which on chromafs could read a page to learn its size.
 	ents, err := fs.ReadDir(fsys, name)
 	if err != nil {
-		h.fail(w, r, "readdir", err)
+		h.fail(w, r, "readdir", err, false)
 		return
 	}
 	var b bytes.Buffer
@@ -286,7 +310,7 @@ func (h *handler) serveDir(w http.ResponseWriter, r *http.Request, fsys fs.FS, n
 
 	hdr := w.Header()
 	hdr.Set("Content-Type", "text/html; charset=utf-8")
-	hdr.Set("Content-Security-Policy", "default-src 'none'; sandbox")
+	hdr.Set("Content-Security-Policy", listingCSP)
 	hdr.Set("Content-Length", fmt.Sprint(b.Len()))
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {
@@ -294,11 +318,19 @@ func (h *handler) serveDir(w http.ResponseWriter, r *http.Request, fsys fs.FS, n
 	}
 }
 
+// listingCSP is the Content-Security-Policy of directory listings: no
+// script, style, frame, form or other resource, in a sandbox with an
+// opaque origin; only the links work.
+const listingCSP = "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'; sandbox"
+
 // fail answers a failed filesystem operation: 404 for missing and hidden
-// paths alike, 400 for invalid ones, 403 for refused ones, 503 for a
-// canceled request, 504 for a timed-out read and 502 for any other
-// failure (the store did not deliver).
-func (h *handler) fail(w http.ResponseWriter, r *http.Request, op string, err error) {
+// paths alike, 400 for invalid ones, 403 for refused ones, and for a
+// failure of the services behind the filesystem the status of
+// upstream.Classify (pointer: err came from reading a lazy pointer): 503
+// with Retry-After when the store or the cache cannot be reached, 504 when
+// a deadline passed, 502 for anything else, and 503 when the client
+// canceled the request (nobody reads that answer).
+func (h *handler) fail(w http.ResponseWriter, r *http.Request, op string, err error, pointer bool) {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		notFound(w)
@@ -310,18 +342,11 @@ func (h *handler) fail(w http.ResponseWriter, r *http.Request, op string, err er
 		http.Error(w, "403 forbidden", http.StatusForbidden)
 		return
 	}
-	if r.Context().Err() != nil {
-		// The client went away; nobody reads this answer.
-		h.logf(r, op, err)
-		http.Error(w, "503 request canceled", http.StatusServiceUnavailable)
-		return
+	k := upstream.Classify(err, pointer)
+	if k != upstream.Canceled {
+		h.logf(r, op, k, err)
 	}
-	h.logf(r, op, err)
-	if errors.Is(err, context.DeadlineExceeded) {
-		http.Error(w, "504 gateway timeout: the page could not be read in time", http.StatusGatewayTimeout)
-		return
-	}
-	http.Error(w, "502 bad gateway: the page could not be read", http.StatusBadGateway)
+	upstream.Write(w, k, pointer, http.StatusBadGateway)
 }
 
 func notFound(w http.ResponseWriter) {
@@ -339,10 +364,10 @@ func redirect(w http.ResponseWriter, r *http.Request, target string) {
 	w.WriteHeader(http.StatusMovedPermanently)
 }
 
-func (h *handler) logf(r *http.Request, op string, err error) {
+func (h *handler) logf(r *http.Request, op string, k upstream.Kind, err error) {
 	if h.log == nil {
 		return
 	}
 	h.log.LogAttrs(r.Context(), slog.LevelError, "httpfs: "+op+" failed",
-		slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Any("error", err))
+		slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.String("kind", k.String()), slog.Any("err", err))
 }

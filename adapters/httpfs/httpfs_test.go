@@ -21,6 +21,7 @@ import (
 
 	"github.com/chromafs/chromafs"
 	"github.com/chromafs/chromafs/adapters/httpfs"
+	"github.com/chromafs/chromafs/adapters/internal/upstream"
 	"github.com/chromafs/chromafs/chromastore"
 	"github.com/chromafs/chromafs/internal/testcorpus"
 	"github.com/chromafs/chromafs/internal/testenv"
@@ -475,7 +476,7 @@ func smallFS(t testing.TB) *chromafs.FS {
 }
 
 // TestChromaDown: with Chroma stopped, a page that is not cached answers
-// 502 with a short body — never 200 or 206 with partial content — while
+// 503 with Retry-After and a short body that names no address — never 200 or 206 with partial content — while
 // listings (in memory) and cached pages still work; after a restart the
 // page is served.
 func TestChromaDown(t *testing.T) {
@@ -517,12 +518,12 @@ func TestChromaDown(t *testing.T) {
 		t.Run(v.Name, func(t *testing.T) {
 			h := handlerFor(v.FS, httpfs.Options{Logger: logger})
 			for _, hdr := range [][]string{nil, {"Range", "bytes=0-9"}, {"Range", "bytes=0-1,5-6"}, {"If-None-Match", `"stale"`}} {
-				res := check(t, h, "GET", "/reference/big.md", hdr, want{status: 502})
-				if res.Body.Len() > 100 || strings.Contains(res.Body.String(), "line") {
-					t.Errorf("502 body %q", res.Body)
+				res := check(t, h, "GET", "/reference/big.md", hdr, want{status: 503, header: map[string]string{"Retry-After": "5"}})
+				if res.Body.String() != upstream.BodyUnavailable+"\n" {
+					t.Errorf("503 body %q", res.Body)
 				}
 				if res.Header().Get("Content-Range") != "" || res.Header().Get("ETag") != "" {
-					t.Errorf("502 with Content-Range/ETag: %v", res.Header())
+					t.Errorf("503 with Content-Range/ETag: %v", res.Header())
 				}
 			}
 			// Real client: a 5xx, not a short 200.
@@ -533,14 +534,14 @@ func TestChromaDown(t *testing.T) {
 				t.Fatal(err)
 			}
 			resp.Body.Close()
-			if resp.StatusCode != 502 {
+			if resp.StatusCode != 503 {
 				t.Errorf("over the network: %d", resp.StatusCode)
 			}
 			// HEAD needs no content when the tree knows the size.
 			if v.Name == "ingest" {
 				check(t, h, "HEAD", "/reference/big.md", nil, want{status: 200, header: map[string]string{"Content-Length": strconv.Itoa(len(vis["reference/big.md"]))}})
 			} else {
-				check(t, h, "HEAD", "/reference/big.md", nil, want{status: 502})
+				check(t, h, "HEAD", "/reference/big.md", nil, want{status: 503})
 			}
 			// The tree and the cache still serve.
 			check(t, h, "GET", "/guides/", nil, want{status: 200})

@@ -134,6 +134,15 @@ func (w *fileSystem) Stat(ctx context.Context, name string) (os.FileInfo, error)
 	return &fileInfo{FileInfo: fi, name: path.Base(n)}, nil
 }
 
+// sizedInfo is a FileInfo from attr.StatMeta whose size became known by a
+// read.
+type sizedInfo struct {
+	fs.FileInfo
+	size int64
+}
+
+func (fi sizedInfo) Size() int64 { return fi.size }
+
 // fileInfo adds webdav.ETager and webdav.ContentTyper to a FileInfo, so
 // that PROPFIND takes both from the tree instead of opening and sniffing
 // the file. Sys() is the wrapped FileInfo's (chromafs: the *tree.Entry).
@@ -155,12 +164,13 @@ func (fi *fileInfo) ETag(ctx context.Context) (string, error) {
 	return attr.ETag(fi.FileInfo), nil
 }
 
-// ContentType returns attr.ContentType of the file; directories have none.
+// ContentType returns attr.ServedType of the file (active content such as
+// HTML as text/plain); directories have none.
 func (fi *fileInfo) ContentType(ctx context.Context) (string, error) {
 	if fi.IsDir() {
 		return "", webdav.ErrNotImplemented
 	}
-	return attr.ContentType(fi.name, fi.FileInfo), nil
+	return attr.ServedType(fi.name, fi.FileInfo, false), nil
 }
 
 // file is a webdav.File over an open fs.File.

@@ -2,7 +2,6 @@ package webdavfs
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"io/fs"
 	"log/slog"
@@ -12,8 +11,8 @@ import (
 
 	"golang.org/x/net/webdav"
 
-	"github.com/chromafs/chromafs"
 	"github.com/chromafs/chromafs/adapters/internal/attr"
+	"github.com/chromafs/chromafs/adapters/internal/upstream"
 )
 
 // Allow is the value of the Allow header of every answer to OPTIONS and of
@@ -29,9 +28,6 @@ const allowCollection = "OPTIONS, PROPFIND"
 // precondition of RFC 4918, section 9.1.
 const FiniteDepthBody = `<?xml version="1.0" encoding="utf-8"?><D:error xmlns:D="DAV:"><D:propfind-finite-depth/></D:error>`
 
-// maxPropfindBody bounds the XML body of a PROPFIND request.
-const maxPropfindBody = 1 << 20
-
 // Options configure [NewHandler].
 type Options struct {
 	// Prefix is the URL path under which the filesystem is served, such
@@ -42,6 +38,15 @@ type Options struct {
 	// AllowInfiniteDepth answers PROPFIND with Depth: infinity (or
 	// without a Depth header) with the whole subtree, instead of 403.
 	AllowInfiniteDepth bool
+
+	// AllowActiveContent serves pages with the content type the tree
+	// records (or their extension gives) even when it is active content —
+	// HTML, SVG, XML, JavaScript (see the package documentation) — which
+	// a browser would run as a page of the server's origin. By default
+	// such pages are served, and listed in PROPFIND, as
+	// text/plain; charset=utf-8. Set it only when every writer of the
+	// collection is trusted with the origin.
+	AllowActiveContent bool
 
 	// Logger receives failures: resolve errors and store errors, with
 	// their details (clients get a generic body). Nil means
@@ -62,21 +67,24 @@ func NewHandler(resolve func(r *http.Request) (fs.FS, error), opt Options) http.
 		log = slog.Default()
 	}
 	return &handler{
-		resolve:  resolve,
-		prefix:   strings.TrimRight(opt.Prefix, "/"),
-		infinite: opt.AllowInfiniteDepth,
-		log:      log,
+		resolve:     resolve,
+		prefix:      strings.TrimRight(opt.Prefix, "/"),
+		infinite:    opt.AllowInfiniteDepth,
+		allowActive: opt.AllowActiveContent,
+		log:         log,
 	}
 }
 
 type handler struct {
-	resolve  func(r *http.Request) (fs.FS, error)
-	prefix   string // "" or "/x" without a trailing slash
-	infinite bool
-	log      *slog.Logger
+	resolve     func(r *http.Request) (fs.FS, error)
+	prefix      string // "" or "/x" without a trailing slash
+	infinite    bool
+	allowActive bool
+	log         *slog.Logger
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("X-Content-Type-Options", "nosniff")
 	name, ok := h.strip(r.URL.Path)
 	if !ok {
 		h.fail(w, http.StatusNotFound)
@@ -121,20 +129,33 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 
 	fsys, err := h.resolve(r)
+	if err == nil && fsys == nil {
+		err = errors.New("resolve returned a nil fs.FS")
+	}
 	if err != nil {
-		h.log.Error("webdavfs: resolve", "method", r.Method, "path", r.URL.Path, "err", err)
-		h.fail(w, http.StatusInternalServerError)
+		k := upstream.Classify(err, false)
+		if k != upstream.Canceled {
+			h.log.Error("webdavfs: resolve", "method", r.Method, "path", r.URL.Path, "kind", k.String(), "err", err)
+		}
+		upstream.Write(w, k, false, http.StatusInternalServerError)
 		return
 	}
-	ctx := r.Context()
 	wfs := &fileSystem{fsys: fsys}
-	fi, err := wfs.Stat(ctx, name)
+	view := wfs.view(r.Context())
+	n := fsName(name)
+	// Metadata only: a PROPFIND never reads content, and GET and HEAD
+	// learn here whether the file is a lazy pointer.
+	fi, sized, err := attr.StatMeta(view, n)
 	if err != nil {
-		h.storeFail(w, r, err)
+		h.storeFail(w, r, err, false)
 		return
 	}
 	if r.Method == "PROPFIND" {
-		h.propfind(w, r, wfs.view(ctx), name, fi.(*fileInfo).FileInfo, depth)
+		webName := "/"
+		if n != "." {
+			webName += n
+		}
+		h.propfind(w, r, view, resource{name: webName, base: path.Base(n), fi: fi, sized: sized}, n, depth)
 		return
 	}
 
@@ -144,6 +165,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, http.StatusMethodNotAllowed)
 		return
 	}
+	pointer := upstream.IsPointer(fi)
 	var davErr error
 	dav := &webdav.Handler{
 		Prefix:     h.prefix,
@@ -154,15 +176,25 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodGet {
 		// Load the page now, so that a failed read is an error status
 		// rather than a 200 whose body stops short.
-		data, err := readShared(wfs.view(ctx), fsName(name))
+		data, err := readShared(view, n)
 		if err != nil {
-			h.storeFail(w, r, err)
+			h.storeFail(w, r, err, pointer)
 			return
 		}
+		if !sized {
+			fi = sizedInfo{FileInfo: fi, size: int64(len(data))}
+		}
 		wfs.pinName = name
-		wfs.pin = &memFile{Reader: bytes.NewReader(data), info: fi.(*fileInfo), name: name}
+		wfs.pin = &memFile{Reader: bytes.NewReader(data), info: &fileInfo{FileInfo: fi, name: path.Base(n)}, name: name}
+	} else if !sized {
+		// HEAD sends the size: a read, reported here rather than as
+		// webdav.Handler's 500.
+		if fi, err = fs.Stat(view, n); err != nil {
+			h.storeFail(w, r, err, pointer)
+			return
+		}
 	}
-	w.Header().Set("Content-Type", attr.ContentType(path.Base(fsName(name)), fi))
+	w.Header().Set("Content-Type", attr.ServedType(path.Base(n), fi, h.allowActive))
 	dav.ServeHTTP(w, r)
 	if davErr != nil {
 		h.log.Error("webdavfs: serve", "method", r.Method, "path", r.URL.Path, "err", davErr)
@@ -188,32 +220,41 @@ func (h *handler) fail(w http.ResponseWriter, status int) {
 	http.Error(w, http.StatusText(status), status)
 }
 
-// storeFail answers the status for err; failures other than a missing
-// file are logged.
-func (h *handler) storeFail(w http.ResponseWriter, r *http.Request, err error) {
-	status := Status(err)
-	if status >= 500 {
-		h.log.Error("webdavfs: store", "method", r.Method, "path", r.URL.Path, "status", status, "err", err)
+// storeFail answers a failed filesystem operation with the status of
+// [Status] (pointer: err came from reading a lazy pointer, see
+// upstream.Classify) and a generic body; failures other than a missing or
+// forbidden file, and a canceled request, are logged.
+func (h *handler) storeFail(w http.ResponseWriter, r *http.Request, err error, pointer bool) {
+	switch {
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, fs.ErrInvalid):
+		h.fail(w, http.StatusNotFound)
+		return
+	case errors.Is(err, fs.ErrPermission):
+		h.fail(w, http.StatusForbidden)
+		return
 	}
-	h.fail(w, status)
+	k := upstream.Classify(err, pointer)
+	if k != upstream.Canceled {
+		h.log.Error("webdavfs: store", "method", r.Method, "path", r.URL.Path,
+			"status", k.Status(http.StatusBadGateway), "kind", k.String(), "err", err)
+	}
+	upstream.Write(w, k, pointer, http.StatusBadGateway)
 }
 
 // Status returns the HTTP status for an error of the filesystem: 404 for
-// a missing (or hidden, or invalid) path, 403 for a permission error, 504
-// for a deadline, 500 for a corrupt page and 502 (Bad Gateway: the store
-// behind the filesystem failed) for anything else.
+// a missing (or hidden, or invalid) path, 403 for a permission error, and
+// for a failure of the services behind the filesystem 503 when the store
+// or the cache cannot be reached (and when the request was canceled), 504
+// when a deadline passed, and 502 for anything else (a corrupt page, an
+// error answer of the store, a broken lazy pointer). It never returns 500.
 func Status(err error) int {
 	switch {
 	case errors.Is(err, fs.ErrNotExist), errors.Is(err, fs.ErrInvalid):
 		return http.StatusNotFound
 	case errors.Is(err, fs.ErrPermission):
 		return http.StatusForbidden
-	case errors.Is(err, context.DeadlineExceeded):
-		return http.StatusGatewayTimeout
-	case errors.Is(err, chromafs.ErrCorruptPage):
-		return http.StatusInternalServerError
 	}
-	return http.StatusBadGateway
+	return upstream.Classify(err, false).Status(http.StatusBadGateway)
 }
 
 // IsProbe reports whether a path names a file that desktop clients look

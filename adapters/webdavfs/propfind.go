@@ -20,11 +20,50 @@ import (
 // writer builds encoding/xml tokens for every property of every resource.
 // The answers are those webdav.Handler gives (same live properties, values,
 // hrefs and statuses; see TestPropfindDifferential), written with
-// precomputed fragments.
+// precomputed fragments and streamed to the client.
+
+// Limits of a PROPFIND. x/net/webdav has none; Apache's mod_dav bounds
+// the request body (LimitXMLRequestBody, 1,000,000 bytes by default).
+// Real clients (Finder, Windows, davfs2, rclone, cadaver, Office) send
+// bodies of a few hundred bytes naming ten to thirty properties with
+// names of a few dozen bytes.
+const (
+	// MaxPropfindBody is the largest PROPFIND request body, in bytes. A
+	// larger one is refused with 413 (Content Too Large).
+	MaxPropfindBody = 64 << 10
+
+	// MaxPropfindProps is the most property names a PROPFIND may list in
+	// DAV:prop (or DAV:include). More are refused with 413.
+	MaxPropfindProps = 256
+
+	// MaxPropNameLen is the longest namespace and the longest local name,
+	// in bytes, of a property named in a PROPFIND. A longer one is
+	// refused with 413.
+	MaxPropNameLen = 256
+
+	// MaxPropfindAnswer bounds the multistatus body of a PROPFIND answer,
+	// in bytes. A PROPFIND of depth 0 or 1 whose answer could exceed it
+	// is refused with 507 (Insufficient Storage, RFC 4918 section 11.5)
+	// before anything is sent; a walk of Depth: infinity
+	// (Options.AllowInfiniteDepth) that reaches it after the first bytes
+	// were sent is aborted (the connection is cut, so the client sees a
+	// truncated answer, never a well-formed one that leaves entries out).
+	MaxPropfindAnswer = 64 << 20
+)
+
+// flushAt is the size of the pending part of an answer beyond which it is
+// sent: the memory a PROPFIND holds besides its directory listing. An
+// answer that fits is sent whole, with a Content-Length.
+const flushAt = 64 << 10
 
 // errInvalidPropfind is the error of a PROPFIND body that parses but is
 // not a valid DAV:propfind (as webdav.Handler's).
 var errInvalidPropfind = errors.New("webdav: invalid propfind")
+
+// limitError is the error of a PROPFIND body over one of the limits.
+type limitError struct{ msg string }
+
+func (e *limitError) Error() string { return e.msg }
 
 // liveProp is a live DAV: property that webdav.Handler answers.
 type liveProp uint8
@@ -72,7 +111,7 @@ func lookupLive(n xml.Name) (liveProp, bool) {
 
 // Static fragments of the multistatus.
 const (
-	msHeader      = `<?xml version="1.0" encoding="UTF-8"?><D:multistatus xmlns:D="DAV:">`
+	msHeader      = `<?xml version="1.0" encoding="UTF-8"?><D:multistatus xmlns:D="DAV:"`
 	msFooter      = `</D:multistatus>`
 	respOpen      = `<D:response><D:href>`
 	hrefClose     = `</D:href>`
@@ -92,7 +131,8 @@ type propfindRequest struct {
 }
 
 // propfindPN is the list of property names of a DAV:prop or DAV:include
-// element: empty elements, at least one (as webdav.Handler requires).
+// element: empty elements, at least one (as webdav.Handler requires), at
+// most MaxPropfindProps, with names of at most MaxPropNameLen bytes.
 type propfindPN []xml.Name
 
 func (pn *propfindPN) UnmarshalXML(d *xml.Decoder, start xml.StartElement) error {
@@ -108,6 +148,12 @@ func (pn *propfindPN) UnmarshalXML(d *xml.Decoder, start xml.StartElement) error
 			}
 			return nil
 		case xml.StartElement:
+			if len(*pn) >= MaxPropfindProps {
+				return &limitError{fmt.Sprintf("a PROPFIND may name at most %d properties", MaxPropfindProps)}
+			}
+			if len(t.Name.Space) > MaxPropNameLen || len(t.Name.Local) > MaxPropNameLen {
+				return &limitError{fmt.Sprintf("a property's namespace and local name may have at most %d bytes each", MaxPropNameLen)}
+			}
 			e, err := nextToken(d)
 			if err != nil {
 				return err
@@ -151,7 +197,8 @@ func (c *countingReader) Read(p []byte) (int, error) {
 
 // parsePropfind reads a PROPFIND body with webdav.Handler's rules: an
 // empty body is allprop; otherwise exactly one of allprop (with an
-// optional include), propname and prop.
+// optional include), propname and prop. Errors wrapping *limitError or
+// *http.MaxBytesError are bodies over a limit.
 func parsePropfind(r io.Reader) (propfindRequest, error) {
 	var pf propfindRequest
 	c := &countingReader{r: r}
@@ -175,18 +222,25 @@ func parsePropfind(r io.Reader) (propfindRequest, error) {
 }
 
 // propPlan is what to answer for one kind of resource (collection or
-// file): the live properties with a 200, in order, and the rest of the
-// answer, which is the same for every resource of that kind.
+// file).
 type propPlan struct {
-	ok []liveProp
-	// static, when ok is empty, is the whole propstat list: a propname
-	// answer. Otherwise it follows the 200 propstat: a 404 propstat of the
-	// named properties the resource does not have, or nothing.
-	static []byte
+	// ok are the live properties answered with a 200, in order. With
+	// allprop, those a resource lacks (the size of a page whose size is
+	// not known without reading it) are left out; with prop, they go to
+	// the 404 propstat.
+	ok      []liveProp
+	allprop bool
+	// missing are the named properties the kind does not have, as empty
+	// elements, for the 404 propstat.
+	missing []byte
+	// names, for propname, is the whole propstat list.
+	names []byte
 }
 
-// plans returns the answers to pf for collections and for files.
-func plans(pf propfindRequest) (dir, file propPlan) {
+// plans returns the answers to pf for collections and for files. ns maps
+// the namespaces of the properties named (other than DAV: and none) to
+// the prefixes that the multistatus element declares.
+func plans(pf propfindRequest, ns map[string]string) (dir, file propPlan) {
 	build := func(isDir bool) propPlan {
 		var live []liveProp
 		for p, lp := range liveProps {
@@ -197,75 +251,149 @@ func plans(pf propfindRequest) (dir, file propPlan) {
 		if pf.Propname != nil {
 			b := []byte(propstatOpen)
 			for _, p := range live {
-				b = appendEmpty(b, xml.Name{Space: "DAV:", Local: liveProps[p].local})
+				b = appendEmpty(b, xml.Name{Space: "DAV:", Local: liveProps[p].local}, nil)
 			}
-			return propPlan{static: append(b, propstatOK...)}
+			return propPlan{names: append(b, propstatOK...)}
 		}
 		if pf.Allprop != nil {
 			// Every property the resource has. DAV:include is ignored, as
 			// webdav.Handler ignores it: all the live properties are
 			// already listed, and there are no dead ones.
-			return propPlan{ok: live}
+			return propPlan{ok: live, allprop: true}
 		}
 		var plan propPlan
-		var missing []byte
 		for _, n := range pf.Prop {
 			if p, ok := lookupLive(n); ok && (liveProps[p].dir || !isDir) {
 				plan.ok = append(plan.ok, p)
 			} else {
-				missing = appendEmpty(missing, n)
+				plan.missing = appendEmpty(plan.missing, n, ns)
 			}
-		}
-		if missing != nil {
-			plan.static = append(append([]byte(propstatOpen), missing...), propstatNotFd...)
 		}
 		return plan
 	}
 	return build(true), build(false)
 }
 
+// namespaces returns prefixes for the namespaces of the properties pf
+// names, other than DAV: and none, and the multistatus start tag that
+// declares them: each namespace is written once per answer, however
+// many resources echo a property in it.
+func namespaces(pf propfindRequest) (map[string]string, []byte) {
+	header := []byte(msHeader)
+	var ns map[string]string
+	for _, n := range pf.Prop {
+		if n.Space == "" || n.Space == "DAV:" {
+			continue
+		}
+		if _, ok := ns[n.Space]; ok {
+			continue
+		}
+		if ns == nil {
+			ns = map[string]string{}
+		}
+		p := "ns" + strconv.Itoa(len(ns))
+		ns[n.Space] = p
+		header = append(header, " xmlns:"...)
+		header = append(header, p...)
+		header = append(header, `="`...)
+		header = appendEscaped(header, n.Space)
+		header = append(header, '"')
+	}
+	return ns, append(header, '>')
+}
+
 // appendEmpty appends an empty element named n: D:-prefixed in the DAV:
-// namespace, with a default namespace declaration otherwise.
-func appendEmpty(b []byte, n xml.Name) []byte {
+// namespace, unprefixed in none, and with its prefix in ns otherwise.
+func appendEmpty(b []byte, n xml.Name, ns map[string]string) []byte {
 	switch n.Space {
 	case "DAV:":
 		b = append(b, "<D:"...)
-		b = append(b, n.Local...)
 	case "":
 		b = append(b, '<')
-		b = append(b, n.Local...)
 	default:
 		b = append(b, '<')
-		b = append(b, n.Local...)
-		b = append(b, ` xmlns="`...)
-		b = appendEscaped(b, n.Space)
-		b = append(b, '"')
+		b = append(b, ns[n.Space]...)
+		b = append(b, ':')
 	}
+	b = append(b, n.Local...)
 	return append(b, "/>"...)
 }
 
 // resource is one resource of a PROPFIND answer.
 type resource struct {
-	name string      // WebDAV name: "/" or "/a/b"
-	base string      // base name of its io/fs name, for the content type
-	fi   fs.FileInfo // its metadata
+	name  string      // WebDAV name: "/" or "/a/b"
+	base  string      // base name of its io/fs name, for the content type
+	fi    fs.FileInfo // its metadata
+	sized bool        // fi.Size() is known (see attr.MetaStater)
 }
 
-// multistatus writes a multistatus answer into a buffer.
+// has reports whether r has the live property p: a page whose size is not
+// known without reading it has no getcontentlength, and no getetag unless
+// the tree records its hash.
+func (r *resource) has(p liveProp) bool {
+	switch p {
+	case propContentLength:
+		return r.sized
+	case propETag:
+		_, ok := attr.KnownETag(r.fi, r.sized)
+		return ok
+	}
+	return true
+}
+
+// multistatus writes a multistatus answer to a client: it keeps up to
+// flushAt bytes pending and sends them when there are more, so that the
+// memory of an answer does not grow with its size.
 type multistatus struct {
-	b         []byte
-	prefix    string
-	dir, file propPlan
+	w           http.ResponseWriter
+	b           []byte // pending bytes
+	header      []byte // the multistatus start tag
+	prefix      string
+	dir, file   propPlan
+	allowActive bool
+	sent        int64 // bytes sent
+	started     bool  // the status line is sent
+	err         error // the client's connection failed
 }
 
 // bufPool recycles answer buffers; those that grew past maxPooledBuf are
 // left to the garbage collector.
-var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}
+var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, flushAt+8<<10); return &b }}
 
-const maxPooledBuf = 4 << 20
+const maxPooledBuf = 4 * flushAt
 
-// response appends the response for r.
-func (m *multistatus) response(r resource) {
+// plan returns the plan for r.
+func (m *multistatus) plan(r *resource) *propPlan {
+	if r.fi.IsDir() {
+		return &m.dir
+	}
+	return &m.file
+}
+
+// size returns the number of bytes of the answer so far.
+func (m *multistatus) size() int64 { return m.sent + int64(len(m.b)) }
+
+// bound returns an upper bound of the size of r's response, for the check
+// against MaxPropfindAnswer before an answer is sent: escaping makes a
+// byte of a name or value at most six bytes (a UTF-8 byte "%XX" in an
+// href, "&amp;" for "&"); the fixed text of all live properties, a date
+// and a 64-bit size are under 512 bytes.
+func (m *multistatus) bound(r *resource) int64 {
+	plan := m.plan(r)
+	n := len(respOpen) + len(hrefClose) + len(respClose) + 6*(len(m.prefix)+len(r.name)+1) +
+		2*len(propstatOpen) + len(propstatOK) + len(propstatNotFd) + len(plan.missing) + len(plan.names) + 512
+	if len(plan.ok) > 0 {
+		n += 6 * (len(r.fi.Name()) + len(attr.ServedType(r.base, r.fi, m.allowActive)) + 34)
+		if !plan.allprop {
+			n += 32 * len(plan.ok) // lacking properties echoed in the 404 propstat
+		}
+	}
+	return int64(n)
+}
+
+// response appends the response for r, and sends what is pending when
+// there is more than flushAt.
+func (m *multistatus) response(r *resource) {
 	isDir := r.fi.IsDir()
 	b := append(m.b, respOpen...)
 	href := path.Join(m.prefix, r.name)
@@ -274,23 +402,86 @@ func (m *multistatus) response(r resource) {
 	}
 	b = appendEscaped(b, (&url.URL{Path: href}).EscapedPath())
 	b = append(b, hrefClose...)
-	plan := &m.file
-	if isDir {
-		plan = &m.dir
-	}
+	plan := m.plan(r)
+	var lacking [numLiveProps]liveProp
+	nl := 0
 	if len(plan.ok) > 0 {
+		start := len(b)
 		b = append(b, propstatOpen...)
+		found := false
 		for _, p := range plan.ok {
-			b = appendLive(b, p, r)
+			if !r.has(p) {
+				lacking[nl] = p
+				nl++
+				continue
+			}
+			b = appendLive(b, p, r, m.allowActive)
+			found = true
 		}
-		b = append(b, propstatOK...)
+		if found {
+			b = append(b, propstatOK...)
+		} else {
+			b = b[:start]
+		}
 	}
-	b = append(b, plan.static...)
+	b = append(b, plan.names...)
+	if plan.allprop {
+		nl = 0
+	}
+	if nl > 0 || len(plan.missing) > 0 {
+		b = append(b, propstatOpen...)
+		for _, p := range lacking[:nl] {
+			b = appendEmpty(b, xml.Name{Space: "DAV:", Local: liveProps[p].local}, nil)
+		}
+		b = append(b, plan.missing...)
+		b = append(b, propstatNotFd...)
+	}
 	m.b = append(b, respClose...)
+	if len(m.b) >= flushAt {
+		m.flush()
+	}
 }
 
-// appendLive appends property p of r, with webdav.Handler's value.
-func appendLive(b []byte, p liveProp, r resource) []byte {
+// flush sends the status line (the first time) and what is pending.
+func (m *multistatus) flush() {
+	if m.err != nil {
+		m.b = m.b[:0]
+		return
+	}
+	if !m.started {
+		m.writeHeader(-1)
+	}
+	n, err := m.w.Write(m.b)
+	m.sent += int64(n)
+	m.err = err
+	m.b = m.b[:0]
+}
+
+// writeHeader sends the status line, with a Content-Length unless length
+// is negative.
+func (m *multistatus) writeHeader(length int) {
+	hd := m.w.Header()
+	hd.Set("Content-Type", "text/xml; charset=utf-8")
+	if length >= 0 {
+		hd.Set("Content-Length", strconv.Itoa(length))
+	}
+	m.started = true
+	m.w.WriteHeader(http.StatusMultiStatus)
+}
+
+// finish appends the footer and sends the rest of the answer: the whole
+// answer with a Content-Length if nothing was sent yet.
+func (m *multistatus) finish() {
+	m.b = append(m.b, msFooter...)
+	if !m.started {
+		m.writeHeader(len(m.b))
+	}
+	m.flush()
+}
+
+// appendLive appends property p of r, with webdav.Handler's value (and
+// the content type of attr.ServedType).
+func appendLive(b []byte, p liveProp, r *resource, allowActive bool) []byte {
 	switch p {
 	case propResourceType:
 		if r.fi.IsDir() {
@@ -315,11 +506,12 @@ func appendLive(b []byte, p liveProp, r resource) []byte {
 		return append(b, `</D:getlastmodified>`...)
 	case propContentType:
 		b = append(b, `<D:getcontenttype>`...)
-		b = appendEscaped(b, attr.ContentType(r.base, r.fi))
+		b = appendEscaped(b, attr.ServedType(r.base, r.fi, allowActive))
 		return append(b, `</D:getcontenttype>`...)
 	case propETag:
+		etag, _ := attr.KnownETag(r.fi, r.sized)
 		b = append(b, `<D:getetag>`...)
-		b = appendEscaped(b, attr.ETag(r.fi))
+		b = appendEscaped(b, etag)
 		return append(b, `</D:getetag>`...)
 	case propSupportedLock:
 		// No lock type is supported (DAV class 1).
@@ -382,20 +574,36 @@ func isXMLChar(r rune) bool {
 		r >= 0x10000 && r <= 0x10FFFF
 }
 
-// propfind answers a PROPFIND of name, whose metadata is fi, in fsys (the
-// request's view), with the given depth (-1: infinity). The answer is
-// built in memory and sent only when complete, so that a store failure
-// half-way is an error status, not a multistatus that leaves entries out.
-func (h *handler) propfind(w http.ResponseWriter, r *http.Request, fsys fs.FS, name string, fi fs.FileInfo, depth int) {
-	r.Body = http.MaxBytesReader(w, r.Body, maxPropfindBody)
+// propfind answers a PROPFIND of res, whose io/fs name is n, in fsys (the
+// request's view), with the given depth (-1: infinity).
+//
+// The answer is streamed. At depth 0 and 1 every resource is described
+// (from metadata only) before anything is sent, so a failure is an error
+// status, and an answer that could exceed MaxPropfindAnswer is 507. At
+// depth infinity a failure or the limit after the first bytes were sent
+// aborts the answer (http.ErrAbortHandler), never a well-formed
+// multistatus that leaves entries out.
+func (h *handler) propfind(w http.ResponseWriter, r *http.Request, fsys fs.FS, res resource, n string, depth int) {
+	r.Body = http.MaxBytesReader(w, r.Body, MaxPropfindBody)
 	pf, err := parsePropfind(r.Body)
 	if err != nil {
-		h.fail(w, http.StatusBadRequest)
+		var le *limitError
+		var me *http.MaxBytesError
+		switch {
+		case errors.As(err, &le):
+			http.Error(w, "413 content too large: "+le.msg, http.StatusRequestEntityTooLarge)
+		case errors.As(err, &me):
+			http.Error(w, fmt.Sprintf("413 content too large: a PROPFIND body may have at most %d bytes", MaxPropfindBody), http.StatusRequestEntityTooLarge)
+		default:
+			h.fail(w, http.StatusBadRequest)
+		}
 		return
 	}
 	bp := bufPool.Get().(*[]byte)
-	m := &multistatus{b: append((*bp)[:0], msHeader...), prefix: h.prefix}
-	m.dir, m.file = plans(pf)
+	m := &multistatus{w: w, b: (*bp)[:0], prefix: h.prefix, allowActive: h.allowActive}
+	var ns map[string]string
+	ns, m.header = namespaces(pf)
+	m.dir, m.file = plans(pf, ns)
 	defer func() {
 		if cap(m.b) <= maxPooledBuf {
 			*bp = m.b[:0]
@@ -403,58 +611,123 @@ func (h *handler) propfind(w http.ResponseWriter, r *http.Request, fsys fs.FS, n
 		}
 	}()
 
-	n := fsName(name)
-	webName := "/"
-	if n != "." {
-		webName += n
-	}
-	if err := m.walk(fsys, resource{name: webName, base: path.Base(n), fi: fi}, n, depth); err != nil {
-		h.storeFail(w, r, err)
+	if depth >= 0 {
+		all := []resource{res}
+		if depth == 1 && res.fi.IsDir() {
+			kids, err := children(fsys, res, n)
+			if err != nil {
+				h.storeFail(w, r, err, false)
+				return
+			}
+			all = append(all, kids...)
+		}
+		total := int64(len(m.header) + len(msFooter))
+		for i := range all {
+			total += m.bound(&all[i])
+		}
+		if total > MaxPropfindAnswer {
+			h.tooLarge(w)
+			return
+		}
+		m.b = append(m.b, m.header...)
+		for i := range all {
+			m.response(&all[i])
+		}
+		m.finish()
 		return
 	}
-	m.b = append(m.b, msFooter...)
-	hd := w.Header()
-	hd.Set("Content-Type", "text/xml; charset=utf-8")
-	hd.Set("Content-Length", strconv.Itoa(len(m.b)))
-	w.WriteHeader(http.StatusMultiStatus)
-	w.Write(m.b)
+	m.b = append(m.b, m.header...)
+	err = m.walk(fsys, res, n)
+	if err == nil && m.size() > MaxPropfindAnswer {
+		err = errAnswerTooLarge
+	}
+	switch {
+	case err == nil:
+		m.finish()
+	case !m.started && err == errAnswerTooLarge:
+		h.tooLarge(w)
+	case !m.started:
+		h.storeFail(w, r, err, false)
+	default:
+		if err != errAnswerTooLarge && m.err == nil {
+			h.log.Error("webdavfs: PROPFIND aborted after the answer began", "path", r.URL.Path, "err", err)
+		}
+		panic(http.ErrAbortHandler)
+	}
 }
 
-// walk appends the responses for res, whose io/fs name is n, and for its
-// descendants down to depth (-1: all).
-func (m *multistatus) walk(fsys fs.FS, res resource, n string, depth int) error {
-	m.response(res)
-	if depth == 0 || !res.fi.IsDir() {
+// errAnswerTooLarge stops a walk whose answer passed MaxPropfindAnswer.
+var errAnswerTooLarge = errors.New("webdavfs: PROPFIND answer over MaxPropfindAnswer")
+
+// tooLarge answers 507 to a PROPFIND whose answer would pass
+// MaxPropfindAnswer.
+func (h *handler) tooLarge(w http.ResponseWriter) {
+	http.Error(w, fmt.Sprintf("507 insufficient storage: the answer would exceed %d bytes; ask for fewer properties or a smaller depth", MaxPropfindAnswer),
+		http.StatusInsufficientStorage)
+}
+
+// walk writes the responses for res, whose io/fs name is n, and for all
+// its descendants, stopping at the first error, at a failed write to the
+// client, and when the answer passes MaxPropfindAnswer.
+func (m *multistatus) walk(fsys fs.FS, res resource, n string) error {
+	m.response(&res)
+	if m.err != nil {
+		return m.err
+	}
+	if m.size() > MaxPropfindAnswer {
+		return errAnswerTooLarge
+	}
+	if !res.fi.IsDir() {
 		return nil
 	}
+	kids, err := children(fsys, res, n)
+	if err != nil {
+		return err
+	}
+	for _, k := range kids {
+		if err := m.walk(fsys, k, path.Join(n, k.base)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// children returns the resources of the entries of the directory res,
+// whose io/fs name is n, described without reading content when fsys
+// can (attr.MetaStater). Entries whose names are not valid io/fs names, and
+// those missing or forbidden when described, are left out, as
+// webdav.Handler leaves them out; other failures are returned.
+func children(fsys fs.FS, res resource, n string) ([]resource, error) {
 	ents, err := fs.ReadDir(fsys, n)
 	if err != nil {
-		return skipMissing(mapError("readdir", res.name, err))
+		return nil, skipMissing(mapError("readdir", res.name, err))
 	}
-	if depth > 0 {
-		depth--
-	}
+	ms, _ := fsys.(attr.MetaStater)
+	out := make([]resource, 0, len(ents))
 	for _, e := range ents {
 		if !fs.ValidPath(e.Name()) {
 			// A name no fs.FS can open (invalid UTF-8): webdav.Handler,
 			// which stats every entry by name, leaves it out.
 			continue
 		}
-		fi, err := e.Info()
+		var fi fs.FileInfo
+		sized := true
+		if ms != nil {
+			fi, sized, err = ms.StatNoRead(path.Join(n, e.Name()))
+		} else {
+			fi, err = e.Info()
+		}
 		if err != nil {
 			// Gone since the listing, or hidden: left out, as
 			// webdav.Handler leaves out what it cannot stat.
 			if err := skipMissing(mapError("stat", res.name, err)); err != nil {
-				return err
+				return nil, err
 			}
 			continue
 		}
-		child := resource{name: path.Join(res.name, e.Name()), base: e.Name(), fi: fi}
-		if err := m.walk(fsys, child, path.Join(n, e.Name()), depth); err != nil {
-			return err
-		}
+		out = append(out, resource{name: path.Join(res.name, e.Name()), base: e.Name(), fi: fi, sized: sized})
 	}
-	return nil
+	return out, nil
 }
 
 // skipMissing returns nil for the errors of a resource that webdav.Handler

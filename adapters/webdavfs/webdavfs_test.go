@@ -650,33 +650,6 @@ func TestChromaDown(t *testing.T) {
 	}
 }
 
-// TestStoreFailureNoPartialListing: on a collection whose tree records no
-// sizes (other writers'), a listing reads pages; when the store fails, a
-// PROPFIND is an error, never a 207 that leaves entries out.
-func TestStoreFailureNoPartialListing(t *testing.T) {
-	files := corpus(t)
-	mem := memstore.New("nosizes")
-	if err := memstore.Load(mem, chromafs.DefaultLayout, files, memstore.LoadOptions{ChunkSize: 100}); err != nil {
-		t.Fatal(err)
-	}
-	e := newEnv(t, mem, files, webdavfs.Options{})
-	mem.SetFailure(errors.New("store down"))
-	for _, p := range []string{"/guides/auth/", "/reference/api/users.md"} {
-		if st, got, _ := propfind(t, e, p, "1", nil); st < 500 {
-			t.Errorf("PROPFIND %s with the store failing = %d %v; want 5xx", p, st, got)
-		}
-	}
-	if resp, _ := e.do(t, "GET", "/guides/quickstart.md", nil, ""); resp.StatusCode < 500 {
-		t.Errorf("GET with the store failing = %d; want 5xx", resp.StatusCode)
-	}
-	mem.SetFailure(nil)
-	st, got, _ := propfind(t, e, "/guides/auth/", "1", nil)
-	if st != webdav.StatusMulti {
-		t.Fatalf("PROPFIND after recovery = %d", st)
-	}
-	checkListing(t, e.views[""], files, got, expected(files, "guides/auth", 1), "")
-}
-
 // TestFileSystem: the webdav.FileSystem refuses every write with
 // chromafs.ErrReadOnly, and its files and infos carry ETag and content
 // type.

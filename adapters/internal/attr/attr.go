@@ -18,7 +18,7 @@ import (
 // the tree records one, else one derived from its size and modification
 // time (which change whenever chromafs ingest rewrites a page).
 func ETag(fi fs.FileInfo) string {
-	if e, ok := fi.Sys().(*tree.Entry); ok && e.Hash != "" {
+	if e, ok := fi.Sys().(*tree.Entry); ok && e != nil && e.Hash != "" {
 		h := e.Hash
 		if i := strings.IndexByte(h, ':'); i >= 0 {
 			h = h[i+1:]
@@ -31,12 +31,23 @@ func ETag(fi fs.FileInfo) string {
 	return fmt.Sprintf(`"%x-%x"`, fi.ModTime().UnixNano(), fi.Size())
 }
 
+// KnownETag returns ETag(fi) when it can be computed without reading the
+// file: always when the tree records a content hash, else only when
+// sizeKnown (the tag is then derived from the size, which a listing that
+// reads nothing may not know). ok is false otherwise.
+func KnownETag(fi fs.FileInfo, sizeKnown bool) (etag string, ok bool) {
+	if e, isEntry := fi.Sys().(*tree.Entry); sizeKnown || isEntry && e != nil && e.Hash != "" {
+		return ETag(fi), true
+	}
+	return "", false
+}
+
 // ContentType returns the file's MIME type: the tree's when it records
 // one, else by extension, with Markdown (.md, .mdx) and extensionless
 // files (README, Makefile, docs pages without an extension) served as
 // UTF-8 text rather than sniffed or sent as application/octet-stream.
 func ContentType(name string, fi fs.FileInfo) string {
-	if e, ok := fi.Sys().(*tree.Entry); ok && e.ContentType != "" {
+	if e, ok := fi.Sys().(*tree.Entry); ok && e != nil && e.ContentType != "" {
 		return e.ContentType
 	}
 	ext := strings.ToLower(path.Ext(name))
@@ -50,4 +61,63 @@ func ContentType(name string, fi fs.FileInfo) string {
 		return t
 	}
 	return "application/octet-stream"
+}
+
+// PlainText is the content type that active content is served as when it
+// is not allowed.
+const PlainText = "text/plain; charset=utf-8"
+
+// ServedType returns the content type to send for the file: ContentType's,
+// unless that is active content (see [Active]) and allowActive is false,
+// when it is PlainText, so that a page whose tree entry says text/html (or
+// whose name ends in .html or .svg) is shown as text rather than run as a
+// document of the server's origin, where browsers hold users' credentials.
+func ServedType(name string, fi fs.FileInfo, allowActive bool) string {
+	ct := ContentType(name, fi)
+	if !allowActive && Active(ct) {
+		return PlainText
+	}
+	return ct
+}
+
+// Active reports whether a browser would render a response of content
+// type ct as a document that can run script or load other resources with
+// the origin's authority: HTML and XHTML, SVG, XML of any kind (which XSLT
+// can turn into HTML) and XSLT, JavaScript and ECMAScript, Flash, and
+// multipart/x-mixed-replace. A type that does not parse as a media type
+// counts as active (fail closed). Text, Markdown, JSON, CSS, images other
+// than SVG, audio, video, fonts, PDF and archives are passive.
+func Active(ct string) bool {
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil {
+		return true
+	}
+	switch mt {
+	case "text/html", "application/xhtml+xml", "image/svg+xml",
+		"text/xml", "application/xml", "text/xsl", "application/xslt+xml",
+		"application/x-shockwave-flash", "multipart/x-mixed-replace",
+		"text/vbscript", "application/hta", "text/x-component":
+		return true
+	}
+	return strings.HasSuffix(mt, "+xml") || strings.HasSuffix(mt, "/xml") ||
+		strings.Contains(mt, "javascript") || strings.Contains(mt, "ecmascript") ||
+		strings.Contains(mt, "jscript")
+}
+
+// MetaStater is implemented by filesystems that describe a file without
+// reading it (*chromafs.FS): sizeKnown is false, and fi.Size() not the
+// size, for a file whose size only a read would tell. The adapters use it
+// so that listings never read content.
+type MetaStater interface {
+	StatNoRead(name string) (fi fs.FileInfo, sizeKnown bool, err error)
+}
+
+// StatMeta returns the FileInfo of name without reading content when fsys
+// is a MetaStater, and fs.Stat's otherwise (the size is then known).
+func StatMeta(fsys fs.FS, name string) (fi fs.FileInfo, sizeKnown bool, err error) {
+	if m, ok := fsys.(MetaStater); ok {
+		return m.StatNoRead(name)
+	}
+	fi, err = fs.Stat(fsys, name)
+	return fi, err == nil, err
 }

@@ -44,3 +44,69 @@ func TestAttributes(t *testing.T) {
 		}
 	}
 }
+
+func TestActive(t *testing.T) {
+	tests := []struct {
+		ct     string
+		active bool
+	}{
+		{"text/html", true},
+		{"TEXT/HTML; charset=utf-8", true},
+		{"application/xhtml+xml", true},
+		{"image/svg+xml", true},
+		{"text/xml", true},
+		{"application/xml", true},
+		{"application/atom+xml", true},
+		{"application/vnd.foo+xml", true},
+		{"text/javascript", true},
+		{"application/javascript", true},
+		{"application/x-javascript", true},
+		{"text/ecmascript", true},
+		{"text/xsl", true},
+		{"multipart/x-mixed-replace; boundary=x", true},
+		{"", true},
+		{"not a type;;", true},
+		{"text/plain; charset=utf-8", false},
+		{"text/markdown; charset=utf-8", false},
+		{"application/json", false},
+		{"text/css; charset=utf-8", false},
+		{"image/png", false},
+		{"application/pdf", false},
+		{"application/octet-stream", false},
+		{"font/woff2", false},
+	}
+	for _, tt := range tests {
+		if got := Active(tt.ct); got != tt.active {
+			t.Errorf("Active(%q) = %v, want %v", tt.ct, got, tt.active)
+		}
+	}
+}
+
+func TestServedType(t *testing.T) {
+	m := fstest.MapFS{"a": {Data: []byte("<script>alert(1)</script>")}}
+	fi, err := fs.Stat(m, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := info{fi, &tree.Entry{ContentType: "text/html"}}
+	tests := []struct {
+		name  string
+		fi    fs.FileInfo
+		allow bool
+		want  string
+	}{
+		{"page", html, false, PlainText},
+		{"page", html, true, "text/html"},
+		{"x.html", fi, false, PlainText},
+		{"x.html", fi, true, "text/html; charset=utf-8"},
+		{"x.svg", fi, false, PlainText},
+		{"x.js", fi, false, PlainText},
+		{"x.md", fi, false, "text/markdown; charset=utf-8"},
+		{"x.png", fi, false, "image/png"},
+	}
+	for _, tt := range tests {
+		if got := ServedType(tt.name, tt.fi, tt.allow); got != tt.want {
+			t.Errorf("ServedType(%s, allow=%v) = %q, want %q", tt.name, tt.allow, got, tt.want)
+		}
+	}
+}

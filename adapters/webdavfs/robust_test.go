@@ -1,0 +1,346 @@
+package webdavfs_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"golang.org/x/net/webdav"
+
+	"github.com/chromafs/chromafs"
+	"github.com/chromafs/chromafs/adapters/internal/upstream"
+	"github.com/chromafs/chromafs/adapters/webdavfs"
+	"github.com/chromafs/chromafs/memstore"
+	"github.com/chromafs/chromafs/tree"
+)
+
+// unsizedPage is a page of a collection written by another writer: no
+// size or hash in the tree, content in two chunks, or (broken) with its
+// first chunk missing, or a lazy pointer (url) that declares no size.
+type unsizedPage struct {
+	slug, content, url, contentType string
+	broken                          bool
+}
+
+// writeUnsized writes pages into dst with a tree that records no sizes.
+func writeUnsized(t testing.TB, dst chromafs.Writer, pages []unsizedPage) {
+	t.Helper()
+	l := chromafs.DefaultLayout
+	var recs []chromafs.Record
+	var entries []tree.Entry
+	for _, p := range pages {
+		entries = append(entries, tree.Entry{Slug: p.slug, IsPublic: true, HasIsPublic: true, Size: -1, URL: p.url, ContentType: p.contentType})
+		if p.url != "" {
+			continue
+		}
+		half := len(p.content) / 2
+		for i, text := range []string{p.content[:half], p.content[half:]} {
+			if p.broken && i == 0 {
+				continue
+			}
+			recs = append(recs, chromafs.Record{ID: p.slug + ":" + strconv.Itoa(i), Document: text,
+				Metadata: map[string]any{l.SlugField: p.slug, l.IndexField: i}})
+		}
+	}
+	doc, err := tree.Encode(entries, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs = append(recs, chromafs.Record{ID: l.TreeID, Document: string(doc), System: true})
+	if err := dst.Upsert(context.Background(), recs); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestListingReadsNothing: in a collection whose tree records no sizes,
+// with an unsized lazy pointer and a corrupt page (a chunk missing), a
+// PROPFIND of depth 0 or 1 sends no content request to the store and
+// fetches no pointer — with the pointer fetch on and off (--no-pointer-fetch) —
+// and lists every entry, the unsized ones without getcontentlength or
+// getetag; the corrupt page and the unfetchable pointer fail when read
+// (502), not when listed; a page read once is listed with its size.
+// rclone lists the directory.
+func TestListingReadsNothing(t *testing.T) {
+	const pointerSize = 4 << 20
+	pages := []unsizedPage{
+		{slug: "docs/a.md", content: "# A\nalpha\n"},
+		{slug: "docs/b.md", content: "# B\nbeta beta\n"},
+		{slug: "docs/broken.md", content: "# Broken\nthe first chunk is missing\n", broken: true},
+		{slug: "docs/spec.json", url: "https://specs.example/spec.json", contentType: "application/json"},
+		{slug: "index.md", content: "# Index\n"},
+	}
+	var fetched atomic.Int64
+	fetch := chromafs.ResolverFunc(func(ctx context.Context, e *tree.Entry) ([]byte, error) {
+		fetched.Add(1)
+		return make([]byte, pointerSize), nil
+	})
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) {
+			fetched.Store(0)
+			store := b.new(t)
+			writeUnsized(t, store, pages)
+			c := &counting{Store: store}
+			views := map[string]*chromafs.FS{}
+			for name, opt := range map[string]chromafs.Option{"fetch": chromafs.WithResolver(fetch), "nofetch": chromafs.WithResolver(nil)} {
+				fsys, err := chromafs.New(context.Background(), c, opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				views[name] = fsys
+			}
+			srv := httptest.NewServer(webdavfs.NewHandler(func(r *http.Request) (fs.FS, error) {
+				return views[r.Header.Get("X-View")], nil
+			}, webdavfs.Options{}))
+			defer srv.Close()
+			for _, view := range []string{"nofetch", "fetch"} {
+				e := &env{srv: srv}
+				hdr := map[string]string{"X-View": view}
+				st, got, body := propfind(t, e, "/docs/", "1", hdr)
+				if st != webdav.StatusMulti {
+					t.Fatalf("%s: PROPFIND /docs/ depth 1 = %d %s", view, st, body)
+				}
+				for _, p := range []string{"/docs/a.md", "/docs/b.md", "/docs/broken.md", "/docs/spec.json"} {
+					en, ok := got[p]
+					if !ok {
+						t.Errorf("%s: PROPFIND /docs/ lacks %s: %s", view, p, body)
+						continue
+					}
+					if en.length != "" || en.etag != "" {
+						t.Errorf("%s: %s listed with getcontentlength %q, getetag %q; want neither (size unknown)", view, p, en.length, en.etag)
+					}
+				}
+				if ct := got["/docs/spec.json"].ctype; ct != "application/json" {
+					t.Errorf("%s: spec.json getcontenttype %q", view, ct)
+				}
+				for _, p := range []string{"/", "/docs/spec.json", "/docs/broken.md"} {
+					for _, depth := range []string{"0", "1"} {
+						if st, _, body := propfind(t, e, p, depth, hdr); st != webdav.StatusMulti {
+							t.Errorf("%s: PROPFIND %s depth %s = %d %s", view, p, depth, st, body)
+						}
+					}
+				}
+				// A prop request names the unknown size in a 404 propstat.
+				resp, pbody := e.do(t, "PROPFIND", "/docs/a.md", map[string]string{"Depth": "0", "X-View": view},
+					`<D:propfind xmlns:D="DAV:"><D:prop><D:getcontentlength/><D:displayname/></D:prop></D:propfind>`)
+				if resp.StatusCode != webdav.StatusMulti || !strings.Contains(string(pbody), "<D:getcontentlength/></D:prop><D:status>HTTP/1.1 404 Not Found") {
+					t.Errorf("%s: prop getcontentlength of an unsized page = %d %s", view, resp.StatusCode, pbody)
+				}
+			}
+			if n, f := c.content.Load(), fetched.Load(); n != 0 || f != 0 {
+				t.Fatalf("listings sent %d content requests and fetched %d pointers", n, f)
+			}
+			e := &env{srv: srv}
+			// Reads report what listings did not.
+			for _, view := range []string{"nofetch", "fetch"} {
+				hdr := map[string]string{"X-View": view}
+				if resp, body := e.do(t, "GET", "/docs/broken.md", hdr, ""); resp.StatusCode != http.StatusBadGateway || string(body) != upstream.BodyFailed+"\n" {
+					t.Errorf("%s: GET of a corrupt page = %d %q; want 502", view, resp.StatusCode, body)
+				}
+			}
+			if resp, body := e.do(t, "GET", "/docs/spec.json", map[string]string{"X-View": "nofetch"}, ""); resp.StatusCode != http.StatusBadGateway || string(body) != upstream.BodyPointer+"\n" {
+				t.Errorf("GET of a pointer with the fetch off = %d %q; want 502", resp.StatusCode, body)
+			}
+			if resp, body := e.do(t, "GET", "/docs/spec.json", map[string]string{"X-View": "fetch"}, ""); resp.StatusCode != 200 || len(body) != pointerSize || fetched.Load() != 1 {
+				t.Errorf("GET of a pointer = %d, %d bytes, %d fetches", resp.StatusCode, len(body), fetched.Load())
+			}
+			if resp, body := e.do(t, "GET", "/docs/a.md", map[string]string{"X-View": "fetch"}, ""); resp.StatusCode != 200 || string(body) != pages[0].content {
+				t.Errorf("GET /docs/a.md = %d %q", resp.StatusCode, body)
+			}
+			// HEAD reads to learn the size (not a listing).
+			if resp, _ := e.do(t, "HEAD", "/docs/b.md", map[string]string{"X-View": "nofetch"}, ""); resp.StatusCode != 200 || resp.ContentLength != int64(len(pages[1].content)) {
+				t.Errorf("HEAD /docs/b.md = %d, Content-Length %d", resp.StatusCode, resp.ContentLength)
+			}
+			_, got, _ := propfind(t, e, "/docs/", "1", map[string]string{"X-View": "fetch"})
+			if l := got["/docs/a.md"].length; l != strconv.Itoa(len(pages[0].content)) || got["/docs/a.md"].etag == "" {
+				t.Errorf("a page read before is listed with getcontentlength %q, getetag %q", l, got["/docs/a.md"].etag)
+			}
+			if l := got["/docs/spec.json"].length; l != strconv.Itoa(pointerSize) {
+				t.Errorf("a pointer fetched before is listed with getcontentlength %q", l)
+			}
+			if b.name == "chroma" {
+				rcloneList(t, srv.URL, "nofetch", []string{"a.md", "b.md", "broken.md", "spec.json"})
+			}
+		})
+	}
+}
+
+// rcloneList lists /docs/ with rclone and checks the names.
+func rcloneList(t *testing.T, url, view string, want []string) {
+	rclone := client(t, "rclone")
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "rclone.conf"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := run(t, dir, "", rclone, "lsf", ":webdav:docs", "--webdav-url="+url+"/", "--webdav-vendor=other",
+		"--header=X-View: "+view, "--retries=1", "--low-level-retries=1")
+	if err != nil {
+		t.Fatalf("rclone lsf: %v\n%s", err, out)
+	}
+	if got := strings.Fields(out); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("rclone lsf = %q, want %q", got, want)
+	}
+}
+
+// measure runs f and returns how many bytes the process allocated during
+// it and by how much the live heap grew (after a collection).
+func measure(f func()) (alloc, growth int64) {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	alloc = int64(after.TotalAlloc - before.TotalAlloc)
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	return alloc, int64(after.HeapAlloc) - int64(before.HeapAlloc)
+}
+
+// propBody returns a PROPFIND body naming n properties, local names of
+// localLen bytes, in a namespace of nsLen bytes.
+func propBody(n, nsLen, localLen int) string {
+	var b strings.Builder
+	ns := "urn:" + strings.Repeat("n", max(nsLen-4, 0))
+	fmt.Fprintf(&b, `<?xml version="1.0"?><D:propfind xmlns:D="DAV:" xmlns:x="%s"><D:prop>`, ns)
+	for i := range n {
+		s := strconv.Itoa(i)
+		fmt.Fprintf(&b, "<x:p%s%s/>", s, strings.Repeat("q", max(localLen-1-len(s), 0)))
+	}
+	b.WriteString(`</D:prop></D:propfind>`)
+	return b.String()
+}
+
+// TestPropfindLimits: hostile PROPFIND bodies — the 550 KB body naming
+// 90,000 properties in a 10,000-character namespace, 60 KiB of short
+// names at depth 1, names and counts just over the limits, a body of
+// comments over MaxPropfindBody — are refused (413) with a short body,
+// allocating little; a body within the limits at depth 1 over 2,000
+// pages gets an answer that declares its namespace once, streamed
+// without the server holding it, or a 507 when it would pass
+// MaxPropfindAnswer. The 550 KB request is sent with curl.
+func TestPropfindLimits(t *testing.T) {
+	files := manyPages(2000)
+	files["pages/index.md"] = "# Pages\n"
+	store := memstore.New("limits")
+	ingestFiles(t, store, files)
+	fsys, err := chromafs.New(context.Background(), store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(webdavfs.NewHandler(func(*http.Request) (fs.FS, error) { return fsys, nil }, webdavfs.Options{}))
+	defer srv.Close()
+	send := func(p, depth, body string) (status int, size int64, hdr http.Header) {
+		req, err := http.NewRequest("PROPFIND", srv.URL+p, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Depth", depth)
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		size, _ = io.Copy(io.Discard, resp.Body)
+		return resp.StatusCode, size, resp.Header
+	}
+	huge := `<?xml version="1.0"?><D:propfind xmlns:D="DAV:" xmlns:x="urn:` + strings.Repeat("n", 9996) + `"><D:prop>` +
+		strings.Repeat("<x:a/>", 90000) + `</D:prop></D:propfind>`
+	t.Logf("hostile body: %d bytes", len(huge))
+	cases := []struct {
+		name, path, depth, body string
+		status                  int
+		maxAlloc                int64
+	}{
+		{"90000 props, 10000-byte namespace", "/pages/page-0001.md", "0", huge, 413, 8 << 20},
+		{"60 KiB of short names at depth 1", "/pages/", "1", propBody(8000, 20, 2)[:60<<10-22] + `</D:prop></D:propfind>`, 413, 8 << 20},
+		{"257 properties", "/pages/", "1", propBody(257, 20, 8), 413, 4 << 20},
+		{"257-byte namespace", "/pages/", "1", propBody(1, 257, 8), 413, 4 << 20},
+		{"257-byte local name", "/pages/", "1", propBody(1, 20, 257), 413, 4 << 20},
+		{"body over the limit", "/pages/", "1", `<?xml version="1.0"?><!--` + strings.Repeat("x", webdavfs.MaxPropfindBody) + `--><D:propfind xmlns:D="DAV:"><D:allprop/></D:propfind>`, 413, 4 << 20},
+		{"240 props of 250 bytes over 2001 pages", "/pages/", "1", propBody(240, 100, 250), 507, 8 << 20},
+		{"256 props of 200 bytes at depth 0", "/pages/page-0001.md", "0", propBody(256, 256, 200), 207, 8 << 20},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var status int
+			var size int64
+			alloc, growth := measure(func() { status, size, _ = send(tc.path, tc.depth, tc.body) })
+			t.Logf("%d, %d bytes answer; %d bytes allocated, heap %+d", status, size, alloc, growth)
+			if status != tc.status {
+				t.Errorf("status %d, want %d", status, tc.status)
+			}
+			if status != 207 && size > 512 {
+				t.Errorf("%d answer of %d bytes", status, size)
+			}
+			if alloc > tc.maxAlloc+3*int64(len(tc.body)) || growth > 4<<20 {
+				t.Errorf("the request allocated %d bytes, heap grew by %d", alloc, growth)
+			}
+		})
+	}
+
+	// Within the limits: the namespace is declared once, not per resource
+	// or per property, and the server streams the answer.
+	body := propBody(200, 256, 40)
+	req, _ := http.NewRequest("PROPFIND", srv.URL+"/pages/", strings.NewReader(body))
+	req.Header.Set("Depth", "1")
+	var answer []byte
+	var status int
+	alloc, _ := measure(func() {
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		status = resp.StatusCode
+		answer, _ = io.ReadAll(resp.Body)
+	})
+	ns := "urn:" + strings.Repeat("n", 252)
+	if status != 207 || strings.Count(string(answer), ns) != 1 || strings.Count(string(answer), "<D:response>") != 2002 {
+		t.Fatalf("PROPFIND within the limits = %d, %d bytes, namespace %d times, %d responses", status, len(answer),
+			strings.Count(string(answer), ns), strings.Count(string(answer), "<D:response>"))
+	}
+	// Again, with a client that keeps nothing: what is allocated is the
+	// server's (and the transport's buffers), far less than the answer.
+	alloc, growth := measure(func() {
+		if st, size, _ := send("/pages/", "1", body); st != 207 || size != int64(len(answer)) {
+			t.Errorf("PROPFIND again = %d, %d bytes", st, size)
+		}
+	})
+	if alloc > int64(len(answer))/4 || growth > 4<<20 {
+		t.Errorf("a %d-byte answer allocated %d bytes, heap grew by %d", len(answer), alloc, growth)
+	}
+	t.Logf("within the limits: %d-byte answer, %d bytes allocated, heap %+d", len(answer), alloc, growth)
+
+	// The 550 KB hostile body through curl.
+	curl := client(t, "curl")
+	dir := t.TempDir()
+	f := filepath.Join(dir, "body.xml")
+	if err := os.WriteFile(f, []byte(huge), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out string
+	alloc, growth = measure(func() {
+		out, err = run(t, dir, "", curl, "-sS", "-o", "/dev/null", "-w", "%{http_code} %{size_download}", "-X", "PROPFIND",
+			"-H", "Depth: 0", "-H", "Content-Type: application/xml", "--data-binary", "@"+f, srv.URL+"/pages/page-0001.md")
+	})
+	if err != nil {
+		t.Fatalf("curl: %v %s", err, out)
+	}
+	code, size, _ := strings.Cut(out, " ")
+	if n, _ := strconv.Atoi(size); code != "413" || n > 512 {
+		t.Errorf("curl PROPFIND with a %d-byte body: %s", len(huge), out)
+	}
+	if alloc > 8<<20 || growth > 4<<20 {
+		t.Errorf("curl's hostile PROPFIND: %d bytes allocated, heap grew by %d", alloc, growth)
+	}
+	t.Logf("curl: %s; %d bytes allocated, heap %+d", out, alloc, growth)
+}
