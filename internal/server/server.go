@@ -18,6 +18,7 @@ package server
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/base64"
 	"errors"
 	"io/fs"
 	"log/slog"
@@ -25,6 +26,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/maypok86/otter/v2"
@@ -34,10 +36,13 @@ import (
 
 // Config describes a server.
 type Config struct {
-	// Store is the collection; Options are given to every chromafs.New
-	// (layout, separator, cache, tree max age, logger). WithGroups is
-	// added per request.
-	Store   chromafs.Store
+	// Store is the collection, already open. When it is nil, Open opens
+	// it: Run calls Open until it succeeds, with backoff, and until then
+	// every request but /healthz and /readyz gets 503 with Retry-After.
+	Store chromafs.Store
+	Open  func(ctx context.Context) (chromafs.Store, error)
+	// Options are given to every chromafs.New (layout, separator, cache,
+	// tree max age, logger). WithGroups is added per request.
 	Options []chromafs.Option
 	// Users may sign in; nil means nobody can (every request is
 	// anonymous).
@@ -45,8 +50,25 @@ type Config struct {
 	// DenyAnonymous refuses requests without credentials (401) instead
 	// of showing them the public pages.
 	DenyAnonymous bool
+	// Auth bounds failed sign-ins and password checks; zero fields take
+	// their defaults (see AuthLimits).
+	Auth AuthLimits
+	// Cache, if not nil, is pinged by every readiness check and reported
+	// by /readyz; its failure does not make the server unready (pages
+	// are then read from the store). *cachepkg.Redis has Ping.
+	Cache Pinger
+	// CheckInterval is how often Run checks readiness while ready
+	// (default 5 s); while not ready it retries sooner, backing off from
+	// 0.5 s to CheckInterval*2. CheckTimeout bounds one check (default
+	// 10 s).
+	CheckInterval, CheckTimeout time.Duration
 	// Logger receives one line per request and the server's errors.
 	Logger *slog.Logger
+}
+
+// Pinger is a service that /readyz reports on.
+type Pinger interface {
+	Ping(ctx context.Context) error
 }
 
 type userKey struct{}
@@ -56,13 +78,24 @@ var anonymous = &User{Name: "-"}
 
 // Server holds what the handlers share.
 type Server struct {
-	cfg Config
-	log *slog.Logger
+	cfg   Config
+	log   *slog.Logger
+	guard *guard
 	// verified remembers password checks that succeeded (bcrypt costs
 	// tens of milliseconds, and WebDAV clients send credentials with
 	// every request), keyed by name and a digest of the password.
 	verified *otter.Cache[string, *User]
+
+	store     atomic.Pointer[storeBox] // nil until open
+	opened    atomic.Bool              // the store came from Config.Open (Close closes it)
+	state     atomic.Pointer[readiness]
+	checkMu   sync.Mutex  // one readiness check at a time
+	running   atomic.Bool // Run is running
+	nextCheck atomic.Int64
 }
+
+// storeBox holds the open store.
+type storeBox struct{ chromafs.Store }
 
 // New returns a server for cfg.
 func New(cfg Config) *Server {
@@ -70,65 +103,138 @@ func New(cfg Config) *Server {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Server{
-		cfg: cfg,
-		log: log,
+	if cfg.CheckInterval <= 0 {
+		cfg.CheckInterval = 5 * time.Second
+	}
+	if cfg.CheckTimeout <= 0 {
+		cfg.CheckTimeout = 10 * time.Second
+	}
+	s := &Server{
+		cfg:   cfg,
+		log:   log,
+		guard: newGuard(cfg.Auth),
 		verified: otter.Must(&otter.Options[string, *User]{
 			MaximumSize:      10_000,
 			ExpiryCalculator: otter.ExpiryWriting[string, *User](10 * time.Minute),
 		}),
 	}
+	if cfg.Store != nil {
+		s.store.Store(&storeBox{cfg.Store})
+	}
+	return s
 }
 
 // Resolve returns the filesystem the request's user may see, bound to the
-// request's context. The handlers of the adapters call it.
+// request's context. The handlers of the adapters call it. Before the
+// store is open it returns an error wrapping ErrNotReady and the cause
+// of the last failed attempt (such as syscall.ECONNREFUSED).
 func (s *Server) Resolve(r *http.Request) (fs.FS, error) {
 	u, _ := r.Context().Value(userKey{}).(*User)
 	if u == nil {
 		return nil, errors.New("server: request without a user")
 	}
+	store, err := s.openStore()
+	if err != nil {
+		return nil, err
+	}
 	opts := append(append([]chromafs.Option(nil), s.cfg.Options...), chromafs.WithGroups(u.Groups...))
-	fsys, err := chromafs.New(r.Context(), s.cfg.Store, opts...)
+	fsys, err := chromafs.New(r.Context(), store, opts...)
 	if err != nil {
 		return nil, err
 	}
 	return fsys.WithContext(r.Context()), nil
 }
 
+// authResult is what authenticate decided.
+type authResult int
+
+const (
+	authOK           authResult = iota
+	authUnauthorized            // 401
+	authLimited                 // 429: too many failures from the address or for the name
+	authBusy                    // 503: no place to run a password check in time
+)
+
 // authenticate finds the request's user: from Basic or Bearer
-// credentials, else anonymous. ok is false for wrong credentials, or no
-// credentials when anonymous access is denied.
-func (s *Server) authenticate(r *http.Request) (*User, bool) {
+// credentials, else anonymous. The scheme is case-insensitive (RFC 7235).
+// wait is the Retry-After of authLimited.
+func (s *Server) authenticate(r *http.Request) (u *User, res authResult, wait time.Duration) {
 	h := r.Header.Get("Authorization")
 	if h == "" {
-		return anonymous, !s.cfg.DenyAnonymous
+		if s.cfg.DenyAnonymous {
+			return nil, authUnauthorized, 0
+		}
+		return anonymous, authOK, 0
 	}
-	if s.cfg.Users == nil {
-		return nil, false
+	scheme, cred, _ := strings.Cut(strings.TrimSpace(h), " ")
+	cred = strings.TrimSpace(cred)
+	addr := clientKey(r)
+	switch {
+	case strings.EqualFold(scheme, "Bearer"):
+		return s.checkToken(addr, cred)
+	case strings.EqualFold(scheme, "Basic"):
+		name, password, ok := parseBasic(cred)
+		if !ok {
+			return nil, authUnauthorized, 0
+		}
+		return s.checkPassword(r.Context(), addr, name, password)
 	}
-	if token, ok := strings.CutPrefix(h, "Bearer "); ok {
-		u, err := s.cfg.Users.checkToken(strings.TrimSpace(token))
-		return u, err == nil
+	return nil, authUnauthorized, 0
+}
+
+// parseBasic decodes the credentials of a Basic Authorization header.
+func parseBasic(cred string) (name, password string, ok bool) {
+	b, err := base64.StdEncoding.DecodeString(cred)
+	if err != nil {
+		return "", "", false
 	}
-	name, password, ok := r.BasicAuth()
-	if !ok {
-		return nil, false
+	return strings.Cut(string(b), ":")
+}
+
+func (s *Server) checkToken(addr, token string) (*User, authResult, time.Duration) {
+	if d := s.guard.limited(addr, ""); d > 0 {
+		return nil, authLimited, d
 	}
+	if s.cfg.Users != nil {
+		if u, err := s.cfg.Users.checkToken(token); err == nil {
+			return u, authOK, 0
+		}
+	}
+	s.guard.failed(addr, "")
+	return nil, authUnauthorized, 0
+}
+
+func (s *Server) checkPassword(ctx context.Context, addr, name, password string) (*User, authResult, time.Duration) {
 	sum := sha256.Sum256([]byte(password))
 	key := name + "\x00" + string(sum[:])
 	if u, ok := s.verified.GetIfPresent(key); ok {
-		return u, true
+		return u, authOK, 0
+	}
+	if d := s.guard.limited(addr, name); d > 0 {
+		return nil, authLimited, d
+	}
+	if s.cfg.Users == nil {
+		s.guard.failed(addr, name)
+		return nil, authUnauthorized, 0
+	}
+	done, ok := s.guard.startHashing(ctx)
+	if !ok {
+		return nil, authBusy, time.Second
 	}
 	u, err := s.cfg.Users.checkPassword(name, password)
+	done()
 	if err != nil {
-		return nil, false
+		s.guard.failed(addr, name)
+		return nil, authUnauthorized, 0
 	}
 	s.verified.Set(key, u)
-	return u, true
+	return u, authOK, 0
 }
 
-// Wrap puts authentication, a health endpoint (/healthz, no credentials
-// needed) and request logging around h. kind names the protocol in logs.
+// Wrap puts authentication, the probe endpoints (/healthz and /readyz,
+// no credentials needed, see ServeHealth and ServeReady) and request
+// logging around h. kind names the protocol in logs. Before the store is
+// open every other request gets 503 with Retry-After.
 func (s *Server) Wrap(kind string, h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
@@ -138,19 +244,37 @@ func (s *Server) Wrap(kind string, h http.Handler) http.Handler {
 			s.log.LogAttrs(r.Context(), slog.LevelInfo, "request",
 				slog.String("proto", kind), slog.String("method", r.Method), slog.String("path", r.URL.Path),
 				slog.Int("status", rec.status), slog.Int64("bytes", rec.bytes),
-				slog.Duration("duration", time.Since(start)), slog.String("user", user),
+				slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000), slog.String("user", user),
 				slog.String("remote", r.RemoteAddr))
 		}()
-		if r.URL.Path == "/healthz" && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
-			rec.Header().Set("Content-Type", "text/plain; charset=utf-8")
-			rec.WriteHeader(http.StatusOK)
-			_, _ = rec.Write([]byte("ok\n"))
+		if r.Method == http.MethodGet || r.Method == http.MethodHead {
+			switch r.URL.Path {
+			case "/healthz":
+				s.ServeHealth(rec, r)
+				return
+			case "/readyz":
+				s.ServeReady(rec, r)
+				return
+			}
+		}
+		if s.store.Load() == nil {
+			rec.Header().Set("Retry-After", retryAfter(s.untilNextCheck()))
+			http.Error(rec, "503 service unavailable: the collection cannot be reached yet", http.StatusServiceUnavailable)
 			return
 		}
-		u, ok := s.authenticate(r)
-		if !ok {
+		u, res, wait := s.authenticate(r)
+		switch res {
+		case authUnauthorized:
 			rec.Header().Set("WWW-Authenticate", `Basic realm="chromafs", charset="UTF-8"`)
 			http.Error(rec, "401 unauthorized", http.StatusUnauthorized)
+			return
+		case authLimited:
+			rec.Header().Set("Retry-After", retryAfter(wait))
+			http.Error(rec, "429 too many failed sign-ins: try again later", http.StatusTooManyRequests)
+			return
+		case authBusy:
+			rec.Header().Set("Retry-After", retryAfter(wait))
+			http.Error(rec, "503 service unavailable: too many sign-ins at once", http.StatusServiceUnavailable)
 			return
 		}
 		user = u.Name

@@ -29,6 +29,9 @@ type User struct {
 type Users struct {
 	byName  map[string]*User
 	byToken map[[32]byte]*User
+
+	dummyOnce sync.Once
+	dummyHash []byte // see dummy
 }
 
 // LoadUsers reads a users file; see ParseUsers for its format.
@@ -132,20 +135,46 @@ func (u *Users) checkToken(token string) (*User, error) {
 	return user, nil
 }
 
-// dummyHash is compared against when a name is unknown, so that a failed
-// sign-in takes as long whether or not the name exists. It is made on
-// first use: a bcrypt hash costs ~70 ms of CPU, which every chromafs
-// process (grep, cat, ...) would otherwise pay at start.
-var dummyHash = sync.OnceValue(func() []byte {
-	h, _ := bcrypt.GenerateFromPassword([]byte("chromafs"), bcrypt.DefaultCost)
-	return h
-})
+// dummy returns the hash compared against when a name is unknown (or
+// has no password), so that a failed sign-in takes as long whether or
+// not the name exists: a hash of the cost most of the file's passwords
+// have (bcrypt's time grows with the cost). It is made on first use: a
+// bcrypt hash costs ~70 ms of CPU at the default cost, which every
+// chromafs process (grep, cat, ...) would otherwise pay at start.
+func (u *Users) dummy() []byte {
+	u.dummyOnce.Do(func() {
+		u.dummyHash, _ = bcrypt.GenerateFromPassword([]byte("chromafs"), u.commonCost())
+	})
+	return u.dummyHash
+}
 
-// checkPassword returns the user if password is theirs.
+// commonCost returns the bcrypt cost that most password hashes have (the
+// higher one on a tie), or bcrypt.DefaultCost when there are none.
+func (u *Users) commonCost() int {
+	count := map[int]int{}
+	best, bestN := bcrypt.DefaultCost, 0
+	for _, user := range u.byName {
+		if user.password == nil {
+			continue
+		}
+		c, err := bcrypt.Cost(user.password)
+		if err != nil {
+			continue
+		}
+		count[c]++
+		if n := count[c]; n > bestN || (n == bestN && c > best) {
+			best, bestN = c, n
+		}
+	}
+	return best
+}
+
+// checkPassword returns the user if password is theirs. It does one
+// bcrypt comparison whatever the name, known or not.
 func (u *Users) checkPassword(name, password string) (*User, error) {
 	user, ok := u.byName[name]
 	if !ok || user.password == nil {
-		_ = bcrypt.CompareHashAndPassword(dummyHash(), []byte(password))
+		_ = bcrypt.CompareHashAndPassword(u.dummy(), []byte(password))
 		return nil, errBadCredentials
 	}
 	if bcrypt.CompareHashAndPassword(user.password, []byte(password)) != nil {
