@@ -54,6 +54,7 @@ type globals struct {
 	tenant, database, token string
 	cloudLimits             bool
 	timeout                 time.Duration
+	net                     netFlags
 	stderr                  io.Writer
 }
 
@@ -109,6 +110,7 @@ resolve against the root.`,
 	pf.StringVar(&g.database, "database", envOr("CHROMA_DATABASE", ""), "Chroma database (env CHROMA_DATABASE; default default_database)")
 	pf.StringVar(&g.token, "chroma-token", envOr("CHROMA_API_KEY", ""), "API key sent as x-chroma-token, as Chroma Cloud wants (env CHROMA_API_KEY)")
 	pf.BoolVar(&g.cloudLimits, "cloud-limits", envOr("CHROMAFS_CLOUD_LIMITS", "") == "1", "keep every request within Chroma Cloud's limits, and shard path trees over 16 KiB on ingest (env CHROMAFS_CLOUD_LIMITS=1)")
+	addNetFlags(pf, &g.net, stderr)
 
 	root.AddCommand(
 		lsCommand(g), catCommand(g), statCommand(g), treeCommand(g), findCommand(g), grepCommand(g),
@@ -141,7 +143,7 @@ func (g *globals) separatorValue() string {
 // storeConfig is the chromastore configuration the global flags give.
 func (g *globals) storeConfig(create bool) chromastore.Config {
 	cfg := chromastore.Config{URL: g.chromaURL, Collection: g.collection, Create: create, HTTPClient: trace.httpClient(),
-		Tenant: g.tenant, Database: g.database, CloudLimits: g.cloudLimits}
+		Tenant: g.tenant, Database: g.database, CloudLimits: g.cloudLimits, Timeout: g.net.chromaTimeout}
 	if g.token != "" {
 		cfg.Headers = map[string]string{"x-chroma-token": g.token}
 	}
@@ -171,7 +173,7 @@ func (g *globals) openFS(ctx context.Context) (*chromafs.FS, error) {
 		chromafs.WithLogger(log),
 	}
 	if g.redisURL != "" {
-		rc, err := cachepkg.NewRedis(cachepkg.RedisOptions{URL: g.redisURL})
+		rc, err := cachepkg.NewRedis(cachepkg.RedisOptions{URL: g.redisURL, Logger: log})
 		if err != nil {
 			return nil, err
 		}

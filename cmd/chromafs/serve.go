@@ -18,8 +18,13 @@ import (
 	"github.com/chromafs/chromafs/adapters/httpfs"
 	"github.com/chromafs/chromafs/adapters/webdavfs"
 	"github.com/chromafs/chromafs/cachepkg"
+	"github.com/chromafs/chromafs/chromastore"
 	"github.com/chromafs/chromafs/internal/server"
 )
+
+// firstCheckTimeout bounds serve's readiness check before it listens: a
+// frozen Chroma delays the start by this much at most.
+const firstCheckTimeout = 5 * time.Second
 
 func serveCommand(g *globals) *cobra.Command {
 	var (
@@ -45,8 +50,18 @@ in --users FILE:
 
 (chromafs hash-password and chromafs hash-token make those fields.) Requests
 without credentials see public pages only, or are refused with
---deny-anonymous; wrong credentials get 401. /healthz answers 200 without
-credentials. SIGTERM or SIGINT shuts down gracefully.
+--deny-anonymous; wrong credentials get 401. Failed sign-ins are limited
+per client address and per user name (10 in a row, then one every 6 s):
+past that a sign-in gets 429 with Retry-After.
+
+Probes need no credentials: /healthz answers 200 while the process serves
+(liveness); /readyz answers 200 when Chroma answered the last check and the
+tree loaded, else 503 with a short reason, and reports Redis (which is not
+needed to be ready). serve starts even while Chroma is unreachable: it
+listens, answers 503 with Retry-After, and opens the collection in the
+background, retrying with backoff. Each request to Chroma is bounded by
+--chroma-timeout (default 30s): a Chroma that stops answering gives 504, not
+a hang. SIGTERM or SIGINT shuts down gracefully.
 
 Lazy file pointers (pages whose content lives at a URL) are fetched by the
 server when read. --no-pointer-fetch stops that: they are still listed, and
@@ -67,17 +82,22 @@ names.`,
 			} else if denyAnonymous {
 				return errors.New("serve: --deny-anonymous without --users would refuse every request")
 			}
-			octx, cancel := context.WithTimeout(cmd.Context(), g.timeout)
-			defer cancel()
-			store, err := g.openStore(octx, false)
-			if err != nil {
+			if g.collection == "" {
+				return errors.New("no collection: set --collection or CHROMAFS_COLLECTION")
+			}
+			// The collection is opened by the server, with retries: serve
+			// starts (and answers /healthz) while Chroma is unreachable.
+			// Only a configuration that no retry can fix stops it here.
+			scfg := g.storeConfig(false)
+			scfg.Timeout = g.net.serveChromaTimeout()
+			if err := scfg.Validate(); err != nil {
 				return err
 			}
-			defer store.Close()
 			cache := cachepkg.Cache(cachepkg.NewMemory(0))
+			var rc *cachepkg.Redis
 			if g.redisURL != "" {
-				rc, err := cachepkg.NewRedis(cachepkg.RedisOptions{URL: g.redisURL})
-				if err != nil {
+				var err error
+				if rc, err = cachepkg.NewRedis(cachepkg.RedisOptions{URL: g.redisURL, Logger: log}); err != nil {
 					return err
 				}
 				defer rc.Close()
@@ -93,12 +113,30 @@ names.`,
 			if noPointerFetch {
 				opts = append(opts, chromafs.WithResolver(nil))
 			}
-			// Fail at start, not on the first request, when the
-			// collection cannot be served.
-			if _, err := chromafs.New(octx, store, opts...); err != nil {
-				return err
+			cfg := server.Config{
+				Open: func(ctx context.Context) (chromafs.Store, error) {
+					c, err := chromastore.Open(ctx, scfg)
+					if err != nil {
+						return nil, err
+					}
+					return c, nil
+				},
+				Options: opts, Users: users, DenyAnonymous: denyAnonymous, Logger: log,
 			}
-			srv := server.New(server.Config{Store: store, Options: opts, Users: users, DenyAnonymous: denyAnonymous, Logger: log})
+			if rc != nil {
+				cfg.Cache = rc
+			}
+			srv := server.New(cfg)
+			defer srv.Close()
+			// One check before listening, so that a reachable collection
+			// is served from the first request; then Run keeps checking.
+			first, cancelFirst := context.WithTimeout(cmd.Context(), firstCheckTimeout)
+			srv.Check(first)
+			cancelFirst()
+			rctx, stopRun := context.WithCancel(cmd.Context())
+			runDone := make(chan struct{})
+			go func() { srv.Run(rctx); close(runDone) }()
+			defer func() { stopRun(); <-runDone }()
 			var listeners []server.Listener
 			add := func(addr, kind string, h http.Handler) error {
 				if addr == "" {
