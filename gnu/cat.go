@@ -92,6 +92,9 @@ func Cat(ctx context.Context, env *Env, args []string) int {
 		}
 		operands = []string{"-"}
 	}
+	if !r.open() {
+		return r.finish(2)
+	}
 	c := &catter{run: r, o: o, newlines: 0}
 	for _, a := range operands {
 		if r.stopped() {
@@ -125,10 +128,10 @@ func (c *catter) read(a string) ([]byte, error) {
 	if !ok {
 		return nil, &fs.PathError{Op: "open", Path: a, Err: fs.ErrNotExist}
 	}
-	if fi, err := fs.Stat(c.env.FS, name); err == nil && fi.IsDir() {
+	if fi, err := fs.Stat(c.fsys, name); err == nil && fi.IsDir() {
 		return nil, &fs.PathError{Op: "read", Path: a, Err: errIsDir}
 	}
-	return fs.ReadFile(c.env.FS, name)
+	return fs.ReadFile(c.fsys, name)
 }
 
 var errIsDir = errors.New("is a directory")

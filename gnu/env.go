@@ -21,6 +21,11 @@ type Env struct {
 	// FS is the filesystem the command sees. Names are resolved against
 	// Dir and turned into fs.FS names ("a/b"); the root is ".".
 	FS fs.FS
+	// Open, used when FS is nil, opens the filesystem once the arguments
+	// have parsed, so that --help, --version and usage errors need no
+	// connection. Its error is printed as "prog: error" and the command
+	// returns 2.
+	Open func(ctx context.Context) (fs.FS, error)
 	// Stdin is read by cat for "-" and when it has no operand; nil means
 	// there is no standard input (cat then reports a missing operand).
 	Stdin io.Reader
@@ -65,6 +70,27 @@ type run struct {
 	name string // the command's own name: "ls"
 	prog string // the name in diagnostics
 	out  *bufio.Writer
+	fsys fs.FS // set by open
+}
+
+// open sets r.fsys from Env.FS or Env.Open, and reports whether there
+// is one; if not, it has printed why.
+func (r *run) open() bool {
+	if r.env.FS != nil {
+		r.fsys = r.env.FS
+		return true
+	}
+	if r.env.Open == nil {
+		r.warn("no filesystem to work on")
+		return false
+	}
+	fsys, err := r.env.Open(r.ctx)
+	if err != nil {
+		r.warn("%v", err)
+		return false
+	}
+	r.fsys = fsys
+	return true
 }
 
 func newRun(ctx context.Context, env *Env, name string) *run {

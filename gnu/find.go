@@ -81,6 +81,22 @@ func Find(ctx context.Context, env *Env, args []string) int {
 		expr = &and{expr, &action{kind: "-print"}}
 	}
 	f.expr = expr
+	if !r.open() {
+		return r.finish(2)
+	}
+	for _, n := range p.newer {
+		name, ok := r.resolve(n.file)
+		var fi fs.FileInfo
+		err := fs.ErrNotExist
+		if ok {
+			fi, err = fs.Stat(r.fsys, name)
+		}
+		if err != nil {
+			r.warn("%s: %s", localeQuote(n.file), ErrText(err))
+			return r.finish(1)
+		}
+		n.ref = fi.ModTime()
+	}
 	if len(f.starts) == 0 {
 		f.starts = []string{"."}
 	}
@@ -131,7 +147,7 @@ func (f *finder) start(s string) {
 	var fi fs.FileInfo
 	err := fs.ErrNotExist
 	if ok {
-		fi, err = fs.Stat(f.env.FS, name)
+		fi, err = fs.Stat(f.fsys, name)
 	}
 	if err != nil {
 		f.warn("%s: %s", localeQuote(s), ErrText(err))
@@ -150,7 +166,7 @@ func (f *finder) walk(v *visit) {
 		f.expr.eval(f, v)
 	}
 	if v.d.IsDir() && !v.prune && !f.quit && (f.maxDepth < 0 || v.depth < f.maxDepth) {
-		entries, err := fs.ReadDir(f.env.FS, v.name)
+		entries, err := fs.ReadDir(f.fsys, v.name)
 		if err != nil {
 			f.warn("%s: %s", localeQuote(v.path), ErrText(err))
 			f.status = 1
@@ -227,6 +243,18 @@ type findParser struct {
 	args      []string
 	i         int
 	hasAction bool
+	newer     []*newer // -newer tests, whose reference files are looked up after parsing
+}
+
+// newer is -newer FILE: modified after FILE was.
+type newer struct {
+	file string
+	ref  time.Time
+}
+
+func (n *newer) eval(f *finder, v *visit) bool {
+	fi, ok := f.infoOf(v)
+	return ok && fi.ModTime().After(n.ref)
 }
 
 type findError string
@@ -467,7 +495,7 @@ func (p *findParser) primary() (node, error) {
 	case "-empty":
 		return test(func(f *finder, v *visit) bool {
 			if v.d.IsDir() {
-				entries, err := fs.ReadDir(f.env.FS, v.name)
+				entries, err := fs.ReadDir(f.fsys, v.name)
 				return err == nil && len(entries) == 0
 			}
 			fi, ok := f.infoOf(v)
@@ -478,20 +506,9 @@ func (p *findParser) primary() (node, error) {
 		if err != nil {
 			return nil, err
 		}
-		name, ok := p.f.resolve(v)
-		var fi fs.FileInfo
-		serr := fs.ErrNotExist
-		if ok {
-			fi, serr = fs.Stat(p.f.env.FS, name)
-		}
-		if serr != nil {
-			return nil, errf("%s: %s", localeQuote(v), ErrText(serr))
-		}
-		ref := fi.ModTime()
-		return test(func(f *finder, v *visit) bool {
-			fi, ok := f.infoOf(v)
-			return ok && fi.ModTime().After(ref)
-		}), nil
+		n := &newer{file: v}
+		p.newer = append(p.newer, n)
+		return n, nil
 	case "-mtime", "-mmin":
 		v, err := p.arg(a)
 		if err != nil {

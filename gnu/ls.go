@@ -137,6 +137,9 @@ func Ls(ctx context.Context, env *Env, args []string) int {
 			o.sort = sortNone
 		}
 	}
+	if !r.open() {
+		return r.finish(2)
+	}
 	l := &lister{run: r, o: o}
 	return r.finish(l.main(operands))
 }
@@ -210,7 +213,7 @@ func (l *lister) main(operands []string) int {
 		var fi fs.FileInfo
 		err := fs.ErrNotExist
 		if ok {
-			fi, err = fs.Stat(l.env.FS, name)
+			fi, err = fs.Stat(l.fsys, name)
 		}
 		if err != nil {
 			l.warn("cannot access %s: %s", quote(a), ErrText(err))
@@ -253,7 +256,7 @@ func (l *lister) main(operands []string) int {
 
 // listDir lists one directory, then, with -R, its subdirectories.
 func (l *lister) listDir(d *lsEntry, header, operand bool) {
-	entries, err := fs.ReadDir(l.env.FS, d.fsName)
+	entries, err := fs.ReadDir(l.fsys, d.fsName)
 	if err != nil {
 		l.warn("cannot open directory %s: %s", quote(d.name), ErrText(err))
 		if operand {
@@ -309,7 +312,7 @@ func (l *lister) loadInfo(dir string, list []*lsEntry) []*lsEntry {
 			if e.dir != nil {
 				e.info, err = e.dir.Info()
 			} else {
-				e.info, err = fs.Stat(l.env.FS, e.fsName)
+				e.info, err = fs.Stat(l.fsys, e.fsName)
 			}
 			if err != nil {
 				l.warn("cannot access %s: %s", quote(join(dir, e.name)), ErrText(err))
@@ -432,7 +435,7 @@ func (l *lister) links(e *lsEntry) int {
 	if !e.isDir {
 		return 1
 	}
-	entries, err := fs.ReadDir(l.env.FS, e.fsName)
+	entries, err := fs.ReadDir(l.fsys, e.fsName)
 	if err != nil {
 		return 2
 	}

@@ -78,6 +78,9 @@ func Stat(ctx context.Context, env *Env, args []string) int {
 	if len(operands) == 0 {
 		return r.usage(1, "missing operand")
 	}
+	if !r.open() {
+		return r.finish(2)
+	}
 	for _, a := range operands {
 		if r.stopped() {
 			break
@@ -86,7 +89,7 @@ func Stat(ctx context.Context, env *Env, args []string) int {
 		var fi fs.FileInfo
 		err := fs.ErrNotExist
 		if ok {
-			fi, err = fs.Stat(env.FS, name)
+			fi, err = fs.Stat(r.fsys, name)
 		}
 		if err != nil {
 			r.warn("cannot statx %s: %s", quote(a), ErrText(err))

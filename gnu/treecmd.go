@@ -120,6 +120,9 @@ func Tree(ctx context.Context, env *Env, args []string) int {
 	if len(operands) == 0 {
 		operands = []string{"."}
 	}
+	if !r.open() {
+		return r.finish(2)
+	}
 	t := &treeWalk{run: r, o: o}
 	for _, a := range operands {
 		if r.stopped() {
@@ -197,7 +200,7 @@ func (t *treeWalk) root(a string) {
 	var fi fs.FileInfo
 	err := fs.ErrNotExist
 	if ok {
-		fi, err = fs.Stat(t.env.FS, name)
+		fi, err = fs.Stat(t.fsys, name)
 	}
 	switch {
 	case err != nil:
@@ -221,7 +224,7 @@ func (t *treeWalk) root(a string) {
 // walk prints the entries of dir (an fs.FS name; shown is its path as
 // printed with -f) at depth level, and returns how many it printed.
 func (t *treeWalk) walk(dir, shown, indent string, level int) int {
-	entries, err := fs.ReadDir(t.env.FS, dir)
+	entries, err := fs.ReadDir(t.fsys, dir)
 	if err != nil {
 		return 0
 	}

@@ -188,7 +188,8 @@ hashes that disagree with the tree, orphan chunks, and entries without
 isPublic. With --pointers it also fetches every lazy pointer and reports those
 that are unreachable, answer other than 2xx, or whose size or sha256 differs
 from the tree's (a pointer without a declared size is a warning). It exits 1
-when it finds an error, 0 otherwise (warnings included).`,
+when it finds an error, 0 otherwise (warnings included). With -q it prints
+only the errors, without warnings or the summary line.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, cancel := context.WithTimeout(cmd.Context(), g.timeout)
@@ -209,15 +210,17 @@ when it finds an error, 0 otherwise (warnings included).`,
 				}
 				fmt.Fprintln(out, f)
 			}
-			fmt.Fprintf(out, "%s: %d pages, %d chunks, %d errors, %d warnings\n",
-				g.collection, rep.Pages, rep.Chunks, rep.Count(validate.Error), rep.Count(validate.Warning))
+			if !quiet {
+				fmt.Fprintf(out, "%s: %d pages, %d chunks, %d errors, %d warnings\n",
+					g.collection, rep.Pages, rep.Chunks, rep.Count(validate.Error), rep.Count(validate.Warning))
+			}
 			if !rep.OK() {
 				return exitError{1}
 			}
 			return nil
 		},
 	}
-	c.Flags().BoolVarP(&quiet, "quiet", "q", false, "print errors only")
+	c.Flags().BoolVarP(&quiet, "quiet", "q", false, "print errors only: no warnings, no summary (the exit status is the same)")
 	c.Flags().BoolVar(&pointers, "pointers", false, "fetch every lazy pointer and check it is reachable and as declared")
 	return c
 }

@@ -1,18 +1,16 @@
 package main
 
 import (
-	"bufio"
-	"errors"
+	"context"
 	"fmt"
-	"io"
 	"io/fs"
 	"path"
-	"slices"
 	"strings"
-	"syscall"
-	"time"
 
-	"github.com/chromafs/chromafs/tree"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/chromafs/chromafs/gnu"
 )
 
 // exitError carries a process exit status. Its message, if any, has
@@ -34,344 +32,105 @@ func resolve(p string) string {
 	return c[1:]
 }
 
-// display joins a user's start path and a name below it the way find and
-// ls print them: "/" + "a" is "/a", "docs" + "a" is "docs/a".
-func display(start, rel string) string {
-	if rel == "." {
-		return start
-	}
-	if strings.HasSuffix(start, "/") {
-		return start + rel
-	}
-	return start + "/" + rel
-}
-
 // errText renders an error the way coreutils do: "No such file or
-// directory" and friends.
-func errText(err error) string {
-	text, _ := errTextStd(err)
-	return text
+// directory" and friends (see gnu.ErrText).
+func errText(err error) string { return gnu.ErrText(err) }
+
+// gnuCommands are the file commands of package gnu that the CLI wires,
+// with their synopsis and summary.
+var gnuCommands = []struct{ name, use, short string }{
+	{"ls", "ls [OPTION]... [PATH]...", "List directory contents, as GNU ls does (try 'chromafs ls --help')"},
+	{"cat", "cat [OPTION]... PATH...", "Print files, as GNU cat does (try 'chromafs cat --help')"},
+	{"stat", "stat [OPTION]... PATH...", "Show what the tree records of files and directories (try 'chromafs stat --help')"},
+	{"tree", "tree [-adfirU] [-L level] [--noreport] [PATH]...", "Print directory trees, as tree 2.1 does (try 'chromafs tree --help')"},
+	{"find", "find [PATH...] [EXPRESSION]", "Find files and directories, as GNU find does (try 'chromafs find --help')"},
 }
 
-// errTextStd is errText, and whether the text is one of the standard
-// messages (as strerror gives them) rather than the error's own text.
-func errTextStd(err error) (string, bool) {
-	var errno syscall.Errno
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return "No such file or directory", true
-	case errors.Is(err, syscall.EROFS):
-		return "Read-only file system", true
-	case errors.Is(err, fs.ErrPermission):
-		return "Permission denied", true
-	case errors.Is(err, fs.ErrInvalid):
-		return "Invalid argument", true
-	case errors.As(err, &errno):
-		return errno.Error(), true
+// gnuCommand wires the gnu command name: its arguments reach it
+// untouched (it parses them GNU-style), except the global flags, which
+// are taken out wherever they are before "--"; the collection is opened
+// only once the arguments have parsed, so --help and usage errors need
+// no server.
+func gnuCommand(g *globals, name, use, short string) *cobra.Command {
+	run := gnu.Commands[name]
+	return &cobra.Command{
+		Use:                use,
+		Short:              short,
+		DisableFlagParsing: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			rest, err := takeGlobals(cmd, args)
+			if err != nil {
+				return err
+			}
+			ctx, cancel := context.WithTimeout(cmd.Context(), g.timeout)
+			defer cancel()
+			env := &gnu.Env{
+				Stdout:  cmd.OutOrStdout(),
+				Stderr:  cmd.ErrOrStderr(),
+				Dir:     "/",
+				Prog:    "chromafs " + name,
+				Version: shortVersion(),
+				Open: func(ctx context.Context) (fs.FS, error) {
+					trace.phase("parse arguments")
+					return g.openFS(ctx)
+				},
+			}
+			if code := run(ctx, env, rest); code != 0 {
+				return exitError{code}
+			}
+			return nil
+		},
 	}
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		switch pe.Err.Error() {
-		case "is a directory":
-			return "Is a directory", true
-		case "not a directory":
-			return "Not a directory", true
+}
+
+// takeGlobals moves the global flags out of the arguments of a command
+// that parses its own, up to a "--", and applies them.
+func takeGlobals(cmd *cobra.Command, args []string) (rest []string, err error) {
+	flags := cmd.InheritedFlags()
+	for i := 0; i < len(args); i++ {
+		if args[i] == "--" {
+			return append(rest, args[i:]...), nil
 		}
-		return pe.Err.Error(), false
-	}
-	return err.Error(), false
-}
-
-// cat writes each file to w. Like cat(1) it reports a failing operand and
-// goes on with the others; the status is 1 if any failed.
-func cat(fsys fs.FS, w io.Writer, stderr io.Writer, args []string) error {
-	if len(args) == 0 {
-		fmt.Fprintln(stderr, "chromafs cat: missing file operand")
-		return exitError{2}
-	}
-	bw := bufio.NewWriterSize(w, 64<<10)
-	status := 0
-	for _, a := range args {
-		name := resolve(a)
-		fi, err := fs.Stat(fsys, name)
-		if err == nil && fi.IsDir() {
-			fmt.Fprintf(stderr, "cat: %s: Is a directory\n", a)
-			status = 1
+		next, ok, err := takeGlobal(flags, args, i)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			rest = append(rest, args[i])
 			continue
 		}
-		data, err := fs.ReadFile(fsys, name)
-		if err != nil {
-			if ferr := bw.Flush(); ferr != nil {
-				return ferr
-			}
-			// A standard message (as cat(1) prints) is followed by the
-			// whole error, which says what failed; an error of chromafs's
-			// own (a broken page or pointer) already does.
-			text, std := errTextStd(err)
-			fmt.Fprintf(stderr, "cat: %s: %s\n", a, text)
-			if std && !errors.Is(err, fs.ErrNotExist) {
-				fmt.Fprintf(stderr, "cat: %s: %v\n", a, err)
-			}
-			status = 1
-			continue
-		}
-		if _, err := bw.Write(data); err != nil {
-			return err
-		}
+		i = next
 	}
-	if err := bw.Flush(); err != nil {
-		return err
-	}
-	if status != 0 {
-		return exitError{status}
-	}
-	return nil
+	return rest, nil
 }
 
-type lsOptions struct {
-	long bool
-	all  bool
-}
-
-// ls lists files and directories like ls(1) writing to a pipe: one name
-// per line, files given as operands first, then each directory (with a
-// "dir:" header when there are several operands).
-func ls(fsys fs.FS, w, stderr io.Writer, args []string, opt lsOptions, now time.Time) error {
-	if len(args) == 0 {
-		args = []string{"/"}
+// takeGlobal applies args[i] if it is a global flag ("--name=value",
+// "--name value", or "--name" alone for a boolean) and returns the index
+// of the last argument it took; ok is false when args[i] is not a global
+// flag. Its errors are usage errors.
+func takeGlobal(flags *pflag.FlagSet, args []string, i int) (last int, ok bool, err error) {
+	a := args[i]
+	if !strings.HasPrefix(a, "--") || a == "--" {
+		return i, false, nil
 	}
-	bw := bufio.NewWriter(w)
-	defer bw.Flush()
-	status := 0
-	type operand struct {
-		arg  string
-		name string
-		info fs.FileInfo
+	name, value, hasValue := strings.Cut(a[2:], "=")
+	f := flags.Lookup(name)
+	if f == nil || name == "help" {
+		return i, false, nil
 	}
-	var files, dirs []operand
-	for _, a := range args {
-		name := resolve(a)
-		fi, err := fs.Stat(fsys, name)
-		if err != nil {
-			bw.Flush()
-			fmt.Fprintf(stderr, "ls: cannot access '%s': %s\n", a, errText(err))
-			status = 2
-			continue
+	if !hasValue && f.NoOptDefVal != "" {
+		// A boolean flag (--cloud-limits) takes no argument.
+		value, hasValue = f.NoOptDefVal, true
+	}
+	if !hasValue {
+		if i+1 >= len(args) {
+			return i, false, usageErrorf("option '--%s' requires an argument", name)
 		}
-		if fi.IsDir() {
-			dirs = append(dirs, operand{a, name, fi})
-		} else {
-			files = append(files, operand{a, name, fi})
-		}
+		i++
+		value = args[i]
 	}
-	byArg := func(a, b operand) int { return strings.Compare(a.arg, b.arg) }
-	slices.SortStableFunc(files, byArg)
-	slices.SortStableFunc(dirs, byArg)
-	var rows []lsRow
-	for _, f := range files {
-		rows = append(rows, lsRow{name: f.arg, info: f.info})
+	if err := flags.Set(name, value); err != nil {
+		return i, false, usageErrorf("invalid argument '%s' for '--%s': %v", value, name, invalidCause(err))
 	}
-	writeRows(bw, rows, opt, now, false)
-	many := len(args) > 1
-	for i, d := range dirs {
-		if many {
-			if i > 0 || len(files) > 0 {
-				fmt.Fprintln(bw)
-			}
-			fmt.Fprintf(bw, "%s:\n", d.arg)
-		}
-		entries, err := fs.ReadDir(fsys, d.name)
-		if err != nil {
-			bw.Flush()
-			fmt.Fprintf(stderr, "ls: cannot open directory '%s': %s\n", d.arg, errText(err))
-			status = 2
-			continue
-		}
-		rows = rows[:0]
-		if opt.all {
-			rows = append(rows, lsRow{name: ".", info: d.info}, lsRow{name: "..", info: d.info})
-		}
-		for _, e := range entries {
-			if !opt.all && strings.HasPrefix(e.Name(), ".") {
-				continue
-			}
-			r := lsRow{name: e.Name()}
-			if opt.long {
-				fi, err := e.Info()
-				if err != nil {
-					bw.Flush()
-					fmt.Fprintf(stderr, "ls: cannot access '%s': %s\n", display(d.arg, e.Name()), errText(err))
-					status = 1
-					continue
-				}
-				r.info = fi
-			}
-			rows = append(rows, r)
-		}
-		writeRows(bw, rows, opt, now, true)
-	}
-	if status != 0 {
-		bw.Flush()
-		return exitError{status}
-	}
-	return nil
-}
-
-type lsRow struct {
-	name string
-	info fs.FileInfo
-}
-
-func writeRows(w io.Writer, rows []lsRow, opt lsOptions, now time.Time, total bool) {
-	if !opt.long {
-		for _, r := range rows {
-			fmt.Fprintln(w, r.name)
-		}
-		return
-	}
-	width := 1
-	var blocks int64
-	for _, r := range rows {
-		width = max(width, len(fmt.Sprint(r.info.Size())))
-		if !r.info.IsDir() {
-			blocks += (r.info.Size() + 1023) / 1024
-		}
-	}
-	if total {
-		fmt.Fprintf(w, "total %d\n", blocks)
-	}
-	for _, r := range rows {
-		fmt.Fprintf(w, "%s 1 chromafs chromafs %*d %s %s\n",
-			r.info.Mode(), width, r.info.Size(), lsTime(r.info.ModTime(), now), r.name)
-	}
-}
-
-// lsTime formats a time as ls -l does: month, day and time for recent
-// times, month, day and year for older or future ones.
-func lsTime(t, now time.Time) string {
-	if t.IsZero() {
-		return "Jan  1  1970"
-	}
-	if t.After(now.AddDate(0, -6, 0)) && !t.After(now) {
-		return t.Format("Jan _2 15:04")
-	}
-	return t.Format("Jan _2  2006")
-}
-
-// stat prints what the tree knows of one path.
-func stat(fsys fs.FS, w, stderr io.Writer, args []string) error {
-	if len(args) == 0 {
-		fmt.Fprintln(stderr, "chromafs stat: missing operand")
-		return exitError{2}
-	}
-	status := 0
-	for _, a := range args {
-		fi, err := fs.Stat(fsys, resolve(a))
-		if err != nil {
-			fmt.Fprintf(stderr, "stat: cannot statx '%s': %s\n", a, errText(err))
-			status = 1
-			continue
-		}
-		kind := "regular file"
-		if fi.IsDir() {
-			kind = "directory"
-		} else if fi.Size() == 0 {
-			kind = "regular empty file"
-		}
-		fmt.Fprintf(w, "  File: %s\n", a)
-		fmt.Fprintf(w, "  Size: %-15d %s\n", fi.Size(), kind)
-		fmt.Fprintf(w, "Access: (%04o/%s)\n", fi.Mode().Perm(), fi.Mode())
-		if mt := fi.ModTime(); !mt.IsZero() {
-			fmt.Fprintf(w, "Modify: %s\n", mt.Format("2006-01-02 15:04:05.000000000 -0700"))
-		} else {
-			fmt.Fprintf(w, "Modify: -\n")
-		}
-		if e, ok := fi.Sys().(*tree.Entry); ok && e != nil {
-			if e.ContentType != "" {
-				fmt.Fprintf(w, "  Type: %s\n", e.ContentType)
-			}
-			if e.Hash != "" {
-				fmt.Fprintf(w, "  Hash: %s\n", e.Hash)
-			}
-			if e.URL != "" {
-				fmt.Fprintf(w, "   URL: %s\n", e.URL)
-			}
-			access := "public"
-			if !e.IsPublic {
-				access = "groups " + strings.Join(e.Groups, ",")
-			}
-			fmt.Fprintf(w, "Visible: %s\n", access)
-		}
-	}
-	if status != 0 {
-		return exitError{status}
-	}
-	return nil
-}
-
-// treeCmd prints a directory tree like tree(1).
-func treeCmd(fsys fs.FS, w, stderr io.Writer, arg string, all bool) error {
-	if arg == "" {
-		arg = "/"
-	}
-	name := resolve(arg)
-	fi, err := fs.Stat(fsys, name)
-	if err != nil {
-		fmt.Fprintf(stderr, "%s [error opening dir: %s]\n", arg, errText(err))
-		return exitError{2}
-	}
-	bw := bufio.NewWriter(w)
-	defer bw.Flush()
-	fmt.Fprintln(bw, arg)
-	var ndirs, nfiles int
-	if !fi.IsDir() {
-		fmt.Fprintln(bw, " [error opening dir]")
-		fmt.Fprintf(bw, "\n0 directories, 0 files\n")
-		return exitError{2}
-	}
-	var walk func(dir, indent string) error
-	walk = func(dir, indent string) error {
-		entries, err := fs.ReadDir(fsys, dir)
-		if err != nil {
-			return err
-		}
-		if !all {
-			kept := entries[:0]
-			for _, e := range entries {
-				if !strings.HasPrefix(e.Name(), ".") {
-					kept = append(kept, e)
-				}
-			}
-			entries = kept
-		}
-		for i, e := range entries {
-			last := i == len(entries)-1
-			branch, next := "├── ", "│   "
-			if last {
-				branch, next = "└── ", "    "
-			}
-			fmt.Fprintf(bw, "%s%s%s\n", indent, branch, e.Name())
-			if e.IsDir() {
-				ndirs++
-				if err := walk(path.Join(dir, e.Name()), indent+next); err != nil {
-					return err
-				}
-			} else {
-				nfiles++
-			}
-		}
-		return nil
-	}
-	if err := walk(name, ""); err != nil {
-		return err
-	}
-	fmt.Fprintf(bw, "\n%d %s, %d %s\n", ndirs, plural(ndirs, "directory", "directories"), nfiles, plural(nfiles, "file", "files"))
-	return nil
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
+	return i, true, nil
 }

@@ -7,9 +7,15 @@
 // --groups (CHROMAFS_GROUPS, comma-separated). Paths are absolute from the
 // collection root; relative paths resolve against the root.
 //
-// Exit status: 0 on success, 1 when an operand is not found (as ls, cat
-// and find use it) or validation finds problems, 2 on usage and internal
-// errors.
+// ls, cat, stat, tree and find are package gnu's: they parse their own
+// arguments GNU-style and exit with the statuses of the GNU tools (ls: 1
+// for minor problems, 2 for a missing operand or a usage error; cat,
+// stat, find: 1; tree: 2 for a missing operand, 1 for a usage error).
+// Every other command exits 0 on success, 1 when validation finds
+// problems, and 2 on usage and internal errors. Usage errors print as
+// GNU tools print them: "chromafs ingest: unrecognized option '--bogus'"
+// and "Try 'chromafs ingest --help' for more information.". Only --help
+// asks for help; -h is ls's human-readable sizes.
 package main
 
 import (
@@ -69,13 +75,22 @@ func envOr(name, def string) string {
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root := newRoot(stdout, stderr)
 	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
+	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
 		return 0
 	}
 	var ee exitError
 	if errors.As(err, &ee) {
 		return ee.code
+	}
+	var ue *cliUsageError
+	if errors.As(err, &ue) {
+		return ue.print(cmd, stderr)
+	}
+	if name, ok := strings.CutPrefix(err.Error(), "unknown command "); ok {
+		// cobra: unknown command "x" for "chromafs"
+		name, _, _ = strings.Cut(name, " for ")
+		return (&cliUsageError{msg: "unknown command " + strings.ReplaceAll(name, `"`, "'")}).print(root, stderr)
 	}
 	fmt.Fprintf(stderr, "chromafs: %v\n", err)
 	return 2
@@ -93,9 +108,16 @@ Paths are absolute from the collection root ("/" is the root); relative paths
 resolve against the root.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       longVersion(),
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
+	root.SetVersionTemplate("{{.Version}}")
+	root.SetFlagErrorFunc(flagError)
+	// Only --help asks for help (cobra would take -h too, which is ls's
+	// human-readable sizes); only --version for the version.
+	root.PersistentFlags().Bool("help", false, "print help for the command and exit")
+	root.Flags().Bool("version", false, "print the version and its VCS revision and exit")
 	pf := root.PersistentFlags()
 	pf.StringVar(&g.chromaURL, "chroma-url", envOr("CHROMA_URL", "http://localhost:8000"), "Chroma server URL (env CHROMA_URL)")
 	pf.StringVar(&g.collection, "collection", envOr("CHROMAFS_COLLECTION", ""), "collection name (env CHROMAFS_COLLECTION)")
@@ -111,12 +133,18 @@ resolve against the root.`,
 	pf.StringVar(&g.token, "chroma-token", envOr("CHROMA_API_KEY", ""), "API key sent as x-chroma-token, as Chroma Cloud wants (env CHROMA_API_KEY)")
 	pf.BoolVar(&g.cloudLimits, "cloud-limits", envOr("CHROMAFS_CLOUD_LIMITS", "") == "1", "keep every request within Chroma Cloud's limits, and shard path trees over 16 KiB on ingest (env CHROMAFS_CLOUD_LIMITS=1)")
 	addNetFlags(pf, &g.net, stderr)
+	addPointerFlags(pf, stderr)
 
+	for _, c := range gnuCommands {
+		root.AddCommand(gnuCommand(g, c.name, c.use, c.short))
+	}
 	root.AddCommand(
-		lsCommand(g), catCommand(g), statCommand(g), treeCommand(g), findCommand(g), grepCommand(g),
+		grepCommand(g),
 		ingestCommand(g), validateCommand(g),
 		serveCommand(g), hashPasswordCommand(), hashTokenCommand(),
+		versionCommand(),
 	)
+	gnuArgs(root)
 	return root
 }
 
@@ -186,84 +214,4 @@ func (g *globals) openFS(ctx context.Context) (*chromafs.FS, error) {
 	}
 	trace.phase("session (tree fetch and parse, view)")
 	return fsys.WithContext(ctx), nil
-}
-
-// fsCommand builds a command that works on the filesystem.
-func fsCommand(g *globals, use, short string, args cobra.PositionalArgs, body func(cmd *cobra.Command, fsys *chromafs.FS, args []string) error) *cobra.Command {
-	return &cobra.Command{
-		Use:   use,
-		Short: short,
-		Args:  args,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx, cancel := context.WithTimeout(cmd.Context(), g.timeout)
-			defer cancel()
-			fsys, err := g.openFS(ctx)
-			if err != nil {
-				return err
-			}
-			return body(cmd, fsys, args)
-		},
-	}
-}
-
-func lsCommand(g *globals) *cobra.Command {
-	var opt lsOptions
-	c := fsCommand(g, "ls [-l] [-a] [PATH...]", "List directory contents", cobra.ArbitraryArgs,
-		func(cmd *cobra.Command, fsys *chromafs.FS, args []string) error {
-			return ls(fsys, cmd.OutOrStdout(), cmd.ErrOrStderr(), args, opt, time.Now())
-		})
-	c.Flags().BoolVarP(&opt.long, "long", "l", false, "use a long listing format")
-	c.Flags().BoolVarP(&opt.all, "all", "a", false, "do not ignore entries starting with .")
-	return c
-}
-
-func catCommand(g *globals) *cobra.Command {
-	return fsCommand(g, "cat PATH...", "Print files", cobra.MinimumNArgs(1),
-		func(cmd *cobra.Command, fsys *chromafs.FS, args []string) error {
-			return cat(fsys, cmd.OutOrStdout(), cmd.ErrOrStderr(), args)
-		})
-}
-
-func statCommand(g *globals) *cobra.Command {
-	return fsCommand(g, "stat PATH...", "Show what the tree records of files and directories", cobra.MinimumNArgs(1),
-		func(cmd *cobra.Command, fsys *chromafs.FS, args []string) error {
-			return stat(fsys, cmd.OutOrStdout(), cmd.ErrOrStderr(), args)
-		})
-}
-
-func treeCommand(g *globals) *cobra.Command {
-	var all bool
-	c := fsCommand(g, "tree [PATH]", "Print a directory tree", cobra.MaximumNArgs(1),
-		func(cmd *cobra.Command, fsys *chromafs.FS, args []string) error {
-			arg := ""
-			if len(args) > 0 {
-				arg = args[0]
-			}
-			return treeCmd(fsys, cmd.OutOrStdout(), cmd.ErrOrStderr(), arg, all)
-		})
-	c.Flags().BoolVarP(&all, "all", "a", false, "show entries starting with .")
-	return c
-}
-
-func findCommand(g *globals) *cobra.Command {
-	c := fsCommand(g, "find [PATH...] [-name GLOB] [-iname GLOB] [-path GLOB] [-type f|d] [-maxdepth N] [-mindepth N] [! TEST]",
-		"Find files and directories, printing paths as GNU find does", cobra.ArbitraryArgs,
-		func(cmd *cobra.Command, fsys *chromafs.FS, args []string) error {
-			return find(fsys, cmd.OutOrStdout(), cmd.ErrOrStderr(), args)
-		})
-	// find's expression looks like flags; it is parsed by find itself,
-	// after the global flags are taken out.
-	c.DisableFlagParsing = true
-	body := c.RunE
-	c.RunE = func(cmd *cobra.Command, args []string) error {
-		rest, help, err := takeGlobals(cmd, args)
-		if err != nil {
-			return err
-		}
-		if help {
-			return cmd.Help()
-		}
-		return body(cmd, rest)
-	}
-	return c
 }

@@ -1,0 +1,191 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// cliUsageError is a mistake on the command line. It prints as GNU tools
+// print theirs, naming the command, with a pointer to its help, and the
+// status is 2:
+//
+//	chromafs ingest: unrecognized option '--bogus'
+//	Try 'chromafs ingest --help' for more information.
+type cliUsageError struct{ msg string }
+
+func (e *cliUsageError) Error() string { return e.msg }
+
+func usageErrorf(format string, a ...any) error {
+	return &cliUsageError{msg: fmt.Sprintf(format, a...)}
+}
+
+// print writes the error for cmd, the command that was running, and
+// returns the exit status.
+func (e *cliUsageError) print(cmd *cobra.Command, stderr io.Writer) int {
+	path := "chromafs"
+	if cmd != nil {
+		path = cmd.CommandPath()
+	}
+	fmt.Fprintf(stderr, "%s: %s\nTry '%s --help' for more information.\n", path, e.msg, path)
+	return 2
+}
+
+// flagError turns pflag's errors into glibc getopt's words.
+func flagError(_ *cobra.Command, err error) error {
+	var (
+		notExist *pflag.NotExistError
+		required *pflag.ValueRequiredError
+		invalid  *pflag.InvalidValueError
+		syntax   *pflag.InvalidSyntaxError
+	)
+	switch {
+	case errors.Is(err, pflag.ErrHelp):
+		// pflag's answer to -h when no flag has that shorthand: only
+		// --help asks for help.
+		return usageErrorf("invalid option -- 'h'")
+	case errors.As(err, &notExist):
+		if s := notExist.GetSpecifiedShortnames(); s != "" {
+			return usageErrorf("invalid option -- '%s'", notExist.GetSpecifiedName())
+		}
+		return usageErrorf("unrecognized option '--%s'", notExist.GetSpecifiedName())
+	case errors.As(err, &required):
+		if required.GetSpecifiedShortnames() != "" {
+			return usageErrorf("option requires an argument -- '%s'", required.GetSpecifiedName())
+		}
+		return usageErrorf("option '--%s' requires an argument", required.GetSpecifiedName())
+	case errors.As(err, &invalid):
+		return usageErrorf("invalid argument '%s' for '--%s': %v", invalid.GetValue(), invalid.GetFlag().Name, invalidCause(invalid))
+	case errors.As(err, &syntax):
+		return usageErrorf("invalid option '%s'", syntax.GetSpecifiedFlag())
+	}
+	return &cliUsageError{msg: err.Error()}
+}
+
+// invalidCause is what the flag's value parser said, under pflag's
+// wrapping.
+func invalidCause(err error) error {
+	for {
+		var iv *pflag.InvalidValueError
+		if !errors.As(err, &iv) || iv.Unwrap() == nil {
+			return err
+		}
+		err = iv.Unwrap()
+	}
+}
+
+// gnuArgs wraps the operand check of every command below root so that
+// too few or too many operands print as GNU tools print them: "missing
+// operand" or "extra operand 'x'" (the first one too many).
+func gnuArgs(root *cobra.Command) {
+	for _, c := range root.Commands() {
+		gnuArgs(c)
+		check := c.Args
+		if check == nil {
+			continue
+		}
+		c.Args = func(cmd *cobra.Command, args []string) error {
+			if check(cmd, args) == nil {
+				return nil
+			}
+			if check(cmd, append(args[:len(args):len(args)], "x")) == nil {
+				return usageErrorf("missing operand")
+			}
+			for k := range args {
+				if check(cmd, args[:k]) == nil && check(cmd, args[:k+1]) != nil {
+					return usageErrorf("extra operand '%s'", args[k])
+				}
+			}
+			if len(args) == 0 {
+				return usageErrorf("missing operand")
+			}
+			return usageErrorf("extra operand '%s'", args[0])
+		}
+	}
+}
+
+// buildInfo reads the module version and VCS stamp that the go command
+// records in the binary.
+func buildInfo() (version, revision, when string, modified bool) {
+	version = "(devel)"
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return version, "", "", false
+	}
+	if bi.Main.Version != "" {
+		version = bi.Main.Version
+	}
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			revision = s.Value
+		case "vcs.time":
+			when = s.Value
+		case "vcs.modified":
+			modified = s.Value == "true"
+		}
+	}
+	return version, revision, when, modified
+}
+
+// longVersion is what --version and the version command print: the
+// module version, the VCS revision with its time and whether the tree
+// had uncommitted changes, and the Go version.
+func longVersion() string {
+	version, revision, when, modified := buildInfo()
+	var b strings.Builder
+	fmt.Fprintf(&b, "chromafs %s\n", version)
+	if revision == "" {
+		b.WriteString("revision unknown (not built from a VCS checkout)\n")
+	} else {
+		fmt.Fprintf(&b, "revision %s", revision)
+		var notes []string
+		if when != "" {
+			notes = append(notes, when)
+		}
+		if modified {
+			notes = append(notes, "modified")
+		}
+		if len(notes) > 0 {
+			fmt.Fprintf(&b, " (%s)", strings.Join(notes, ", "))
+		}
+		b.WriteString("\n")
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.GoVersion != "" {
+		fmt.Fprintf(&b, "built with %s\n", bi.GoVersion)
+	}
+	return b.String()
+}
+
+// shortVersion is the version the file commands' --version prints: the
+// module version and the first 12 digits of the revision.
+func shortVersion() string {
+	version, revision, _, modified := buildInfo()
+	if len(revision) > 12 {
+		revision = revision[:12]
+	}
+	if revision == "" {
+		return version
+	}
+	if modified {
+		revision += "+modified"
+	}
+	return version + " (" + revision + ")"
+}
+
+func versionCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the version and its VCS revision",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			fmt.Fprint(cmd.OutOrStdout(), longVersion())
+			return nil
+		},
+	}
+}

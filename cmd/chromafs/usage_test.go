@@ -1,0 +1,138 @@
+package main
+
+import (
+	"os/exec"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/chromafs/chromafs/internal/testenv"
+)
+
+// TestUsageErrors: every command reports a bad command line in GNU's
+// words, with the GNU tool's status, without a server.
+func TestUsageErrors(t *testing.T) {
+	try := func(cmd string) string { return "Try '" + cmd + " --help' for more information.\n" }
+	for _, tc := range []struct {
+		args   []string
+		stderr string
+		status int
+	}{
+		{[]string{"ls", "--bogus"}, "chromafs ls: unrecognized option '--bogus'\n" + try("chromafs ls"), 2},
+		{[]string{"ls", "-z"}, "chromafs ls: invalid option -- 'z'\n" + try("chromafs ls"), 2},
+		{[]string{"ls", "--al"}, "chromafs ls: option '--al' is ambiguous; possibilities: '--all' '--almost-all'\n" + try("chromafs ls"), 2},
+		{[]string{"cat", "--bogus"}, "chromafs cat: unrecognized option '--bogus'\n" + try("chromafs cat"), 1},
+		{[]string{"stat"}, "chromafs stat: missing operand\n" + try("chromafs stat"), 1},
+		{[]string{"stat", "-c"}, "chromafs stat: option requires an argument -- 'c'\n" + try("chromafs stat"), 1},
+		{[]string{"find", "/", "-bogus"}, "chromafs find: unknown predicate `-bogus'\n", 1},
+		{[]string{"find", "/", "-name"}, "chromafs find: missing argument to `-name'\n", 1},
+		{[]string{"find", "/", "("}, "chromafs find: invalid expression; expected to find a ')' but didn't see one. Perhaps you need an extra predicate after '('\n", 1},
+		{[]string{"tree", "-L", "0"}, "chromafs tree: Invalid level, must be greater than 0.\n", 1},
+		{[]string{"tree", "-z"}, "chromafs tree: Invalid argument -`z'.\nusage: chromafs tree [-adfirU] [-L level] [--noreport] [--dirsfirst] [--filesfirst]\n\t[--help] [--version] [--] [directory ...]\n", 1},
+		{[]string{"ingest"}, "chromafs ingest: missing operand\n" + try("chromafs ingest"), 2},
+		{[]string{"ingest", "a", "b"}, "chromafs ingest: extra operand 'b'\n" + try("chromafs ingest"), 2},
+		{[]string{"ingest", "--bogus", "d"}, "chromafs ingest: unrecognized option '--bogus'\n" + try("chromafs ingest"), 2},
+		{[]string{"ingest", "--max-chunk"}, "chromafs ingest: option '--max-chunk' requires an argument\n" + try("chromafs ingest"), 2},
+		{[]string{"ingest", "--max-chunk", "x", "d"}, "chromafs ingest: invalid argument 'x' for '--max-chunk': strconv.ParseInt: parsing \"x\": invalid syntax\n" + try("chromafs ingest"), 2},
+		{[]string{"validate", "x"}, "chromafs validate: extra operand 'x'\n" + try("chromafs validate"), 2},
+		{[]string{"validate", "-z"}, "chromafs validate: invalid option -- 'z'\n" + try("chromafs validate"), 2},
+		{[]string{"serve", "-h"}, "chromafs serve: invalid option -- 'h'\n" + try("chromafs serve"), 2},
+		{[]string{"serve", "--bogus"}, "chromafs serve: unrecognized option '--bogus'\n" + try("chromafs serve"), 2},
+		{[]string{"serve", "x"}, "chromafs serve: extra operand 'x'\n" + try("chromafs serve"), 2},
+		{[]string{"hash-token", "x"}, "chromafs hash-token: extra operand 'x'\n" + try("chromafs hash-token"), 2},
+		{[]string{"bogus"}, "chromafs: unknown command 'bogus'\n" + try("chromafs"), 2},
+		{[]string{"-h"}, "chromafs: invalid option -- 'h'\n" + try("chromafs"), 2},
+		{[]string{"--timeout"}, "chromafs: option '--timeout' requires an argument\n" + try("chromafs"), 2},
+		{[]string{"ls", "--timeout", "x"}, "chromafs ls: invalid argument 'x' for '--timeout': time: invalid duration \"x\"\n" + try("chromafs ls"), 2},
+		{[]string{"find", "/", "--collection"}, "chromafs find: option '--collection' requires an argument\n" + try("chromafs find"), 2},
+	} {
+		out, errOut, code := cli(t, tc.args...)
+		if out != "" || errOut != tc.stderr || code != tc.status {
+			t.Errorf("chromafs %q: status %d, stdout %q, stderr\n%s\nwant status %d, stderr\n%s", tc.args, code, out, errOut, tc.status, tc.stderr)
+		}
+	}
+}
+
+// TestHelpAndVersion: only --help asks for help, and --version and the
+// version command name the module version and VCS revision.
+func TestHelpAndVersion(t *testing.T) {
+	for _, args := range [][]string{{"--help"}, {"ls", "--help"}, {"ingest", "--help"}, {"find", "--help"}, {"tree", "--help"}} {
+		out, errOut, code := cli(t, args...)
+		if code != 0 || errOut != "" || !strings.Contains(out, "Usage:") && !strings.Contains(out, "usage:") {
+			t.Errorf("%q: status %d, stderr %q, stdout\n%s", args, code, errOut, out)
+		}
+	}
+	out, _, _ := cli(t, "ls", "--help")
+	if !strings.Contains(out, "-h, --human-readable") {
+		t.Errorf("ls --help does not list -h as --human-readable:\n%s", out)
+	}
+	for _, args := range [][]string{{"--version"}, {"version"}} {
+		out, errOut, code := cli(t, args...)
+		if code != 0 || errOut != "" || !strings.HasPrefix(out, "chromafs ") || !strings.Contains(out, "\nrevision ") {
+			t.Errorf("%q: status %d, stderr %q, stdout %q", args, code, errOut, out)
+		}
+	}
+	if out, _, code := cli(t, "ls", "--version"); code != 0 || !strings.HasPrefix(out, "chromafs ls (chromafs) ") {
+		t.Errorf("ls --version: status %d, %q", code, out)
+	}
+}
+
+// TestVersionStamp: a binary built from the checkout prints its VCS
+// revision.
+func TestVersionStamp(t *testing.T) {
+	bin := chromafsBinary(t)
+	b, err := exec.Command(bin, "--version").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := string(b)
+	// The build may have no VCS stamp (GOFLAGS=-buildvcs=false, or no
+	// git): then it says so instead of printing a wrong revision.
+	if !strings.HasPrefix(out, "chromafs ") || !(strings.Contains(out, "\nrevision unknown") || regexpRevision.MatchString(out)) {
+		t.Fatalf("chromafs --version:\n%s", out)
+	}
+}
+
+var regexpRevision = regexp.MustCompile(`\nrevision [0-9a-f]{40}( \(.*\))?\n`)
+
+// TestGNUCommands checks, on a real collection, the command lines whose
+// behaviour was once wrong: ls -lh printed the help; tree of a file and
+// of a missing path used formats of their own; statuses.
+func TestGNUCommands(t *testing.T) {
+	srv := testenv.Chroma(t)
+	coll := testenv.CollectionName(t)
+	g := []string{"--chroma-url", srv.URL, "--collection", coll}
+	if out, errOut, code := cli(t, append(g, "ingest", "--rules", "../../examples/access.rules", docsDir)...); code != 0 {
+		t.Fatalf("ingest: status %d\n%s%s", code, out, errOut)
+	}
+	for _, tc := range []struct {
+		args           []string
+		stdout, stderr string // stdout: a substring; stderr: exact
+		status         int
+	}{
+		{[]string{"ls", "-lh", "/guides/auth"}, " 822 ", "", 0},
+		{[]string{"ls", "-1Ad", "/guides", "/index.md"}, "/guides\n/index.md\n", "", 0},
+		{[]string{"ls", "/nonexistent"}, "", "chromafs ls: cannot access '/nonexistent': No such file or directory\n", 2},
+		{[]string{"ls", "/internal"}, "", "chromafs ls: cannot access '/internal': No such file or directory\n", 2},
+		{[]string{"cat", "/nope"}, "", "chromafs cat: /nope: No such file or directory\n", 1},
+		{[]string{"stat", "/nope"}, "", "chromafs stat: cannot statx '/nope': No such file or directory\n", 1},
+		{[]string{"stat", "-c", "%n %s %F", "/index.md"}, "/index.md 448 regular file\n", "", 0},
+		{[]string{"find", "/nope"}, "", "chromafs find: ‘/nope’: No such file or directory\n", 1},
+		{[]string{"find", "/guides", "-name", "*.md", "-o", "-name", "*.mdx"}, "/guides/auth/oauth.mdx\n", "", 0},
+		{[]string{"tree", "/index.md"}, "/index.md  [error opening dir]\n\n0 directories, 1 file\n", "", 0},
+		{[]string{"tree", "/nope"}, "/nope  [error opening dir]\n\n0 directories, 0 files\n", "", 2},
+		{[]string{"tree", "-d", "-L", "1", "/"}, "/\n├── concepts\n", "", 0},
+		{[]string{"--groups", "staff", "tree", "/internal"}, "/internal\n", "", 0},
+		{[]string{"cat", "-n", "/index.md"}, "     1\t", "", 0},
+	} {
+		out, errOut, code := cli(t, append(g, tc.args...)...)
+		if !strings.Contains(out, tc.stdout) || errOut != tc.stderr || code != tc.status {
+			t.Errorf("%q: status %d, stderr %q, stdout\n%s\nwant status %d, stderr %q, stdout with %q", tc.args, code, errOut, out, tc.status, tc.stderr, tc.stdout)
+		}
+	}
+	// Global flags may come anywhere among the command's own arguments.
+	out, errOut, code := cli(t, "ls", "--chroma-url", srv.URL, "-l", "--collection="+coll, "/guides/auth")
+	if code != 0 || !strings.Contains(out, "oauth.mdx") {
+		t.Errorf("ls with global flags among its own: status %d, %s%s", code, out, errOut)
+	}
+}
