@@ -32,11 +32,9 @@ type btState struct {
 type job struct{ pc, pos int }
 
 // compileProg compiles re (which must not contain FoldCase flags).
-func compileProg(re *syntax.Regexp) (*prog, error) {
-	sp, err := syntax.Compile(re.Simplify())
-	if err != nil {
-		return nil, err
-	}
+func compileProg(re *syntax.Regexp) *prog {
+	// syntax.Compile reports no error (its result is always nil).
+	sp, _ := syntax.Compile(re.Simplify())
 	p := &prog{inst: sp.Inst, start: sp.Start}
 	for i := range p.inst {
 		in := &p.inst[i]
@@ -48,7 +46,7 @@ func compileProg(re *syntax.Regexp) (*prog, error) {
 			*in = syntax.Inst{Op: syntax.InstEmptyWidth, Out: in.Out, Arg: uint32(op)}
 		}
 	}
-	return p, nil
+	return p
 }
 
 // find returns the leftmost-longest match [s,e) of p in text that starts

@@ -1,5 +1,7 @@
 package pattern
 
+import "fmt"
+
 // Error is the error Compile and Translate return for a pattern they
 // cannot use.
 //
@@ -44,3 +46,23 @@ const (
 	msgBackref          = "back-references are not supported"
 	msgInvalid          = "Invalid regular expression"
 )
+
+// CanceledError is the error CompileContext returns when its context
+// ends before the compilation does. It wraps the context's error, so
+// errors.Is(err, context.Canceled) or errors.Is(err,
+// context.DeadlineExceeded) holds.
+type CanceledError struct {
+	// Patterns is the number of patterns that were being compiled.
+	Patterns int
+	// Err is the context's error.
+	Err error
+}
+
+// Error describes the interruption, for example "compiling 80660
+// patterns: context deadline exceeded".
+func (e *CanceledError) Error() string {
+	return fmt.Sprintf("compiling %d patterns: %v", e.Patterns, e.Err)
+}
+
+// Unwrap returns e.Err.
+func (e *CanceledError) Unwrap() error { return e.Err }

@@ -2,6 +2,7 @@ package pattern
 
 import (
 	"bytes"
+	"math/bits"
 	"regexp/syntax"
 	"sort"
 	"strings"
@@ -81,6 +82,9 @@ func analyze(re *syntax.Regexp, fold bool) litInfo {
 	case syntax.OpNoMatch:
 		return litInfo{exact: []string{}}
 	case syntax.OpLiteral:
+		if plainLiteral(re) {
+			return litInfo{exact: []string{string(re.Rune)}}
+		}
 		var parts []litInfo
 		for _, r := range re.Rune {
 			switch {
@@ -168,6 +172,20 @@ func analyze(re *syntax.Regexp, fold bool) litInfo {
 	return litInfo{}
 }
 
+// plainLiteral reports whether re is a literal that matches only itself:
+// no case folding, no placeholder runes.
+func plainLiteral(re *syntax.Regexp) bool {
+	if re.Op != syntax.OpLiteral || re.Flags&syntax.FoldCase != 0 {
+		return false
+	}
+	for _, r := range re.Rune {
+		if r > unicode.MaxRune {
+			return false
+		}
+	}
+	return true
+}
+
 func nonNil(s []string) []string {
 	if s == nil {
 		return []string{}
@@ -219,6 +237,7 @@ func orbitMin(r rune) rune {
 // concatInfo combines the parts of a concatenation: runs of exact parts
 // are multiplied out while small, and the best run or required set wins.
 func concatInfo(parts []litInfo) litInfo {
+	parts = joinSingles(parts)
 	cur := []string{""}
 	allExact := true
 	var cands [][]string
@@ -250,6 +269,36 @@ func concatInfo(parts []litInfo) litInfo {
 	}
 	flush()
 	out.req = bestSet(cands)
+	return out
+}
+
+// joinSingles replaces each run of parts that match exactly one string by
+// one part matching their concatenation, so that a long literal is built
+// once (in linear time) rather than one character at a time.
+func joinSingles(parts []litInfo) []litInfo {
+	var out []litInfo
+	var b strings.Builder
+	run := 0 // length of the current run of single-string parts
+	flush := func() {
+		if run > 1 {
+			out[len(out)-1] = litInfo{exact: []string{b.String()}}
+		}
+		run = 0
+		b.Reset()
+	}
+	for _, p := range parts {
+		if len(p.exact) != 1 {
+			flush()
+			out = append(out, p)
+			continue
+		}
+		if run == 0 {
+			out = append(out, p)
+		}
+		b.WriteString(p.exact[0])
+		run++
+	}
+	flush()
 	return out
 }
 
@@ -301,23 +350,41 @@ func bestSet(cands [][]string) []string {
 // dedupLiterals sorts lits, drops duplicates and literals that contain
 // another literal of the set (they add nothing to a filter).
 func dedupLiterals(lits []string) []string {
+	out, _ := minimalLiterals(lits, len(lits), nil)
+	return out
+}
+
+// minimalLiterals is dedupLiterals for a set that is useful only when at
+// most limit literals remain: ok is false (and out nil) as soon as more
+// would. It sorts once and compares each literal with at most limit kept
+// ones, so its cost is O(n log n + n·limit) string operations, which it
+// adds to *work when work is not nil.
+func minimalLiterals(lits []string, limit int, work *int64) (out []string, ok bool) {
 	lits = dedupStrings(append([]string(nil), lits...))
 	sort.SliceStable(lits, func(i, j int) bool { return len(lits[i]) < len(lits[j]) })
-	var out []string
+	if work != nil {
+		*work += int64(len(lits)) * int64(bits.Len(uint(len(lits)))+1)
+	}
 	for _, l := range lits {
 		redundant := false
 		for _, o := range out {
+			if work != nil {
+				*work++
+			}
 			if strings.Contains(l, o) {
 				redundant = true
 				break
 			}
 		}
 		if !redundant {
+			if len(out) == limit {
+				return nil, false
+			}
 			out = append(out, l)
 		}
 	}
 	sort.Strings(out)
-	return out
+	return out, true
 }
 
 // prefilter finds, in a buffer, positions where one of the required

@@ -2,6 +2,7 @@ package pattern
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"regexp"
 	"regexp/syntax"
@@ -16,8 +17,17 @@ type Matcher struct {
 	all bool
 	// sel selects lines (without -w); pos finds the matches of -o and
 	// -w. They differ only for ERE repetition operators with nothing to
-	// repeat, which GNU grep's dfa and regex read differently.
+	// repeat, which GNU grep's dfa and regex read differently. Both are
+	// nil when multi is set.
 	sel, pos *engine
+	// multi matches many patterns through their literals (see multi.go).
+	multi *multi
+	// literal is set when the only pattern is a literal that matches
+	// itself only; it is then searched for directly (Go's regexp takes
+	// time quadratic in the length of a long literal that nearly matches
+	// often). line is -x.
+	literal []byte
+	line    bool
 
 	lits     []string
 	fold     bool
@@ -35,18 +45,88 @@ type engine struct {
 	slow *prog
 }
 
-// Compile compiles o. It returns a *Error for an invalid pattern, with
-// GNU grep's message; patterns that GNU grep accepts but that cannot be
-// matched here (back-references, repetition counts above 1000) give a
+// Compile is CompileContext without a context.
+func Compile(o Options) (*Matcher, error) {
+	return CompileContext(context.Background(), o)
+}
+
+// CompileContext compiles o. It returns a *Error for an invalid pattern,
+// with GNU grep's message; patterns that GNU grep accepts but that cannot
+// be matched here (back-references, repetition counts above 1000) give a
 // *Error that wraps ErrUnsupported. The first failing pattern is
 // reported. No pattern at all matches nothing.
-func Compile(o Options) (*Matcher, error) {
-	m := &Matcher{word: o.Word && !o.Line, fold: o.IgnoreCase}
-	var dfaSubs, regexSubs []*syntax.Regexp
+//
+// Its cost is linear in the total size of the patterns, up to a
+// logarithmic factor, for any number of patterns: when they have more
+// required literals than a coarse filter can use, they are matched
+// through an Aho-Corasick automaton of their literals, and each pattern's
+// regular expression is compiled only when a line contains one of its
+// literals. CompileContext polls ctx as it goes; if ctx ends first it
+// returns a *CanceledError that wraps ctx.Err() (context.Canceled or
+// context.DeadlineExceeded). Go's regexp compiler cannot be interrupted:
+// when ctx ends while it compiles the combined patterns, CompileContext
+// returns at once and the compilation finishes in the background.
+func CompileContext(ctx context.Context, o Options) (*Matcher, error) {
+	c := &compiler{ctx: ctx, patterns: len(o.Patterns)}
+	return c.compile(o)
+}
+
+// compiler is the state of one compilation: the work done so far, in
+// units of about one pattern byte, and the context polled every
+// pollWork units.
+type compiler struct {
+	ctx      context.Context
+	patterns int
+	work     int64
+	nextPoll int64
+	err      error
+	// testEngine, when set, is called while the combined engine
+	// compiles in the background.
+	testEngine func()
+}
+
+const pollWork = 1 << 12
+
+// tick adds n units of work and, every pollWork units, checks the
+// context; it returns the *CanceledError once the context has ended.
+func (c *compiler) tick(n int) error {
+	c.work += int64(n)
+	if c.err == nil && c.work >= c.nextPoll {
+		c.nextPoll = c.work + pollWork
+		c.err = c.check()
+	}
+	return c.err
+}
+
+func (c *compiler) check() error {
+	if err := c.ctx.Err(); err != nil {
+		return &CanceledError{Patterns: c.patterns, Err: err}
+	}
+	return nil
+}
+
+// patInfo is one parsed pattern.
+type patInfo struct {
+	src     string
+	re      *syntax.Regexp // as GNU dfa reads it
+	rre     *syntax.Regexp // as GNU regex reads it (re unless ambiguous)
+	wordOps bool
+	invalid bool
+	lits    []string // required literals, when litsOK
+}
+
+func (c *compiler) compile(o Options) (*Matcher, error) {
+	if err := c.check(); err != nil {
+		return nil, err
+	}
+	m := &Matcher{word: o.Word && !o.Line, line: o.Line, fold: o.IgnoreCase}
+	pats := make([]patInfo, 0, len(o.Patterns))
 	wordOps, invalid, differ := false, false, false
-	litsOK := true
-	var lits []string
+	nlits, nolits := 0, 0 // literals, and patterns without any
 	for _, pat := range o.Patterns {
+		if err := c.tick(len(pat) + 1); err != nil {
+			return nil, err
+		}
 		re, p, err := parse(pat, o.Syntax, o.IgnoreCase, false)
 		if err != nil {
 			return nil, err
@@ -70,60 +150,139 @@ func Compile(o Options) (*Matcher, error) {
 		if pat == "" && !o.Word && !o.Line {
 			m.all = true
 		}
-		dfaSubs = append(dfaSubs, re)
-		regexSubs = append(regexSubs, rre)
-		if litsOK {
-			l, ok := requiredLiterals(re, o.IgnoreCase)
-			if ok {
-				lits = append(lits, l...)
-			} else {
-				litsOK = false
-			}
+		pi := patInfo{src: pat, re: re, rre: rre, wordOps: p.wordOps, invalid: p.invalid}
+		if l, ok := requiredLiterals(re, o.IgnoreCase); ok {
+			pi.lits = l
+			nlits += len(l)
+		} else {
+			nolits++
 		}
+		pats = append(pats, pi)
 	}
-	if len(dfaSubs) == 0 {
-		dfaSubs = append(dfaSubs, &syntax.Regexp{Op: syntax.OpNoMatch})
-		regexSubs = dfaSubs
+	litsOK := nolits == 0
+	if len(pats) == 0 {
+		none := &syntax.Regexp{Op: syntax.OpNoMatch}
+		pats = append(pats, patInfo{re: none, rre: none})
 		litsOK = false
 	}
+	// Without literals for a coarse filter, a long list is matched
+	// through the literals it has (multi), unless too many of its
+	// patterns have none.
+	useMulti := !differ && !m.all && nolits <= maxNoLiterals && (nolits == 0 || len(pats) > maxLiterals)
+	if litsOK {
+		all := make([]string, 0, nlits)
+		for _, p := range pats {
+			all = append(all, p.lits...)
+		}
+		lits, ok := minimalLiterals(all, maxLiterals, &c.work)
+		if err := c.tick(0); err != nil {
+			return nil, err
+		}
+		if ok && len(lits) > 0 {
+			m.lits = lits
+			useMulti = false
+		} else {
+			litsOK = false
+		}
+	}
+	if useMulti {
+		mm, err := c.newMulti(pats, o)
+		if err != nil {
+			return nil, err
+		}
+		m.multi = mm
+		return m, nil
+	}
+	var dfaSubs, regexSubs []*syntax.Regexp
+	for _, p := range pats {
+		dfaSubs = append(dfaSubs, p.re)
+		regexSubs = append(regexSubs, p.rre)
+	}
 	var err error
-	if m.pos, err = newEngine(regexSubs, o, wordOps, invalid); err != nil {
+	if m.pos, err = c.newEngine(regexSubs, o, wordOps, invalid); err != nil {
 		return nil, err
 	}
 	m.sel = m.pos
 	if differ && !wordOps {
 		// GNU dfa cannot handle word assertions in UTF-8, so GNU grep
 		// then selects lines with regex too.
-		if m.sel, err = newEngine(dfaSubs, o, false, invalid); err != nil {
+		if m.sel, err = c.newEngine(dfaSubs, o, false, invalid); err != nil {
 			return nil, err
 		}
 		litsOK = false
 	}
+	if len(pats) == 1 && plainLiteral(pats[0].re) && len(pats[0].re.Rune) > 0 {
+		m.literal = []byte(string(pats[0].re.Rune))
+	}
 	if litsOK {
-		lits = dedupLiterals(lits)
-		if len(lits) > 0 && len(lits) <= maxLiterals {
-			m.lits, m.litsOK = lits, true
-			m.pre = newPrefilter(lits, o.IgnoreCase)
-		}
+		m.litsOK = true
+		m.pre = newPrefilter(m.lits, o.IgnoreCase)
+	} else {
+		m.lits = nil
 	}
 	return m, nil
 }
 
+// newEngine compiles subs as alternatives. Go's compilers cannot be
+// interrupted: they run in a goroutine that newEngine abandons when the
+// context ends first.
+func (c *compiler) newEngine(subs []*syntax.Regexp, o Options, wordOps, invalid bool) (*engine, error) {
+	size := 0
+	for _, s := range subs {
+		size += progSize(s)
+	}
+	if size > maxTotalProgSize {
+		return nil, &Error{Pattern: joinPatterns(o.Patterns), Msg: "patterns too large to compile together after expanding repetitions and classes", Err: ErrUnsupported}
+	}
+	if err := c.tick(size); err != nil {
+		return nil, err
+	}
+	if size < 1<<12 && c.testEngine == nil {
+		return newEngine(subs, o, wordOps, invalid)
+	}
+	type result struct {
+		e   *engine
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		e, err := newEngine(subs, o, wordOps, invalid)
+		done <- result{e, err}
+	}()
+	if c.testEngine != nil {
+		c.testEngine()
+	}
+	select {
+	case r := <-done:
+		if err := c.check(); err != nil {
+			return nil, err
+		}
+		return r.e, r.err
+	case <-c.ctx.Done():
+		return nil, c.check()
+	}
+}
+
 func newEngine(subs []*syntax.Regexp, o Options, wordOps, invalid bool) (*engine, error) {
-	re := alternate(subs)
-	if o.Line {
+	e, fastErr := buildEngine(alternate(subs), o.Line, wordOps, invalid)
+	if fastErr != nil {
+		return nil, &Error{Pattern: joinPatterns(o.Patterns), Msg: fmt.Sprintf("pattern not supported: %v", fastErr), Err: ErrUnsupported}
+	}
+	return e, nil
+}
+
+// buildEngine compiles re (anchored at both ends with line). The slow
+// engine always compiles (syntax.Compile has no failure); fastErr is Go
+// regexp's error, and e.fast is then nil.
+func buildEngine(re *syntax.Regexp, line, wordOps, invalid bool) (e *engine, fastErr error) {
+	if line {
 		re = concat([]*syntax.Regexp{{Op: syntax.OpBeginText}, re, {Op: syntax.OpEndText}})
 	}
-	e := &engine{}
-	var err error
-	if e.slow, err = compileProg(re); err != nil {
-		return nil, &Error{Pattern: joinPatterns(o.Patterns), Msg: msgTooBig}
-	}
+	e = &engine{slow: compileProg(re)}
 	if !wordOps {
-		src := goSource(re, invalid)
-		fast, err := regexp.Compile(src)
+		fast, err := regexp.Compile(goSource(re, invalid))
 		if err != nil {
-			return nil, &Error{Pattern: joinPatterns(o.Patterns), Msg: fmt.Sprintf("pattern not supported: %v", err), Err: ErrUnsupported}
+			return e, err
 		}
 		fast.Longest()
 		e.fast = fast
@@ -156,8 +315,18 @@ func joinPatterns(ps []string) string {
 // expression". They do not affect matching.
 func (m *Matcher) Warnings() []string { return append([]string(nil), m.warnings...) }
 
-// maxProgSize bounds the estimated size of a compiled pattern.
-const maxProgSize = 1 << 17
+// maxNoLiterals is the largest number of patterns without required
+// literals that a long list matched through its literals may have: they
+// are tried on every line.
+const maxNoLiterals = 64
+
+// maxProgSize bounds the estimated size of a compiled pattern, and
+// maxTotalProgSize that of patterns compiled together (when they cannot
+// be matched through their literals).
+const (
+	maxProgSize      = 1 << 17
+	maxTotalProgSize = 1 << 23
+)
 
 // checkRepeats refuses repetition counts that Go's regexp cannot compile
 // and patterns whose expanded repetitions would be too large.
@@ -223,8 +392,15 @@ func (m *Matcher) Match(line []byte) bool {
 	if m.all {
 		return true
 	}
+	if m.multi != nil {
+		return m.multi.match(m, line)
+	}
+	if m.literal != nil {
+		s, _ := m.findLiteral(line, 0)
+		return s >= 0
+	}
 	if m.word {
-		s, _ := m.findWord(line, 0)
+		s, _ := m.findWord(m.pos, line, 0)
 		return s >= 0
 	}
 	return m.sel.match(line)
@@ -232,20 +408,20 @@ func (m *Matcher) Match(line []byte) bool {
 
 // find returns the first match GNU grep reports in line starting at or
 // after from, honouring -w; s is -1 when there is none.
-func (m *Matcher) find(line []byte, from int) (s, e int) {
+func (m *Matcher) find(pos *engine, line []byte, from int) (s, e int) {
 	if m.word {
-		return m.findWord(line, from)
+		return m.findWord(pos, line, from)
 	}
-	return m.pos.slow.find(line, from, len(line), false, false)
+	return pos.slow.find(line, from, len(line), false, false)
 }
 
 // findWord is GNU grep's -w search (EGexecute): take the leftmost-longest
 // match at or after from; if it is not delimited by non-word characters,
 // try the longest shorter non-empty match at the same start, then search
-// again one character further on.
-func (m *Matcher) findWord(line []byte, from int) (s, e int) {
-	if from == 0 && m.pos.fast != nil && utf8.Valid(line) {
-		loc := m.pos.fast.FindIndex(line)
+// again one character further on. pos is the engine to use.
+func (m *Matcher) findWord(pos *engine, line []byte, from int) (s, e int) {
+	if from == 0 && pos.fast != nil && utf8.Valid(line) {
+		loc := pos.fast.FindIndex(line)
 		if loc == nil {
 			return -1, -1
 		}
@@ -254,7 +430,7 @@ func (m *Matcher) findWord(line []byte, from int) (s, e int) {
 		}
 	}
 	for start := from; start <= len(line); {
-		s, e := m.pos.slow.find(line, start, len(line), false, false)
+		s, e := pos.slow.find(line, start, len(line), false, false)
 		if s < 0 {
 			return -1, -1
 		}
@@ -273,7 +449,7 @@ func (m *Matcher) findWord(line []byte, from int) (s, e int) {
 			if limit < s {
 				break
 			}
-			_, e2 := m.pos.slow.find(line, s, limit, true, true)
+			_, e2 := pos.slow.find(line, s, limit, true, true)
 			if e2 <= s {
 				break
 			}
@@ -281,6 +457,33 @@ func (m *Matcher) findWord(line []byte, from int) (s, e int) {
 		}
 		if s == len(line) {
 			break
+		}
+		_, w := decodeRune(line[s:])
+		start = s + w
+	}
+	return -1, -1
+}
+
+// findLiteral is find for m.literal: its first occurrence at or after
+// from, delimited as words with -w, or the whole line with -x. A
+// literal has only one length, so GNU's -w retries of shorter matches
+// come to moving one character on.
+func (m *Matcher) findLiteral(line []byte, from int) (s, e int) {
+	lit := m.literal
+	if m.line {
+		if from == 0 && bytes.Equal(line, lit) {
+			return 0, len(line)
+		}
+		return -1, -1
+	}
+	for start := from; start+len(lit) <= len(line); {
+		i := bytes.Index(line[start:], lit)
+		if i < 0 {
+			break
+		}
+		s := start + i
+		if !m.word || wordDelimited(line, s, s+len(lit)) {
+			return s, s + len(lit)
 		}
 		_, w := decodeRune(line[s:])
 		start = s + w
@@ -312,8 +515,26 @@ func wordDelimited(line []byte, s, e int) bool {
 // them) and the search goes on one character later. With -v grep -o prints
 // nothing at all; that is the caller's business.
 func (m *Matcher) FindAll(line []byte, dst [][2]int) [][2]int {
-	if !m.word && m.pos.fast != nil && utf8.Valid(line) {
-		for _, loc := range m.pos.fast.FindAllIndex(line, -1) {
+	if m.literal != nil {
+		for cur := 0; ; {
+			s, e := m.findLiteral(line, cur)
+			if s < 0 {
+				return dst
+			}
+			dst = append(dst, [2]int{s, e})
+			cur = e
+		}
+	}
+	pos := m.pos
+	if m.multi != nil {
+		// The patterns none of whose literals occur in line have no
+		// match in it: the others, together, find what all would.
+		if pos = m.multi.engineFor(m, line); pos == nil {
+			return dst
+		}
+	}
+	if !m.word && pos.fast != nil && utf8.Valid(line) {
+		for _, loc := range pos.fast.FindAllIndex(line, -1) {
 			if loc[1] > loc[0] {
 				dst = append(dst, [2]int{loc[0], loc[1]})
 			}
@@ -321,7 +542,7 @@ func (m *Matcher) FindAll(line []byte, dst [][2]int) [][2]int {
 		return dst
 	}
 	for cur := 0; cur < len(line); {
-		s, e := m.find(line, cur)
+		s, e := m.find(pos, line, cur)
 		if s < 0 || s == len(line) {
 			break
 		}
@@ -347,7 +568,16 @@ func (m *Matcher) Next(buf []byte) (start, end int, ok bool) {
 	pos := 0
 	for pos < len(buf) {
 		ls := pos
-		if m.pre != nil && !m.all {
+		switch {
+		case m.all:
+		case m.multi != nil && len(m.multi.always) == 0:
+			c := m.multi.set.first(buf, pos)
+			if c < 0 {
+				return 0, 0, false
+			}
+			// The literal's last byte, at c-1, is not a '\n'.
+			ls = bytes.LastIndexByte(buf[pos:c-1], '\n') + 1 + pos
+		case m.pre != nil:
 			c := m.pre.next(buf, pos)
 			if c < 0 {
 				return 0, 0, false

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp/syntax"
 	"strings"
+	"unicode/utf8"
 )
 
 // maxRepeat is the largest repetition count Go's regexp accepts; GNU grep
@@ -57,6 +58,13 @@ func parse(src string, syn Syntax, fold, regex bool) (re *syntax.Regexp, p *pars
 			re, err = nil, &Error{Pattern: src, Msg: pe.msg}
 		}
 	}()
+	if syn == Fixed && !fold && utf8.ValidString(src) {
+		// What the loop below would build, without a node per character.
+		if src == "" {
+			return &syntax.Regexp{Op: syntax.OpEmptyMatch}, p, nil
+		}
+		return &syntax.Regexp{Op: syntax.OpLiteral, Rune: []rune(src)}, p, nil
+	}
 	if syn == Fixed {
 		var subs []*syntax.Regexp
 		for p.pos < len(src) {
@@ -696,23 +704,31 @@ func lit(c rune) *syntax.Regexp {
 	return &syntax.Regexp{Op: syntax.OpLiteral, Rune: []rune{c}}
 }
 
-// concat builds a concatenation, merging adjacent literals.
+// concat builds a concatenation, merging adjacent literals. It runs in
+// time linear in the number of runes: a merged literal is extended in
+// place, never copied again.
 func concat(subs []*syntax.Regexp) *syntax.Regexp {
 	var out []*syntax.Regexp
+	owned := false // out's last element is a literal made here, without placeholders
 	for _, s := range subs {
 		if s.Op == syntax.OpEmptyMatch {
 			continue
 		}
 		if s.Op == syntax.OpConcat {
 			out = append(out, s.Sub...)
+			owned = false
 			continue
 		}
-		if k := len(out); k > 0 && s.Op == syntax.OpLiteral && out[k-1].Op == syntax.OpLiteral && !isPlaceholder(s) && !isPlaceholder(out[k-1]) {
-			prev := out[k-1]
-			out[k-1] = &syntax.Regexp{Op: syntax.OpLiteral, Rune: append(append([]rune(nil), prev.Rune...), s.Rune...)}
+		if k := len(out); k > 0 && s.Op == syntax.OpLiteral && out[k-1].Op == syntax.OpLiteral && !isPlaceholder(s) && (owned || !isPlaceholder(out[k-1])) {
+			if !owned {
+				out[k-1] = &syntax.Regexp{Op: syntax.OpLiteral, Rune: append([]rune(nil), out[k-1].Rune...)}
+				owned = true
+			}
+			out[k-1].Rune = append(out[k-1].Rune, s.Rune...)
 			continue
 		}
 		out = append(out, s)
+		owned = false
 	}
 	switch len(out) {
 	case 0:

@@ -1,0 +1,339 @@
+package pattern
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// randomWords returns n distinct words of 12 random lowercase letters.
+func randomWords(n int, seed uint64) []string {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	seen := make(map[string]bool, n)
+	out := make([]string, 0, n)
+	b := make([]byte, 12)
+	for len(out) < n {
+		for i := range b {
+			b[i] = byte('a' + rng.IntN(26))
+		}
+		if w := string(b); !seen[w] {
+			seen[w] = true
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// manyCorpus returns lines of words from a vocabulary (pseudo-words, some
+// capitalized or upper-cased, and words with characters whose case
+// folding is special), and the vocabulary.
+func manyCorpus(lines int, seed uint64) (corpus, vocab []string) {
+	rng := rand.New(rand.NewPCG(seed, 11))
+	syll := []string{"ka", "lo", "mi", "ne", "ru", "sa", "ti", "vo", "ze", "qu", "ex", "ph", "st", "ng"}
+	seen := map[string]bool{}
+	for len(vocab) < 3000 {
+		var b strings.Builder
+		for range 2 + rng.IntN(3) {
+			b.WriteString(syll[rng.IntN(len(syll))])
+		}
+		if w := b.String(); !seen[w] {
+			seen[w] = true
+			vocab = append(vocab, w)
+		}
+	}
+	vocab = append(vocab, "straße", "STRASSE", "\u212aelvin", "ſtar", "İstanbul", "ıi", "σίσυφος", "ΣΊΣΥΦΟΣ", "café", "naïve", "日本語", "a.b", "x*y", "[br]")
+	seps := []string{" ", " ", " ", ", ", "_", "-", ".", ":", "/", "\t"}
+	for range lines {
+		var b strings.Builder
+		for j := range 3 + rng.IntN(10) {
+			if j > 0 {
+				b.WriteString(seps[rng.IntN(len(seps))])
+			}
+			w := vocab[rng.IntN(len(vocab))]
+			switch rng.IntN(12) {
+			case 0:
+				w = strings.ToUpper(w)
+			case 1:
+				w = strings.ToUpper(w[:1]) + w[1:]
+			case 2:
+				w += fmt.Sprint(rng.IntN(100))
+			}
+			b.WriteString(w)
+		}
+		if rng.IntN(50) == 0 {
+			b.WriteString(" \xff\xfe")
+		}
+		corpus = append(corpus, b.String())
+	}
+	return corpus, vocab
+}
+
+// manyPatterns returns n patterns: vocabulary words (some with a case
+// change), words that occur nowhere, and, for regular expressions, a
+// few constructs around a word.
+func manyPatterns(n int, vocab []string, syn Syntax, seed uint64) []string {
+	rng := rand.New(rand.NewPCG(seed, 13))
+	absent := randomWords(n, seed)
+	var out []string
+	for i := range n {
+		w := vocab[rng.IntN(len(vocab))]
+		switch k := rng.IntN(20); {
+		case k < 8:
+			out = append(out, w)
+		case k < 10:
+			out = append(out, strings.ToUpper(w))
+		case k < 15:
+			out = append(out, absent[i])
+		case syn == Fixed:
+			out = append(out, w[:len(w)/2+1])
+		default:
+			v := vocab[rng.IntN(3000)] // a pseudo-word: no special character
+			or := `\|`
+			if syn == Extended {
+				or = "|"
+			}
+			forms := []string{w + "[0-9]", "^" + w, w + "$", w + ".." + v[:2], w + or + v, w + "[[:digit:]]*", `\<` + w, w + `\>`}
+			out = append(out, forms[rng.IntN(len(forms))])
+		}
+	}
+	return out
+}
+
+// TestGNUManyPatterns compares long pattern lists (500 and 5,000
+// patterns, matched through the literal automaton) with GNU grep 3.8,
+// for line selection and -o, with -F, -G and -E and the flags -i, -w and
+// -x.
+func TestGNUManyPatterns(t *testing.T) {
+	grep := gnuGrep(t)
+	corpus, vocab := manyCorpus(1500, 1)
+	var cases []diffCase
+	sizes := []int{500, 5000}
+	if testing.Short() {
+		sizes = sizes[:1]
+	}
+	for _, n := range sizes {
+		for _, syn := range []Syntax{Fixed, Basic, Extended} {
+			pats := manyPatterns(n, vocab, syn, uint64(n)+uint64(syn))
+			flags := [][3]bool{{}, {true}, {false, true}, {false, false, true}, {true, true}}
+			if n > 1000 && syn != Fixed {
+				// GNU grep takes seconds to compile 5,000 regular
+				// expressions: fewer runs.
+				flags = [][3]bool{{}, {true, true}}
+			}
+			for _, f := range flags {
+				c := diffCase{strings.Join(pats, "\n"), syn, f[0], f[1], f[2]}
+				m, err := Compile(Options{Patterns: pats, Syntax: syn, IgnoreCase: c.i, Word: c.w, Line: c.x})
+				if err != nil {
+					t.Fatalf("%d patterns, %v: %v", n, c.args()[:1], err)
+				}
+				if m.multi == nil {
+					t.Fatalf("%d patterns are not matched through their literals", n)
+				}
+				cases = append(cases, c)
+			}
+		}
+	}
+	runDiff(t, grep, corpus, cases)
+}
+
+// TestManyPatternsNext checks that Next, which looks for the literals in
+// the whole buffer, selects the lines that Match selects.
+func TestManyPatternsNext(t *testing.T) {
+	corpus, vocab := manyCorpus(800, 2)
+	buf := []byte(strings.Join(corpus, "\n") + "\n")
+	for _, syn := range []Syntax{Fixed, Basic} {
+		for _, fold := range []bool{false, true} {
+			pats := manyPatterns(700, vocab, syn, 3)
+			m := mustCompile(t, Options{Patterns: pats, Syntax: syn, IgnoreCase: fold})
+			var want, got []int
+			for i, l := range corpus {
+				if m.Match([]byte(l)) {
+					want = append(want, i)
+				}
+			}
+			line := 0
+			for pos := 0; pos < len(buf); {
+				s, e, ok := m.Next(buf[pos:])
+				if !ok {
+					break
+				}
+				line += bytes.Count(buf[pos:pos+s], []byte{'\n'})
+				got = append(got, line)
+				line++
+				pos += e + 1
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("syntax %d, fold %v: Next selects %d lines, Match %d", syn, fold, len(got), len(want))
+			}
+			if len(want) == 0 || len(want) == len(corpus) {
+				t.Errorf("syntax %d, fold %v: %d of %d lines match; the test needs some of each", syn, fold, len(want), len(corpus))
+			}
+		}
+	}
+}
+
+// compileWork compiles o and returns the work it counted.
+func compileWork(t testing.TB, o Options) int64 {
+	t.Helper()
+	c := &compiler{ctx: context.Background(), patterns: len(o.Patterns)}
+	if _, err := c.compile(o); err != nil {
+		t.Fatal(err)
+	}
+	return c.work
+}
+
+// TestCompileScales checks that compiling grows linearly with the number
+// of patterns, by the work Compile counts (every step that could grow
+// faster than its input, such as removing redundant literals, counts
+// its comparisons), not by time.
+func TestCompileScales(t *testing.T) {
+	for _, o := range []Options{{Syntax: Fixed}, {Syntax: Basic}, {Syntax: Basic, IgnoreCase: true}, {Syntax: Extended, Word: true}} {
+		n := 5000
+		o.Patterns = randomWords(n, 1)
+		small := compileWork(t, o)
+		o.Patterns = randomWords(4*n, 1)
+		large := compileWork(t, o)
+		if ratio := float64(large) / float64(small); ratio > 4.6 {
+			t.Errorf("%+v: work %d for %d patterns, %d for %d: ratio %.2f, want about 4", o.Syntax, small, n, large, 4*n, ratio)
+		}
+		// Literals that contain each other: the redundancy check is
+		// where a quadratic step was.
+		var nested []string
+		for _, w := range randomWords(n, 2) {
+			nested = append(nested, w, w[:8], w[2:])
+		}
+		o.Patterns = nested
+		if w := compileWork(t, o); w > 200*int64(len(nested)) {
+			t.Errorf("%+v: work %d for %d nested patterns", o.Syntax, w, len(nested))
+		}
+	}
+}
+
+// TestCompileLongLiteral: a 100 KB literal compiles in work linear in its
+// size, and matches (Go's regexp alone would take seconds here). With -i
+// it is refused with an error (its case classes make it too large).
+func TestCompileLongLiteral(t *testing.T) {
+	long := strings.Repeat("abcdefghij", 10_000)
+	opts := []Options{{Syntax: Fixed}, {Syntax: Basic}, {Syntax: Extended, Word: true}, {Syntax: Fixed, Line: true}}
+	lines := []struct {
+		line string
+		want [4]bool // -F, -G, -E -w, -F -x
+	}{
+		{long, [4]bool{true, true, true, true}},
+		{"x " + long + " y", [4]bool{true, true, true, false}},
+		{"x" + long, [4]bool{true, true, false, false}},
+		{"xé" + long + long + "y " + long + ".", [4]bool{true, true, true, false}},
+		{strings.ToUpper(long), [4]bool{false, false, false, false}},
+		{long[1:] + long[:1], [4]bool{false, false, false, false}},
+		{long[:len(long)-1] + "\xff", [4]bool{false, false, false, false}},
+	}
+	for i, o := range opts {
+		o.Patterns = []string{long}
+		if w := compileWork(t, o); w > 40*int64(len(long)) {
+			t.Errorf("%+v: work %d for a literal of %d bytes", o, w, len(long))
+		}
+		m := mustCompile(t, o)
+		for j, l := range lines {
+			done := make(chan bool, 1)
+			go func() { done <- m.Match([]byte(l.line)) }()
+			select {
+			case got := <-done:
+				if got != l.want[i] {
+					t.Errorf("options %d, line %d: Match = %v, want %v", i, j, got, l.want[i])
+				}
+			case <-time.After(30 * time.Second):
+				t.Fatalf("options %d, line %d: Match still running after 30 s", i, j)
+			}
+		}
+	}
+	m := mustCompile(t, Options{Patterns: []string{long}, Syntax: Fixed})
+	got := m.FindAll([]byte("x "+long+long+" y"), nil)
+	if want := [][2]int{{2, 2 + len(long)}, {2 + len(long), 2 + 2*len(long)}}; !slices.Equal(got, want) {
+		t.Errorf("FindAll = %v, want %v", got, want)
+	}
+	m = mustCompile(t, Options{Patterns: []string{long}, Syntax: Fixed, Word: true})
+	got = m.FindAll([]byte("x"+long+" "+long+" y"), nil)
+	if want := [][2]int{{2 + len(long), 2 + 2*len(long)}}; !slices.Equal(got, want) {
+		t.Errorf("FindAll -w = %v, want %v", got, want)
+	}
+	if _, err := Compile(Options{Patterns: []string{long}, Syntax: Fixed, IgnoreCase: true}); !errors.Is(err, ErrUnsupported) {
+		t.Errorf("-i: err = %v, want one wrapping ErrUnsupported", err)
+	}
+}
+
+// stopAfterCtx is a context whose Err reports context.Canceled from its
+// n-th call on.
+type stopAfterCtx struct {
+	context.Context
+	cancel context.CancelFunc
+	n      int
+	calls  int
+}
+
+func (c *stopAfterCtx) Err() error {
+	c.calls++
+	if c.calls >= c.n {
+		c.cancel()
+	}
+	return c.Context.Err()
+}
+
+// TestCompileCanceled: Compile polls its context throughout, and stops
+// with an error that wraps the context's.
+func TestCompileCanceled(t *testing.T) {
+	words := randomWords(20_000, 3)
+	for _, o := range []Options{{Syntax: Fixed}, {Syntax: Basic, IgnoreCase: true}, {Syntax: Extended}} {
+		o.Patterns = words
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		if _, err := CompileContext(ctx, o); !errors.Is(err, context.Canceled) {
+			t.Errorf("%+v: canceled context: err = %v", o.Syntax, err)
+		}
+		ctx, cancel = context.WithTimeout(context.Background(), -time.Second)
+		_, err := CompileContext(ctx, o)
+		var ce *CanceledError
+		if !errors.Is(err, context.DeadlineExceeded) || !errors.As(err, &ce) || ce.Patterns != len(words) {
+			t.Errorf("%+v: expired context: err = %v", o.Syntax, err)
+		}
+		cancel()
+		// Canceled part-way: the context is polled at least every
+		// pollWork units, so Compile stops soon after.
+		base, cancel := context.WithCancel(context.Background())
+		sc := &stopAfterCtx{Context: base, cancel: cancel, n: 20}
+		c := &compiler{ctx: sc, patterns: len(words)}
+		_, err = c.compile(o)
+		cancel()
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("%+v: canceled after %d polls: err = %v", o.Syntax, sc.n, err)
+		} else if max := int64(sc.n+1) * (pollWork + 64); c.work > max {
+			t.Errorf("%+v: %d units of work before stopping; want at most %d", o.Syntax, c.work, max)
+		}
+	}
+}
+
+// TestCompileCanceledCombined: the combined engine of patterns without
+// literals is compiled by Go's regexp, which cannot be interrupted;
+// Compile returns as soon as the context ends all the same.
+func TestCompileCanceledCombined(t *testing.T) {
+	var pats []string
+	for i := range 1000 {
+		pats = append(pats, fmt.Sprintf("[[:alpha:]]\\{%d\\}[[:punct:]]*x\\{0,%d\\}", 1+i%4, i%100))
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c := &compiler{ctx: ctx, patterns: len(pats), testEngine: cancel}
+	m, err := c.compile(Options{Patterns: pats})
+	if !errors.Is(err, context.Canceled) || m != nil {
+		t.Errorf("Compile = %v, %v; want an error wrapping context.Canceled", m, err)
+	}
+	// Without cancellation the same patterns compile.
+	if _, err := Compile(Options{Patterns: pats[:100]}); err != nil {
+		t.Fatal(err)
+	}
+}
