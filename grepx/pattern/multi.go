@@ -35,7 +35,7 @@ type multi struct {
 	// every line.
 	always []int32
 	line   bool // -x
-	word     bool // -w (and not -x)
+	word   bool // -w (and not -x)
 
 	mu      sync.Mutex
 	subsets map[string]*engine // engines of candidate sets, keyed by their ids
