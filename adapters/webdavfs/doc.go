@@ -22,10 +22,12 @@
 //     (class 1: no locks).
 //   - GET and HEAD serve a file with the ETag and content type of package
 //     attr (from the tree: a content hash, a recorded type, Markdown and
-//     extensionless files as UTF-8 text), Last-Modified, Range and
-//     If-None-Match. A GET loads the whole page before answering, so that
-//     a failed read is an error status, never a 200 whose body stops
-//     short. GET and HEAD on a directory are 405 (Allow: OPTIONS, PROPFIND).
+//     extensionless files as UTF-8 text; see # Content types),
+//     Last-Modified, Range and If-None-Match. A GET loads the whole page
+//     before answering, so that a failed read is an error status, never a
+//     200 whose body stops short; a HEAD of a page whose size the tree
+//     does not record reads it too, for its Content-Length. GET and HEAD
+//     on a directory are 405 (Allow: OPTIONS, PROPFIND).
 //   - PROPFIND is answered by the handler itself, not by webdav.Handler,
 //     with a multistatus written from precomputed fragments (about a
 //     tenth of webdav.Handler's time on a listing of 1,000 pages; see
@@ -38,21 +40,41 @@
 //     directories), displayname (empty for the root), getlastmodified (in
 //     http.TimeFormat) and supportedlock for every resource, and
 //     getcontentlength, getcontenttype and getetag for files, the last two
-//     those of package attr, taken from metadata: a listing never opens or
-//     sniffs content, and on a chromafs collection whose tree records
-//     sizes (chromafs ingest writes them) it sends no content request at
-//     all. DAV:supportedlock is empty: no lock type is supported. Hrefs
-//     carry Options.Prefix, are URL-escaped as webdav.Handler escapes them
-//     and end with "/" for collections; entries whose names are not valid
-//     io/fs names (invalid UTF-8) are left out. A missing or hidden target
-//     is 404. The answer is built in memory and sent only when complete,
-//     with a Content-Length: a store failure half-way gives a 5xx, not a
-//     multistatus that leaves entries out. Depth: infinity — and no Depth
-//     header, which RFC 4918 treats as infinity — is refused with 403 and
-//     the body [FiniteDepthBody] (the DAV:propfind-finite-depth
+//     those of package attr. DAV:supportedlock is empty: no lock type is
+//     supported. Hrefs carry Options.Prefix, are URL-escaped as
+//     webdav.Handler escapes them and end with "/" for collections;
+//     entries whose names are not valid io/fs names (invalid UTF-8) are
+//     left out. A missing or hidden target is 404. Depth: infinity — and
+//     no Depth header, which RFC 4918 treats as infinity — is refused with
+//     403 and the body [FiniteDepthBody] (the DAV:propfind-finite-depth
 //     precondition of RFC 4918, section 9.1) unless
 //     Options.AllowInfiniteDepth is set, when the whole subtree is walked.
 //     Other Depth values are 400.
+//   - A listing never reads content. Properties come from metadata only:
+//     on a *chromafs.FS, FS.StatNoRead, so PROPFIND sends no content
+//     request to the store and fetches no lazy pointer, whatever the tree
+//     records. A page whose size is known neither from the tree nor from
+//     an earlier read in the session (a collection written by another
+//     writer, a lazy pointer that declares no size) is listed without
+//     getcontentlength, and without getetag unless the tree records its
+//     hash; allprop leaves them out, prop names them in the 404 propstat.
+//     A page that cannot be read (a corrupt page, a pointer not fetched)
+//     is listed like any other and fails when read. (On another fs.FS,
+//     DirEntry.Info gives the properties.)
+//   - PROPFIND is bounded: a body over [MaxPropfindBody] bytes, naming
+//     more than [MaxPropfindProps] properties, or a property whose
+//     namespace or local name is longer than [MaxPropNameLen] bytes is 413;
+//     an answer that could exceed [MaxPropfindAnswer] bytes is 507 before
+//     anything is sent. The answer declares the namespaces of the named
+//     properties once, on the multistatus element, and is streamed: the
+//     handler holds about 64 KiB of it at a time, and an answer of up to
+//     64 KiB is sent whole with a Content-Length. At depth 0 and 1 every
+//     resource is described before the status line, so a failure (on an
+//     fs.FS whose ReadDir or Info can fail) is an error status, not a
+//     multistatus that leaves entries out; at Depth: infinity a failure
+//     or the answer limit after the first bytes aborts the answer
+//     (http.ErrAbortHandler), so the client sees a truncated body, never a
+//     well-formed partial one.
 //   - Every other method — PUT, MKCOL, DELETE, COPY, MOVE, PROPPATCH,
 //     LOCK, UNLOCK, POST, PATCH and unknown ones — is 405 with
 //     Allow: OPTIONS, GET, HEAD, PROPFIND, before any lookup. No lock is
@@ -68,6 +90,17 @@
 // [IsProbe]) are 404 at once, without calling resolve or looking anything
 // up. Requests outside Options.Prefix are 404.
 //
+// # Content types
+//
+// Active content — HTML, XHTML, SVG, XML of any kind, XSLT, JavaScript,
+// whether the tree records the type (an entry's contentType) or the
+// name's extension gives it; see attr.Active — would run in a browser as a
+// page of the server's origin, where the browser holds the users'
+// credentials. It is served, and listed in getcontenttype, as
+// text/plain; charset=utf-8, unless Options.AllowActiveContent is set.
+// Every answer, errors and listings included, carries
+// X-Content-Type-Options: nosniff.
+//
 // # Errors
 //
 // NewFileSystem's writes (OpenFile with any write flag, Mkdir, RemoveAll,
@@ -75,10 +108,18 @@
 // matches fs.ErrPermission and syscall.EROFS. Missing, hidden and invalid
 // names give errors for which os.IsNotExist is true.
 //
-// The handler maps errors with [Status]: 404 for missing or hidden paths,
-// 502 when the store behind the filesystem fails (Chroma unreachable),
-// 504 on a deadline, 500 for a corrupt page and for a resolve error.
-// Clients get a generic body; the details go to Options.Logger.
+// The handler maps errors as httpfs does, never answering 500 for a
+// fault of a service behind the filesystem: 404 for missing or hidden
+// paths, 503 with Retry-After: 5 when the store (Chroma) or the cache
+// (Redis) cannot be reached — in resolve or in a read —, 504 when a
+// deadline passed before it answered (a frozen store), 502 when it
+// answered wrongly (a corrupt page, an error status, a malformed tree) and
+// for a lazy pointer whose content could not be fetched (but 504 for a
+// pointer's deadline). A resolve error that is none of these is 500.
+// Bodies are fixed texts that name no page, address or error (for
+// example "503 service unavailable: the document store cannot be
+// reached; retry later"); the details go to Options.Logger, with the key
+// "err". [Status] gives the status of a filesystem error.
 //
 // # Contexts
 //

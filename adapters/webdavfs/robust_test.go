@@ -1,10 +1,13 @@
 package webdavfs_test
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -14,12 +17,16 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"golang.org/x/net/webdav"
 
 	"github.com/chromafs/chromafs"
+	"github.com/chromafs/chromafs/adapters/internal/faulttest"
 	"github.com/chromafs/chromafs/adapters/internal/upstream"
 	"github.com/chromafs/chromafs/adapters/webdavfs"
+	"github.com/chromafs/chromafs/chromastore"
+	"github.com/chromafs/chromafs/internal/testenv"
 	"github.com/chromafs/chromafs/memstore"
 	"github.com/chromafs/chromafs/tree"
 )
@@ -343,4 +350,231 @@ func TestPropfindLimits(t *testing.T) {
 		t.Errorf("curl's hostile PROPFIND: %d bytes allocated, heap grew by %d", alloc, growth)
 	}
 	t.Logf("curl: %s; %d bytes allocated, heap %+d", out, alloc, growth)
+}
+
+// faultEnv is a WebDAV server over a private Chroma, reached directly
+// ("direct") and through a proxy that can freeze ("proxy"). Every request
+// resolves its view as `chromafs serve` does (chromafs.New with the
+// request's context, which carries a 1 s deadline), or, with X-Pre, uses a
+// view made before any fault (so that reads, not the resolve step, meet
+// the fault).
+type faultEnv struct {
+	chroma *testenv.Server
+	proxy  *faulttest.Proxy
+	srv    *httptest.Server
+	log    *bytes.Buffer
+}
+
+func newFaultEnv(t *testing.T) *faultEnv {
+	t.Helper()
+	fe := &faultEnv{chroma: testenv.NewChroma(t), log: new(bytes.Buffer)}
+	fe.proxy = faulttest.NewProxy(t, fe.chroma.URL)
+	name := testenv.CollectionName(t)
+	open := func(u string) *chromastore.Collection {
+		c, err := chromastore.Open(context.Background(), chromastore.Config{URL: u, Collection: name, Create: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		return c
+	}
+	direct := open(fe.chroma.URL)
+	ingestFiles(t, direct, corpus(t))
+	stores := map[string]chromafs.Store{"direct": direct, "proxy": open(fe.proxy.URL)}
+	pre := map[string]*chromafs.FS{}
+	for k, s := range stores {
+		fsys, err := chromafs.New(context.Background(), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pre[k] = fsys
+	}
+	h := webdavfs.NewHandler(func(r *http.Request) (fs.FS, error) {
+		s := r.Header.Get("X-Store")
+		if r.Header.Get("X-Pre") != "" {
+			return pre[s].WithContext(r.Context()), nil
+		}
+		fsys, err := chromafs.New(r.Context(), stores[s])
+		if err != nil {
+			return nil, err
+		}
+		return fsys.WithContext(r.Context()), nil
+	}, webdavfs.Options{Logger: slog.New(slog.NewTextHandler(fe.log, nil))})
+	fe.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), time.Second)
+		defer cancel()
+		h.ServeHTTP(w, r.WithContext(ctx))
+	}))
+	t.Cleanup(fe.srv.Close)
+	return fe
+}
+
+// faultRequest is a request of the fault tests; pre reads through a view
+// made before the fault.
+type faultRequest struct {
+	method, path, depth string
+	pre                 bool
+}
+
+// expect sends each request through each store and checks the status,
+// the body (one of package upstream's), Retry-After on 503, nosniff, and
+// that no body names an address.
+func (fe *faultEnv) expect(t *testing.T, stores []string, reqs []faultRequest, status int, body string) {
+	t.Helper()
+	for _, s := range stores {
+		for _, rq := range reqs {
+			hdr := map[string]string{"X-Store": s}
+			if rq.depth != "" {
+				hdr["Depth"] = rq.depth
+			}
+			if rq.pre {
+				hdr["X-Pre"] = "1"
+			}
+			start := time.Now()
+			resp, b := (&env{srv: fe.srv}).do(t, rq.method, rq.path, hdr, "")
+			what := fmt.Sprintf("%s %s %s (pre %v)", s, rq.method, rq.path, rq.pre)
+			if resp.StatusCode != status {
+				t.Errorf("%s = %d %q, want %d", what, resp.StatusCode, b, status)
+				continue
+			}
+			if el := time.Since(start); el > 5*time.Second {
+				t.Errorf("%s took %v", what, el)
+			}
+			if body != "" && rq.method != "HEAD" && string(b) != body+"\n" {
+				t.Errorf("%s: body %q, want %q", what, b, body)
+			}
+			if ra := resp.Header.Get("Retry-After"); (status == 503) != (ra == "5") {
+				t.Errorf("%s: Retry-After %q", what, ra)
+			}
+			if resp.Header.Get("X-Content-Type-Options") != "nosniff" || strings.Contains(string(b), "127.0.0.1") {
+				t.Errorf("%s: headers %v, body %q", what, resp.Header, b)
+			}
+		}
+	}
+}
+
+// TestUpstreamFaults: with Chroma stopped, reached directly (connection
+// refused) or through a proxy (connection closed), the resolve step
+// (GET, HEAD and PROPFIND) and reads through an earlier view answer 503
+// with Retry-After and a fixed body, never 500, also as curl sees them;
+// with Chroma frozen behind the proxy, they answer 504 once the request's
+// deadline passes; after a restart everything answers again.
+func TestUpstreamFaults(t *testing.T) {
+	fe := newFaultEnv(t)
+	both := []string{"direct", "proxy"}
+	resolving := []faultRequest{{"GET", "/index.md", "", false}, {"HEAD", "/index.md", "", false}, {"PROPFIND", "/guides/", "1", false}, {"PROPFIND", "/index.md", "0", false}}
+	fe.expect(t, both, resolving[:2], 200, "")
+	fe.expect(t, both, resolving[2:], webdav.StatusMulti, "")
+
+	if err := fe.chroma.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	fe.expect(t, both, append(resolving, faultRequest{"GET", "/guides/quickstart.md", "", true}), 503, upstream.BodyUnavailable)
+	// The listing of a view made before needs no store.
+	fe.expect(t, both, []faultRequest{{"PROPFIND", "/guides/", "1", true}}, webdav.StatusMulti, "")
+	curl := client(t, "curl")
+	out, err := run(t, t.TempDir(), "", curl, "-sS", "-i", "-X", "PROPFIND", "-H", "Depth: 1", "-H", "X-Store: proxy", fe.srv.URL+"/guides/")
+	if err != nil || !strings.HasPrefix(out, "HTTP/1.1 503") || !strings.Contains(strings.ToLower(out), "retry-after: 5") || !strings.Contains(out, upstream.BodyUnavailable) {
+		t.Errorf("curl PROPFIND with Chroma stopped: %v\n%s", err, out)
+	}
+
+	if err := fe.chroma.Start(); err != nil {
+		t.Fatal(err)
+	}
+	fe.expect(t, both, resolving[:1], 200, "")
+	fe.proxy.Freeze()
+	fe.expect(t, []string{"proxy"}, append(resolving, faultRequest{"GET", "/reference/big.md", "", true}), 504, upstream.BodyTimeout)
+	out, err = run(t, t.TempDir(), "", curl, "-sS", "-i", "-H", "X-Store: proxy", fe.srv.URL+"/index.md")
+	if err != nil || !strings.HasPrefix(out, "HTTP/1.1 504") || !strings.Contains(out, upstream.BodyTimeout) {
+		t.Errorf("curl GET with Chroma frozen: %v\n%s", err, out)
+	}
+	fe.expect(t, []string{"direct"}, resolving[:1], 200, "")
+	if l := fe.log.String(); !strings.Contains(l, "kind=unavailable") || !strings.Contains(l, "kind=timeout") || !strings.Contains(l, " err=") {
+		t.Errorf("log lacks the faults:\n%s", l)
+	}
+}
+
+// TestActiveContent: a page whose tree entry says text/html and holds a
+// script, and pages named .svg, .js and .xhtml, are served (GET, and
+// getcontenttype in PROPFIND) as text/plain unless AllowActiveContent is
+// set; every answer — files, listings, errors, refusals, OPTIONS —
+// carries X-Content-Type-Options: nosniff. curl sees the headers.
+func TestActiveContent(t *testing.T) {
+	script := "<script>fetch('/secret').then(r => r.text()).then(alert)</script>"
+	pages := []unsizedPage{
+		{slug: "evil", content: script, contentType: "text/html"},
+		{slug: "img/x.svg", content: `<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"/>`},
+		{slug: "app.js", content: "alert(1)\n"},
+		{slug: "page.xhtml", content: "<html xmlns=\"http://www.w3.org/1999/xhtml\">" + script + "</html>"},
+		{slug: "ok.md", content: "# fine\n"},
+		{slug: "data.json", content: "{}\n", contentType: "application/json"},
+	}
+	store := memstore.New("active")
+	writeUnsized(t, store, pages)
+	fsys, err := chromafs.New(context.Background(), store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	active := map[string]string{"evil": "text/html", "img/x.svg": "image/svg+xml", "app.js": "text/javascript; charset=utf-8",
+		"page.xhtml": "application/xhtml+xml", "ok.md": "text/markdown; charset=utf-8", "data.json": "application/json"}
+	for _, allow := range []bool{false, true} {
+		srv := httptest.NewServer(webdavfs.NewHandler(func(r *http.Request) (fs.FS, error) {
+			if r.Header.Get("X-Broken") != "" {
+				return nil, errors.New("resolve failed")
+			}
+			return fsys, nil
+		}, webdavfs.Options{AllowActiveContent: allow}))
+		defer srv.Close()
+		e := &env{srv: srv}
+		for slug, ct := range active {
+			want := ct
+			if !allow && slug != "ok.md" && slug != "data.json" {
+				want = "text/plain; charset=utf-8"
+			}
+			resp, body := e.do(t, "GET", "/"+slug, nil, "")
+			if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != want || resp.Header.Get("X-Content-Type-Options") != "nosniff" {
+				t.Errorf("allow=%v: GET /%s = %d, Content-Type %q, nosniff %q; want %q", allow, slug, resp.StatusCode,
+					resp.Header.Get("Content-Type"), resp.Header.Get("X-Content-Type-Options"), want)
+			}
+			if len(body) == 0 {
+				t.Errorf("GET /%s: empty body", slug)
+			}
+			_, got, _ := propfind(t, e, "/"+slug, "0", nil)
+			if c := got["/"+slug].ctype; c != want {
+				t.Errorf("allow=%v: PROPFIND /%s getcontenttype %q, want %q", allow, slug, c, want)
+			}
+		}
+		answers := []struct {
+			method, path string
+			hdr          map[string]string
+			body         string
+			status       int
+		}{
+			{"OPTIONS", "/", nil, "", 200},
+			{"GET", "/missing", nil, "", 404},
+			{"GET", "/._probe", nil, "", 404},
+			{"GET", "/img/", nil, "", 405},
+			{"PUT", "/ok.md", nil, "x", 405},
+			{"PROPFIND", "/", nil, "", 403},
+			{"PROPFIND", "/", map[string]string{"Depth": "2"}, "", 400},
+			{"PROPFIND", "/", map[string]string{"Depth": "1"}, "<bad", 400},
+			{"PROPFIND", "/", map[string]string{"Depth": "1"}, propBody(300, 10, 5), 413},
+			{"PROPFIND", "/", map[string]string{"Depth": "1"}, "", 207},
+			{"HEAD", "/ok.md", nil, "", 200},
+			{"GET", "/ok.md", map[string]string{"X-Broken": "1"}, "", 500},
+		}
+		for _, a := range answers {
+			resp, _ := e.do(t, a.method, a.path, a.hdr, a.body)
+			if resp.StatusCode != a.status || resp.Header.Get("X-Content-Type-Options") != "nosniff" {
+				t.Errorf("%s %s = %d (want %d), X-Content-Type-Options %q", a.method, a.path, resp.StatusCode, a.status, resp.Header.Get("X-Content-Type-Options"))
+			}
+		}
+		if !allow {
+			out, err := run(t, t.TempDir(), "", client(t, "curl"), "-sS", "-i", srv.URL+"/evil")
+			lower := strings.ToLower(out)
+			if err != nil || !strings.Contains(lower, "content-type: text/plain; charset=utf-8") || !strings.Contains(lower, "x-content-type-options: nosniff") || !strings.Contains(out, script) {
+				t.Errorf("curl GET /evil: %v\n%s", err, out)
+			}
+		}
+	}
 }

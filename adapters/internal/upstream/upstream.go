@@ -19,6 +19,7 @@ package upstream
 import (
 	"context"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"strconv"
@@ -104,13 +105,15 @@ func isTimeout(err error) bool {
 
 // isUnreachable reports a service that could not be reached or dropped
 // the connection: a connection refused, reset or aborted, no route, a
-// failed name lookup, any other network operation error, or the Redis
-// cache's fail-fast ErrUnavailable.
+// failed name lookup, any other network operation error, a connection
+// closed before a whole answer came (io.EOF, io.ErrUnexpectedEOF: a proxy
+// in front of a stopped server), or the Redis cache's fail-fast
+// ErrUnavailable.
 func isUnreachable(err error) bool {
 	for _, target := range []error{
 		syscall.ECONNREFUSED, syscall.ECONNRESET, syscall.ECONNABORTED,
 		syscall.EHOSTUNREACH, syscall.ENETUNREACH, syscall.EPIPE,
-		cachepkg.ErrUnavailable,
+		io.EOF, io.ErrUnexpectedEOF, cachepkg.ErrUnavailable,
 	} {
 		if errors.Is(err, target) {
 			return true
