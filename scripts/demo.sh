@@ -33,7 +33,21 @@ if ! up; then
 	up || { echo "Chroma did not start; see $STATE/chroma.log" >&2; tail -20 "$STATE/chroma.log" >&2; exit 1; }
 fi
 
-run() { printf '\n$ %s\n' "$*"; "$@"; }
+# quote prints its arguments as they must be typed at a shell prompt:
+# words with characters special to the shell go in single quotes.
+quote() {
+	local out="" a q="'"
+	for a in "$@"; do
+		if [[ $a =~ ^[A-Za-z0-9_./:=,+@%-]+$ ]]; then
+			out+=" $a"
+		else
+			out+=" '${a//$q/$q\\$q$q}'"
+		fi
+	done
+	printf '%s' "${out# }"
+}
+
+run() { printf '\n$ %s\n' "$(quote "$@")"; "$@"; }
 
 run $BIN ingest --rules examples/access.rules examples/docs
 run $BIN ls /

@@ -136,3 +136,29 @@ func TestGNUCommands(t *testing.T) {
 		t.Errorf("ls with global flags among its own: status %d, %s%s", code, out, errOut)
 	}
 }
+
+// TestDemoQuote: scripts/demo.sh prints each command so that pasting it
+// into a shell runs the same argument list ("*.md" stays quoted).
+func TestDemoQuote(t *testing.T) {
+	args := []string{"./bin/chromafs", "find", "/", "-type", "f", "-name", "*.md", "it's", "", "a b", "$HOME", "x;y", "~", "plain-word/x.md"}
+	script := `source <(sed -n '/^quote()/,/^}/p' ../../scripts/demo.sh)
+line=$(quote "$@")
+printf '%s\n' "$line"
+eval "set -- $line"
+printf '[%s]' "$@"`
+	out, err := exec.Command("bash", append([]string{"-c", script, "bash"}, args...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("bash: %v\n%s", err, out)
+	}
+	line, roundTrip, _ := strings.Cut(string(out), "\n")
+	if !strings.HasPrefix(line, "./bin/chromafs find / -type f -name '*.md' ") {
+		t.Errorf("printed command %q does not quote the pattern", line)
+	}
+	want := ""
+	for _, a := range args {
+		want += "[" + a + "]"
+	}
+	if roundTrip != want {
+		t.Errorf("the printed command %q runs as %s, want %s", line, roundTrip, want)
+	}
+}
