@@ -42,7 +42,9 @@ func realErrors(t *testing.T) (refused, clientTimeout, deadline error) {
 
 func TestClassify(t *testing.T) {
 	refused, clientTimeout, deadline := realErrors(t)
-	wrap := func(err error) error { return &fs.PathError{Op: "read", Path: "a.md", Err: fmt.Errorf("fetch chunks: chromastore: get: %w", err)} }
+	wrap := func(err error) error {
+		return &fs.PathError{Op: "read", Path: "a.md", Err: fmt.Errorf("fetch chunks: chromastore: get: %w", err)}
+	}
 	canceled, cancel := context.WithCancel(context.Background())
 	cancel()
 	tests := []struct {
