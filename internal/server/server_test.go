@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 	"io"
 	"io/fs"
@@ -149,6 +150,16 @@ func TestAccess(t *testing.T) {
 					{"token", func(r *http.Request) { r.Header.Set("Authorization", "Bearer bot-token") }, "200 guide.md release/notes.md release/public.md"},
 					{"wrong token", func(r *http.Request) { r.Header.Set("Authorization", "Bearer nope") }, "401"},
 					{"garbage authorization", func(r *http.Request) { r.Header.Set("Authorization", "Digest x") }, "401"},
+					// RFC 7235: the scheme is case-insensitive.
+					{"token, lower-case scheme", func(r *http.Request) { r.Header.Set("Authorization", "bearer bot-token") }, "200 guide.md release/notes.md release/public.md"},
+					{"token, upper-case scheme", func(r *http.Request) { r.Header.Set("Authorization", "BEARER bot-token") }, "200 guide.md release/notes.md release/public.md"},
+					{"password, lower-case scheme", func(r *http.Request) {
+						r.Header.Set("Authorization", "basic "+base64.StdEncoding.EncodeToString([]byte("alice:alice-pw")))
+					}, "200 guide.md internal/plan.md release/public.md"},
+					{"bad base64", func(r *http.Request) { r.Header.Set("Authorization", "Basic !!!") }, "401"},
+					{"no colon", func(r *http.Request) {
+						r.Header.Set("Authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte("alice")))
+					}, "401"},
 				}
 				for _, tc := range cases {
 					req, _ := http.NewRequest("GET", ts.URL+"/", nil)
