@@ -130,6 +130,13 @@ func TestGNUCommands(t *testing.T) {
 			t.Errorf("%q: status %d, stderr %q, stdout\n%s\nwant status %d, stderr %q, stdout with %q", tc.args, code, errOut, out, tc.status, tc.stderr, tc.stdout)
 		}
 	}
+	// validate -q prints only problems: nothing on a clean collection.
+	if out, errOut, code := cli(t, append(g, "validate", "-q")...); code != 0 || out != "" || errOut != "" {
+		t.Errorf("validate -q on a clean collection: status %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	if out, _, code := cli(t, append(g, "validate")...); code != 0 || !strings.Contains(out, " pages, ") {
+		t.Errorf("validate: status %d, %q lacks the summary", code, out)
+	}
 	// Global flags may come anywhere among the command's own arguments.
 	out, errOut, code := cli(t, "ls", "--chroma-url", srv.URL, "-l", "--collection="+coll, "/guides/auth")
 	if code != 0 || !strings.Contains(out, "oauth.mdx") {
