@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"golang.org/x/net/webdav"
@@ -576,5 +577,79 @@ func TestActiveContent(t *testing.T) {
 				t.Errorf("curl GET /evil: %v\n%s", err, out)
 			}
 		}
+	}
+}
+
+// failingDir is a MapFS whose directory "z" cannot be read, as a store
+// that fails half-way through a walk.
+type failingDir struct{ fstest.MapFS }
+
+func (f failingDir) ReadDir(name string) ([]fs.DirEntry, error) {
+	if name == "z" {
+		return nil, errors.New("store down")
+	}
+	return f.MapFS.ReadDir(name)
+}
+
+func (f failingDir) Open(name string) (fs.File, error) {
+	if name == "z" {
+		return nil, errors.New("store down")
+	}
+	return f.MapFS.Open(name)
+}
+
+// TestPropfindInfinityAborted: with AllowInfiniteDepth, a walk whose
+// answer passes MaxPropfindAnswer, or whose filesystem fails after the
+// first bytes were sent, is cut off — the client gets a truncated body,
+// never a well-formed multistatus that leaves entries out — and one that
+// fails before anything was sent is a 5xx.
+func TestPropfindInfinityAborted(t *testing.T) {
+	files := manyPages(2000)
+	store := memstore.New("infinity")
+	ingestFiles(t, store, files)
+	fsys, err := chromafs.New(context.Background(), store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	small := fstest.MapFS{"a/x.md": {Data: []byte("x")}, "z/y.md": {Data: []byte("y")}}
+	big := fstest.MapFS{"z/y.md": {Data: []byte("y")}}
+	for i := range 2000 {
+		big[fmt.Sprintf("a/page-%04d.md", i)] = &fstest.MapFile{Data: []byte("x")}
+	}
+	for _, tc := range []struct {
+		name      string
+		fsys      fs.FS
+		body      string
+		status    int
+		truncated bool
+	}{
+		{"answer over the limit", fsys, propBody(240, 100, 250), 207, true},
+		{"failure after the first bytes", failingDir{big}, "", 207, true},
+		{"failure before the first bytes", failingDir{small}, "", 502, false},
+		{"complete", fsys, "", 207, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := httptest.NewServer(webdavfs.NewHandler(func(*http.Request) (fs.FS, error) { return tc.fsys, nil },
+				webdavfs.Options{AllowInfiniteDepth: true, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}))
+			defer srv.Close()
+			req, _ := http.NewRequest("PROPFIND", srv.URL+"/", strings.NewReader(tc.body))
+			req.Header.Set("Depth", "infinity")
+			resp, err := srv.Client().Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			n, err := io.Copy(io.Discard, resp.Body)
+			if resp.StatusCode != tc.status {
+				t.Fatalf("status %d, want %d", resp.StatusCode, tc.status)
+			}
+			if tc.truncated != (err != nil) {
+				t.Errorf("read %d bytes, error %v; truncated: want %v", n, err, tc.truncated)
+			}
+			if n > webdavfs.MaxPropfindAnswer+256<<10 {
+				t.Errorf("read %d bytes, over MaxPropfindAnswer", n)
+			}
+			t.Logf("%d: %d bytes, %v", resp.StatusCode, n, err)
+		})
 	}
 }
