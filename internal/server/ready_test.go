@@ -31,13 +31,14 @@ func fetch(t *testing.T, url string) (int, string, string) {
 	return resp.StatusCode, string(b), resp.Header.Get("Retry-After")
 }
 
-// waitFor polls url until it answers status, or fails after limit.
-func waitFor(t *testing.T, url string, status int, limit time.Duration) string {
+// waitFor polls url until it answers status with a body containing
+// want, or fails after limit.
+func waitFor(t *testing.T, url string, status int, want string, limit time.Duration) string {
 	t.Helper()
 	deadline := time.Now().Add(limit)
 	for {
 		code, body, _ := fetch(t, url)
-		if code == status {
+		if code == status && strings.Contains(body, want) {
 			return body
 		}
 		if time.Now().After(deadline) {
@@ -100,7 +101,7 @@ func TestReadiness(t *testing.T) {
 
 	notReady := func(reason string) {
 		t.Helper()
-		body := waitFor(t, ts.URL+"/readyz", http.StatusServiceUnavailable, 15*time.Second)
+		body := waitFor(t, ts.URL+"/readyz", http.StatusServiceUnavailable, "chroma: "+reason, 15*time.Second)
 		if !strings.Contains(body, "not ready\n") || !strings.Contains(body, "chroma: "+reason) ||
 			!strings.Contains(body, "redis: unreachable") || strings.Contains(body, "127.0.0.1") {
 			t.Errorf("/readyz body %q", body)
@@ -111,7 +112,7 @@ func TestReadiness(t *testing.T) {
 	}
 	ready := func() {
 		t.Helper()
-		body := waitFor(t, ts.URL+"/readyz", http.StatusOK, 30*time.Second)
+		body := waitFor(t, ts.URL+"/readyz", http.StatusOK, "", 30*time.Second)
 		if body != "ready\nchroma: ok\nredis: unreachable (pages are read from Chroma)\n" {
 			t.Errorf("/readyz body %q", body)
 		}
