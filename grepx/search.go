@@ -67,7 +67,9 @@ const (
 // returning an error stops the search and Search returns that error.
 //
 // An invalid pattern is an error wrapping *pattern.Error, returned before
-// anything is read.
+// anything is read. Search honours ctx throughout, compiling the patterns
+// included: when ctx ends while they compile, the error is a
+// *pattern.CanceledError, and later the error is ctx.Err().
 //
 // When fsys implements CandidateFS, files that the coarse filter proves
 // free of the pattern's required literals are not read (and have Count 0).
@@ -77,7 +79,7 @@ const (
 // would otherwise be fetched (see UncachedFS).
 func Search(ctx context.Context, fsys fs.FS, q Query, fn func(*File) error) (Stats, error) {
 	var st Stats
-	m, err := pattern.Compile(pattern.Options{
+	m, err := pattern.CompileContext(ctx, pattern.Options{
 		Patterns:   q.Patterns,
 		Syntax:     q.Syntax,
 		IgnoreCase: q.IgnoreCase,
@@ -168,7 +170,7 @@ func Search(ctx context.Context, fsys fs.FS, q Query, fn func(*File) error) (Sta
 				for i := b * batch; i < min((b+1)*batch, len(items)); i++ {
 					it := items[i]
 					f := &File{Operand: it.operand, Path: it.path, Err: it.err}
-					if it.err == nil && q.MaxCount >= 0 && !skip[it.path] {
+					if it.err == nil && q.MaxCount >= 0 && !skip[it.path] && ctx.Err() == nil {
 						if ch, ok := ready[it.path]; ok {
 							select {
 							case <-ch:
@@ -211,7 +213,10 @@ func Search(ctx context.Context, fsys fs.FS, q Query, fn func(*File) error) (Sta
 		select {
 		case <-done[b]:
 		case <-ctx.Done():
-			return st, ctx.Err()
+		}
+		if err := ctx.Err(); err != nil {
+			// Files of this batch may have been left unread.
+			return st, err
 		}
 		for i := b * batch; i < min((b+1)*batch, len(items)); i++ {
 			f := files[i]

@@ -39,6 +39,7 @@ func grepCommand(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			signalExit.Store(true)
 			ctx, cancel := context.WithTimeout(cmd.Context(), g.timeout)
 			defer cancel()
 			// Parse (once: -f files and standard input are read once)
@@ -49,6 +50,7 @@ func grepCommand(g *globals) *cobra.Command {
 			if err != nil {
 				return exitError{printGrepExit(err, stdout, stderr)}
 			}
+			o.timeout = g.timeout
 			trace.phase("parse arguments (cobra and grep's)")
 			cfs, err := g.openFS(ctx)
 			if err != nil {
@@ -172,8 +174,9 @@ type grepOptions struct {
 	maxBytes      int  // --max-bytes: grepx.Query.MaxBytes
 	noPointers    bool // --no-pointers: grepx.Query.SkipLazy
 	operands      []string
-	warnings      []string // printed before searching (-u)
-	unsupported   string   // the first option chromafs does not implement
+	warnings      []string      // printed before searching (-u)
+	timeout       time.Duration // --timeout, for messages; 0 if unknown
+	unsupported   string        // the first option chromafs does not implement
 }
 
 // Long-only options, as GNU grep's option codes past the chars.
@@ -845,18 +848,39 @@ func runGrep(ctx context.Context, fsys fs.FS, o *grepOptions, stdout, stderr io.
 		return 0
 	}
 	if err != nil {
-		var pe *pattern.Error
-		if errors.As(err, &pe) {
-			fmt.Fprintf(stderr, "%s: %s\n", grepProg, pe.Error())
-		} else {
-			fmt.Fprintf(stderr, "%s: %v\n", grepProg, err)
-		}
+		fmt.Fprintf(stderr, "%s: %s\n", grepProg, searchErrText(err, o.timeout))
 		return 2
 	}
 	if stats.Truncated {
 		fmt.Fprintf(stderr, "%s: output truncated at the --max-total/--max-bytes limit\n", grepProg)
 	}
 	return r.status()
+}
+
+// searchErrText is the message for an error that stopped the search: a
+// pattern's (GNU's words), or a deadline or an interruption said as such
+// ("timed out after 1s while compiling 80660 patterns").
+func searchErrText(err error, timeout time.Duration) string {
+	var pe *pattern.Error
+	if errors.As(err, &pe) {
+		return pe.Error()
+	}
+	var what string
+	switch {
+	case errors.Is(err, context.DeadlineExceeded) && timeout > 0:
+		what = fmt.Sprintf("timed out after %v", timeout)
+	case errors.Is(err, context.DeadlineExceeded):
+		what = "timed out"
+	case errors.Is(err, context.Canceled):
+		what = "interrupted"
+	default:
+		return err.Error()
+	}
+	var ce *pattern.CanceledError
+	if errors.As(err, &ce) {
+		return fmt.Sprintf("%s while compiling %d patterns", what, ce.Patterns)
+	}
+	return what
 }
 
 // newGrepRun prepares the search for o: the query, and how names are

@@ -1,18 +1,22 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/chromafs/chromafs/grepx"
 	"github.com/chromafs/chromafs/grepx/pattern"
@@ -575,4 +579,110 @@ func TestGrepEndToEnd(t *testing.T) {
 	if code != 0 || sortLines(out) != sortLines(strings.ReplaceAll(want, "./", "/")) {
 		t.Errorf("grep -rl token /: status %d, stderr %q\n%s\nwant\n%s", code, errOut, out, want)
 	}
+}
+
+// hugePatternFile writes n distinct random 12-letter words to a file and
+// returns its path.
+func hugePatternFile(t *testing.T, n int) string {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(uint64(n), 5))
+	seen := make(map[string]bool, n)
+	var b bytes.Buffer
+	w := make([]byte, 12)
+	for len(seen) < n {
+		for i := range w {
+			w[i] = byte('a' + rng.IntN(26))
+		}
+		if !seen[string(w)] {
+			seen[string(w)] = true
+			b.Write(w)
+			b.WriteByte('\n')
+		}
+	}
+	p := filepath.Join(t.TempDir(), "patterns")
+	if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestGrepHugePatternListProcess runs the built binary on a huge -f file
+// (300,000 words with -i, seconds of compilation): with --timeout 1s it
+// stops compiling at the deadline and says so, with status 2; and
+// SIGTERM during the compilation ends it promptly, also with status 2.
+// (Compilation used to take time quadratic in the number of patterns and
+// observed neither the deadline nor the signal.)
+func TestGrepHugePatternListProcess(t *testing.T) {
+	srv := testenv.Chroma(t)
+	coll := testenv.CollectionName(t)
+	g := []string{"--chroma-url", srv.URL, "--collection", coll}
+	if out, errOut, code := cli(t, append(g, "ingest", "--rules", "../../examples/access.rules", docsDir)...); code != 0 {
+		t.Fatalf("ingest: status %d\n%s%s", code, out, errOut)
+	}
+	bin := chromafsBinary(t)
+	const n = 300_000
+	pats := hugePatternFile(t, n)
+
+	t.Run("timeout", func(t *testing.T) {
+		cmd := exec.Command(bin, append(g, "--timeout", "1s", "grep", "-i", "-rl", "-f", pats, "/")...)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		start := time.Now()
+		err := cmd.Run()
+		elapsed := time.Since(start)
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 2 {
+			t.Fatalf("status: %v, want 2\nstdout %q\nstderr %q", err, stdout.String(), stderr.String())
+		}
+		want := "chromafs grep: timed out after 1s while compiling 300000 patterns\n"
+		if stderr.String() != want || stdout.Len() != 0 {
+			t.Errorf("stdout %q, stderr %q; want no output and %q", stdout.String(), stderr.String(), want)
+		}
+		if elapsed > 10*time.Second {
+			t.Errorf("exited after %v with --timeout 1s", elapsed)
+		}
+	})
+
+	t.Run("SIGTERM", func(t *testing.T) {
+		cmd := exec.Command(bin, append(g, "grep", "-i", "-rl", "-f", pats, "/")...)
+		cmd.Env = append(os.Environ(), "CHROMAFS_TRACE=1")
+		stderr, err := cmd.StderrPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer cmd.Process.Kill()
+		// The trace's session phase ends just before the search, which
+		// starts by compiling.
+		var rest bytes.Buffer
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if strings.Contains(sc.Text(), "session (") {
+				break
+			}
+		}
+		time.Sleep(200 * time.Millisecond)
+		sent := time.Now()
+		if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		for sc.Scan() {
+			rest.WriteString(sc.Text() + "\n")
+		}
+		err = cmd.Wait()
+		elapsed := time.Since(sent)
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 2 {
+			t.Fatalf("status: %v, want 2\nstderr %q", err, rest.String())
+		}
+		if want := "chromafs grep: interrupted while compiling 300000 patterns\n"; !strings.Contains(rest.String(), want) {
+			t.Errorf("stderr %q; want %q", rest.String(), want)
+		}
+		if elapsed > 10*time.Second {
+			t.Errorf("exited %v after SIGTERM", elapsed)
+		}
+		t.Logf("exited %v after SIGTERM", elapsed)
+	})
 }

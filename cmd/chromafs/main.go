@@ -40,6 +40,7 @@ import (
 func main() {
 	trace = traceFromEnv(os.Stderr)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go exitAfterSignal(ctx, stop, os.Stderr)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	trace.phase("exit")
