@@ -2,6 +2,7 @@ package chromastore
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -16,6 +17,7 @@ import (
 	jsonv2 "github.com/go-json-experiment/json"
 
 	"github.com/chromafs/chromafs"
+	"github.com/chromafs/chromafs/internal/testenv"
 )
 
 // treeAnswer returns Chroma's answer to the get of a tree record whose
@@ -347,4 +349,55 @@ func FuzzTreeAnswer(f *testing.F) {
 	f.Fuzz(func(t *testing.T, answer []byte) {
 		checkTreeDecoding(t, answer, 8)
 	})
+}
+
+// TestStringChunkIndex: on a real Chroma, a chunk_index stored as a string
+// ("0", "1") is not an index: Chunks, ChunksByID and Scan give it
+// chromafs.NoIndex (which reading reports as a chunk without a valid
+// index), while integers and integral floats are indexes.
+func TestStringChunkIndex(t *testing.T) {
+	ctx := context.Background()
+	cfg := Config{URL: testenv.Chroma(t).URL, Collection: testenv.CollectionName(t), Create: true}
+	c, err := Open(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	defer DeleteCollection(ctx, cfg)
+	l := chromafs.DefaultLayout
+	want := map[string]int{"s0": chromafs.NoIndex, "s1": chromafs.NoIndex, "i0": 0, "f1": 1, "neg": chromafs.NoIndex}
+	values := map[string]any{"s0": "0", "s1": "1", "i0": 0, "f1": 1.0, "neg": -1}
+	var recs []chromafs.Record
+	for id, v := range values {
+		recs = append(recs, chromafs.Record{ID: id, Document: id, Metadata: map[string]any{l.SlugField: "p.md", l.IndexField: v}})
+	}
+	if err := c.Upsert(ctx, recs); err != nil {
+		t.Fatal(err)
+	}
+	check := func(how string, chunks []chromafs.Chunk) {
+		t.Helper()
+		if len(chunks) != len(want) {
+			t.Fatalf("%s: %d chunks, want %d", how, len(chunks), len(want))
+		}
+		for _, ch := range chunks {
+			if ch.Index != want[ch.ID] {
+				t.Errorf("%s: chunk %q (chunk_index %#v) has index %d, want %d", how, ch.ID, values[ch.ID], ch.Index, want[ch.ID])
+			}
+		}
+	}
+	chunks, err := c.Chunks(ctx, l, []string{"p.md"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("Chunks", chunks)
+	chunks, err = c.ChunksByID(ctx, l, []string{"s0", "s1", "i0", "f1", "neg"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("ChunksByID", chunks)
+	chunks = nil
+	if err := c.Scan(ctx, l, false, func(b []chromafs.Chunk) error { chunks = append(chunks, b...); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	check("Scan", chunks)
 }

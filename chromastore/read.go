@@ -368,9 +368,11 @@ func (c *Collection) IDs(ctx context.Context) ([]string, error) {
 	return ids, nil
 }
 
-// chunkIndex converts an index metadata value: an integer, an integral
-// float or a string of decimal digits gives a non-negative int; anything
-// else gives chromafs.NoIndex.
+// chunkIndex converts an index metadata value: an integer or an integral
+// float gives a non-negative int; anything else, a string of digits
+// included ("1" is a writer's mistake that sorts "10" before "2" in other
+// tools), gives chromafs.NoIndex, which reading reports as a chunk
+// without a valid index.
 func chunkIndex(v any) int {
 	switch v := v.(type) {
 	case json.Number:
@@ -399,15 +401,6 @@ func chunkIndex(v any) int {
 			return chromafs.NoIndex
 		}
 		return v
-	case string:
-		if v == "" || len(v) > 18 || strings.Trim(v, "0123456789") != "" {
-			return chromafs.NoIndex
-		}
-		n, err := strconv.Atoi(v)
-		if err != nil {
-			return chromafs.NoIndex
-		}
-		return n
 	}
 	return chromafs.NoIndex
 }
