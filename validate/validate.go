@@ -182,6 +182,10 @@ func Run(ctx context.Context, store Store, opt Options) (*Report, error) {
 		return nil, fmt.Errorf("validate: scan chunks: %w", err)
 	}
 
+	whyNoIndex, err := explainNoIndex(ctx, store, l, bySlug)
+	if err != nil {
+		return nil, err
+	}
 	known := map[string]bool{}
 	var pointers []*tree.Entry
 	if t != nil {
@@ -215,8 +219,12 @@ func Run(ctx context.Context, store Store, opt Options) (*Report, error) {
 					pointers = append(pointers, e)
 				}
 				if len(chunks) > 0 {
-					add(Warning, e.Slug, "lazy pointer to %s also has %d chunks, which are never read", e.URL, len(chunks))
+					add(Warning, e.Slug, "lazy pointer to %s also has %d chunks, which are never read", chromafs.RedactURL(e.URL), len(chunks))
 				}
+				continue
+			}
+			if msg := badIndexes(chunks, whyNoIndex, l.IndexField); msg != "" {
+				add(Error, e.Slug, "%s", msg)
 				continue
 			}
 			if _, err := chromafs.Assemble(e, chunks, opt.Separator); err != nil {
@@ -335,4 +343,82 @@ func checkShards(ctx context.Context, store Store, treeID string, manifest []byt
 		add(Warning, "", "%s not named by the tree's manifest (left by an interrupted ingest; ingest --prune deletes them)", what)
 	}
 	return nil
+}
+
+// maxExplained bounds the chunks without a valid index whose metadata Run
+// fetches to say what is wrong with it.
+const maxExplained = 1000
+
+// explainNoIndex returns, for the chunks of bySlug that have no valid
+// index (at most maxExplained of them), what their index field holds
+// instead, by id, when the store can fetch records by id.
+func explainNoIndex(ctx context.Context, store Store, l chromafs.Layout, bySlug map[string][]chromafs.Chunk) (map[string]string, error) {
+	rr, ok := store.(chromafs.RecordReader)
+	if !ok {
+		return nil, nil
+	}
+	var ids []string
+	for _, chunks := range bySlug {
+		for _, c := range chunks {
+			if c.Index == chromafs.NoIndex && len(ids) < maxExplained {
+				ids = append(ids, c.ID)
+			}
+		}
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	recs, err := rr.RecordsByID(ctx, ids)
+	if err != nil {
+		return nil, fmt.Errorf("validate: read chunks without an index: %w", err)
+	}
+	why := make(map[string]string, len(recs))
+	for id, r := range recs {
+		v, ok := r.Metadata[l.IndexField]
+		switch v := v.(type) {
+		case nil:
+			if ok {
+				why[id] = "is null"
+			} else {
+				why[id] = "is missing"
+			}
+		case string:
+			why[id] = fmt.Sprintf("is the string %q, not a number (store the index as an integer)", v)
+		case bool:
+			why[id] = fmt.Sprintf("is the boolean %v", v)
+		default:
+			why[id] = fmt.Sprintf("is %v, not a non-negative integer", v)
+		}
+	}
+	return why, nil
+}
+
+// badIndexes describes the chunks of a page that have no valid index, or
+// returns "" if there is none.
+func badIndexes(chunks []chromafs.Chunk, why map[string]string, field string) string {
+	var bad []string
+	for _, c := range chunks {
+		if c.Index != chromafs.NoIndex {
+			continue
+		}
+		w, ok := why[c.ID]
+		if !ok {
+			w = "is not a non-negative integer"
+		}
+		bad = append(bad, fmt.Sprintf("chunk %q: %s %s", c.ID, field, w))
+	}
+	if len(bad) == 0 {
+		return ""
+	}
+	slices.Sort(bad)
+	what := fmt.Sprintf("%d chunks have", len(bad))
+	if len(bad) == 1 {
+		what = "1 chunk has"
+	}
+	more := ""
+	if len(bad) > 3 {
+		more = fmt.Sprintf("; and %d more", len(bad)-3)
+		bad = bad[:3]
+	}
+	return fmt.Sprintf("%s no valid chunk index, so the page cannot be read: %s%s", what, strings.Join(bad, "; "), more)
 }
