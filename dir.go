@@ -3,6 +3,7 @@ package chromafs
 import (
 	"io"
 	"io/fs"
+	"time"
 
 	"github.com/chromafs/chromafs/tree"
 )
@@ -22,7 +23,7 @@ func (d *dir) Stat() (fs.FileInfo, error) {
 	if d.closed {
 		return nil, &fs.PathError{Op: "stat", Path: d.name, Err: fs.ErrClosed}
 	}
-	return &fileInfo{node: d.node}, nil
+	return d.fsys.s.nodeInfo(d.node, 0), nil
 }
 
 func (d *dir) Read([]byte) (int, error) {
@@ -54,4 +55,24 @@ func (d *dir) ReadDir(n int) ([]fs.DirEntry, error) {
 	}
 	d.offset += len(rest)
 	return d.fsys.dirEntries(rest), nil
+}
+
+// TreeModTimeKey is the tree record metadata key under which a writer may
+// record when it wrote the tree: an RFC 3339 string or a number of Unix
+// seconds. A directory none of whose visible pages has a modTime takes
+// this time (see FS's Directory times).
+const TreeModTimeKey = "chromafs_tree_mod_time"
+
+// modTime returns the modification time of a node: a page's modTime from
+// the tree (zero if it has none); for a directory, the newest modTime of
+// the pages below it that this session's view shows (tree.View.ModTime:
+// a hidden page never counts), else the tree record's TreeModTimeKey,
+// else the zero time. Every view of a session (Sub views included) gives
+// a node the same value.
+func (s *session) modTime(n *tree.Node) time.Time {
+	t := s.view.ModTime(n)
+	if t.IsZero() && n.IsDir {
+		t = s.treeTime
+	}
+	return t
 }

@@ -6,6 +6,7 @@ package chromafs
 func ResetTreeCache() {
 	parsedTrees.InvalidateAll()
 	latestTrees.InvalidateAll()
+	failedTrees.InvalidateAll()
 }
 
 // PlanRegexes returns the regexes that Candidates sends for lits: the

@@ -51,7 +51,7 @@ func (f *file) Stat() (fs.FileInfo, error) {
 		return nil, &fs.PathError{Op: "stat", Path: f.name, Err: fs.ErrClosed}
 	}
 	if data != nil {
-		return &fileInfo{node: f.node, size: int64(len(data))}, nil
+		return f.fsys.s.nodeInfo(f.node, int64(len(data))), nil
 	}
 	fi, err := f.fsys.info(f.node)
 	if err != nil {

@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"math"
 	"path"
 	"slices"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/maypok86/otter/v2"
@@ -27,6 +30,17 @@ import (
 // DirEntry.Info of a page whose size the tree does not record read the
 // page once to learn it. Content is fetched on the first Read, ReadAt or
 // Seek from the end of an open file, and by ReadFile.
+//
+// # Directory times
+//
+// A page's ModTime is its tree entry's modTime (the zero time if it has
+// none). A directory's ModTime is the newest modTime of the pages below
+// it, at any depth, that this FS's groups may see (a hidden page never
+// counts, so the time reveals nothing about it); when none of them has
+// one, the tree record's TreeModTimeKey; else the zero time, which
+// adapters must present as "unknown" (http.FileServer omits
+// Last-Modified for it). Stat, ReadDir's Info, an open directory's Stat
+// and Sub views give the same value; it is computed once per view.
 type FS struct {
 	s      *session
 	ctx    context.Context
@@ -47,8 +61,9 @@ type session struct {
 	byID    IDReader // non-nil when chunk ids follow ChunkID
 	// lineAligned: the tree record says LineAlignedKey: true.
 	lineAligned bool
-	sizes       sync.Map // slug -> int64, sizes learned by reading
-	resolver    Resolver // fetches lazy pointers; nil: none is fetched
+	treeTime    time.Time // the tree record's TreeModTimeKey, or zero
+	sizes       sync.Map  // slug -> int64, sizes learned by reading
+	resolver    Resolver  // fetches lazy pointers; nil: none is fetched
 }
 
 var _ interface {
@@ -72,7 +87,14 @@ var parsedTrees = otter.Must(&otter.Options[string, *tree.Tree]{MaximumSize: 32}
 //
 // Invalid slugs in the tree are skipped, never served; Problems lists
 // them. A missing tree record gives an error wrapping ErrNoTree, a
-// malformed one an error wrapping tree.ErrMalformed.
+// malformed one (see tree.Parse, and WithTreeLimits for its limits) an
+// error wrapping tree.ErrMalformed. A tree version that failed to parse
+// is remembered: New returns the same error without a request for a
+// while (1 s after the first failure, doubling up to 30 s while the
+// record is unchanged), and after that fetches the record again but
+// parses it only if it changed. An unreachable store is an error for
+// which IsUnavailable reports true, unless WithStaleTree lets New serve
+// the tree this process fetched last.
 func New(ctx context.Context, store Store, opts ...Option) (*FS, error) {
 	if store == nil {
 		return nil, errors.New("chromafs: nil store")
@@ -88,7 +110,7 @@ func New(ctx context.Context, store Store, opts ...Option) (*FS, error) {
 	if cfg.logger == nil {
 		cfg.logger = slog.Default()
 	}
-	st, err := currentTree(ctx, store, cfg.layout.TreeID, cfg.treeMaxAge)
+	st, err := currentTree(ctx, store, cfg.layout.TreeID, &cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -103,6 +125,7 @@ func New(ctx context.Context, store Store, opts ...Option) (*FS, error) {
 		view:        st.tree.View(cfg.groups),
 		version:     st.version,
 		lineAligned: st.lineAligned,
+		treeTime:    st.modTime,
 		resolver:    cfg.resolver,
 	}
 	if ir, ok := store.(IDReader); ok && st.chunkIDs {
@@ -115,16 +138,35 @@ func New(ctx context.Context, store Store, opts ...Option) (*FS, error) {
 type treeState struct {
 	tree        *tree.Tree
 	version     string
-	chunkIDs    bool // the tree record declares ChunkIDScheme
-	lineAligned bool // the tree record declares LineAlignedKey
+	chunkIDs    bool      // the tree record declares ChunkIDScheme
+	lineAligned bool      // the tree record declares LineAlignedKey
+	modTime     time.Time // the tree record's TreeModTimeKey, or zero
 	fetched     time.Time
+
+	// An episode of serving this state stale (WithStaleTree): when the
+	// store last failed to answer (Unix nanoseconds, 0 if never), and
+	// whether the episode's warning was logged.
+	failedAt atomic.Int64
+	warned   atomic.Bool
+}
+
+// treeFailure is a tree that failed to parse (or to assemble), kept so
+// that New does not fetch and parse it again on every call.
+type treeFailure struct {
+	version string // TreeVersionOf the document; "" if not known
+	limits  tree.Limits
+	err     error
+	retry   time.Time     // no request before then
+	backoff time.Duration // the wait before retry
 }
 
 // latestTrees holds the last treeState per collection and tree id, for
-// WithTreeMaxAge; treeFlight makes concurrent News of one collection
-// fetch its tree once.
+// WithTreeMaxAge and WithStaleTree; failedTrees the last failure, while
+// it is the latest news of the tree; treeFlight makes concurrent News of
+// one collection fetch its tree once.
 var (
 	latestTrees = otter.Must(&otter.Options[string, *treeState]{MaximumSize: 64})
+	failedTrees = otter.Must(&otter.Options[string, *treeFailure]{MaximumSize: 64})
 	treeFlight  singleflight.Group
 )
 
@@ -133,60 +175,199 @@ var (
 // may change the tree record without updating the marker.
 const markerMaxAge = time.Minute
 
+// The backoff of a remembered tree failure: the first wait, and the most
+// it doubles to while the tree record stays the same.
+var (
+	treeRetryFirst = time.Second
+	treeRetryMax   = 30 * time.Second
+)
+
+// staleRetry is how often, while New serves a stale tree, it asks the
+// store again: so that a store that times out does not cost every New
+// its timeout.
+const staleRetry = time.Second
+
 // currentTree returns the collection's tree: the one fetched last if it is
-// younger than maxAge, or if it is younger than markerMaxAge and the
+// younger than the max age, or if it is younger than markerMaxAge and the
 // collection's TreeVersionKey names its version; else the tree record
-// fetched now (parsed only if this version was not parsed before).
-func currentTree(ctx context.Context, store Store, treeID string, maxAge time.Duration) (*treeState, error) {
+// fetched now (parsed only if this version was not parsed before). A
+// remembered failure is returned as it is until its retry time; an
+// unreachable store gives the tree fetched last, within WithStaleTree's
+// bound.
+func currentTree(ctx context.Context, store Store, treeID string, cfg *config) (*treeState, error) {
 	key := store.CollectionID() + "\x00" + treeID
-	if st, ok := latestTrees.GetIfPresent(key); ok {
-		age := time.Since(st.fetched)
-		if maxAge > 0 && age < maxAge {
+	prev, _ := latestTrees.GetIfPresent(key)
+	if prev != nil {
+		age := time.Since(prev.fetched)
+		if cfg.treeMaxAge > 0 && age < cfg.treeMaxAge {
+			return prev, nil
+		}
+		if st, ok := prev.staleWithoutAsking(cfg, age); ok {
 			return st, nil
 		}
 		if tv, ok := store.(TreeVersioner); ok && age < markerMaxAge {
-			if v, err := tv.TreeVersion(ctx); err == nil && v != "" && v == st.version {
+			v, err := tv.TreeVersion(ctx)
+			if err == nil {
+				prev.answered()
+			}
+			if err == nil && v != "" && v == prev.version && !failedSince(key, prev) {
+				return prev, nil
+			}
+			if err != nil && IsUnavailable(err) {
+				if st, ok := prev.stale(cfg, key, err); ok {
+					return st, nil
+				}
+			}
+		}
+	}
+	if f, ok := failedTrees.GetIfPresent(key); ok && f.limits == cfg.treeLimits && time.Now().Before(f.retry) {
+		return nil, f.err
+	}
+	v, err, _ := treeFlight.Do(key, func() (any, error) {
+		return fetchTree(ctx, store, treeID, key, cfg.treeLimits)
+	})
+	if err != nil {
+		if prev != nil && IsUnavailable(err) {
+			if st, ok := prev.stale(cfg, key, err); ok {
 				return st, nil
 			}
 		}
-	}
-	v, err, _ := treeFlight.Do(key, func() (any, error) {
-		rec, err := ReadTree(ctx, store, treeID)
-		if err != nil {
-			return nil, fmt.Errorf("chromafs: fetch path tree %q: %w", treeID, err)
-		}
-		version := ""
-		if m, ok, _ := ParseTreeManifest(rec.Manifest); ok {
-			// ReadTree checked the document against this digest; the
-			// version is its prefix (see TreeVersionOf), so the 7.5 MB
-			// tree of a 100k collection is not hashed twice.
-			version = m.SHA256[:24]
-		} else {
-			version = TreeVersionOf(rec.Document)
-		}
-		pkey := store.CollectionID() + "\x00" + version
-		t, ok := parsedTrees.GetIfPresent(pkey)
-		if !ok {
-			t, err = tree.Parse(rec.Document)
-			if err != nil {
-				return nil, fmt.Errorf("chromafs: parse path tree %q: %w", treeID, err)
-			}
-			parsedTrees.Set(pkey, t)
-		}
-		st := &treeState{
-			tree:        t,
-			version:     version,
-			chunkIDs:    rec.Metadata[ChunkIDsKey] == ChunkIDScheme,
-			lineAligned: rec.Metadata[LineAlignedKey] == true,
-			fetched:     time.Now(),
-		}
-		latestTrees.Set(key, st)
-		return st, nil
-	})
-	if err != nil {
 		return nil, err
 	}
 	return v.(*treeState), nil
+}
+
+// failedSince reports whether a failure of the tree was remembered after
+// st was fetched: the tree changed, and st is not current.
+func failedSince(key string, st *treeState) bool {
+	f, ok := failedTrees.GetIfPresent(key)
+	return ok && f.retry.After(st.fetched)
+}
+
+// staleWithoutAsking returns st if New is to serve it without asking the
+// store: it is serving st stale and asked less than staleRetry ago.
+func (st *treeState) staleWithoutAsking(cfg *config, age time.Duration) (*treeState, bool) {
+	failed := st.failedAt.Load()
+	if cfg.maxStale <= 0 || failed == 0 || age >= cfg.maxStale || time.Since(time.Unix(0, failed)) >= staleRetry {
+		return nil, false
+	}
+	return st, true
+}
+
+// answered ends an episode of serving st stale: the store answered.
+func (st *treeState) answered() {
+	if st.failedAt.Load() != 0 {
+		st.failedAt.Store(0)
+		st.warned.Store(false)
+	}
+}
+
+// stale returns st if WithStaleTree lets New serve it after the store
+// failed with err (which IsUnavailable reports), and logs the first time
+// of an episode.
+func (st *treeState) stale(cfg *config, key string, err error) (*treeState, bool) {
+	age := time.Since(st.fetched)
+	if cfg.maxStale <= 0 || age >= cfg.maxStale {
+		return nil, false
+	}
+	st.failedAt.Store(time.Now().UnixNano())
+	if !st.warned.Swap(true) {
+		collection, treeID, _ := strings.Cut(key, "\x00")
+		cfg.logger.Warn("chromafs: store unreachable; serving the path tree fetched earlier until it answers (WithStaleTree)",
+			"collection", collection, "tree", treeID, "age", age.Round(time.Millisecond), "max_stale", cfg.maxStale, "err", err)
+	}
+	return st, true
+}
+
+// treeParses counts the tree documents parsed, for tests.
+var treeParses atomic.Int64
+
+// fetchTree fetches and parses the tree record treeID, remembering a
+// failure to parse in failedTrees and a success in latestTrees.
+func fetchTree(ctx context.Context, store Store, treeID, key string, limits tree.Limits) (*treeState, error) {
+	rec, err := ReadTree(ctx, store, treeID)
+	if err != nil {
+		err = fmt.Errorf("chromafs: fetch path tree %q: %w", treeID, err)
+		if errors.Is(err, tree.ErrMalformed) {
+			// A broken manifest, or shards that do not assemble.
+			rememberFailure(key, "", limits, err)
+		}
+		return nil, err
+	}
+	version := ""
+	if m, ok, _ := ParseTreeManifest(rec.Manifest); ok {
+		// ReadTree checked the document against this digest; the
+		// version is its prefix (see TreeVersionOf), so the 7.5 MB
+		// tree of a 100k collection is not hashed twice.
+		version = m.SHA256[:24]
+	} else {
+		version = TreeVersionOf(rec.Document)
+	}
+	if f, ok := failedTrees.GetIfPresent(key); ok && f.version == version && f.limits == limits {
+		// The same document that failed: not parsed again.
+		rememberFailure(key, version, limits, f.err)
+		return nil, f.err
+	}
+	pkey := store.CollectionID() + "\x00" + version
+	t, ok := parsedTrees.GetIfPresent(pkey)
+	if !ok {
+		treeParses.Add(1)
+		t, err = tree.ParseLimited(rec.Document, limits)
+		if err != nil {
+			err = fmt.Errorf("chromafs: parse path tree %q (version %s): %w", treeID, version, err)
+			rememberFailure(key, version, limits, err)
+			return nil, err
+		}
+		parsedTrees.Set(pkey, t)
+	}
+	failedTrees.Invalidate(key)
+	st := &treeState{
+		tree:        t,
+		version:     version,
+		chunkIDs:    rec.Metadata[ChunkIDsKey] == ChunkIDScheme,
+		lineAligned: rec.Metadata[LineAlignedKey] == true,
+		modTime:     metadataTime(rec.Metadata[TreeModTimeKey]),
+		fetched:     time.Now(),
+	}
+	latestTrees.Set(key, st)
+	return st, nil
+}
+
+// rememberFailure records that the tree of key failed with err: the first
+// failure of a version waits treeRetryFirst before the next request, each
+// failure of the same version after a retry twice as long as the last
+// (up to treeRetryMax).
+func rememberFailure(key, version string, limits tree.Limits, err error) {
+	wait := treeRetryFirst
+	if f, ok := failedTrees.GetIfPresent(key); ok && f.version == version && f.limits == limits {
+		wait = min(2*f.backoff, treeRetryMax)
+	}
+	failedTrees.Set(key, &treeFailure{version: version, limits: limits, err: err, retry: time.Now().Add(wait), backoff: wait})
+}
+
+// metadataTime reads a time from record metadata: an RFC 3339 string or
+// a number of Unix seconds; anything else is the zero Time.
+func metadataTime(v any) time.Time {
+	var t time.Time
+	switch v := v.(type) {
+	case string:
+		t, _ = time.Parse(time.RFC3339, v)
+	case int:
+		t = time.Unix(int64(v), 0)
+	case int64:
+		t = time.Unix(v, 0)
+	case float64:
+		if v >= -62135596800 && v <= 253402300799 {
+			sec, frac := math.Modf(v)
+			t = time.Unix(int64(sec), int64(frac*1e9))
+		}
+	case time.Time:
+		t = v
+	}
+	if t.Year() < 1 || t.Year() > 9999 {
+		return time.Time{}
+	}
+	return t.UTC().Round(0)
 }
 
 // WithContext returns a view of fsys whose network calls (page reads) use
@@ -338,16 +519,20 @@ func (fsys *FS) Sub(dir string) (fs.FS, error) {
 // info builds the FileInfo of a node, reading the page if its size is not
 // known.
 func (fsys *FS) info(n *tree.Node) (*fileInfo, error) {
-	fi := &fileInfo{node: n}
 	if n.IsDir {
-		return fi, nil
+		return fsys.s.nodeInfo(n, 0), nil
 	}
 	size, err := fsys.s.size(fsys.ctx, n)
 	if err != nil {
 		return nil, err
 	}
-	fi.size = size
-	return fi, nil
+	return fsys.s.nodeInfo(n, size), nil
+}
+
+// nodeInfo returns the FileInfo of a node of the session's view whose
+// size (0 for a directory) is known.
+func (s *session) nodeInfo(n *tree.Node, size int64) *fileInfo {
+	return &fileInfo{node: n, size: size, mod: s.modTime(n)}
 }
 
 // knownSize returns the size of a page if it is known without a read.
@@ -373,10 +558,12 @@ func (s *session) size(ctx context.Context, n *tree.Node) (int64, error) {
 	return int64(len(data)), nil
 }
 
-// fileInfo is the fs.FileInfo of a node.
+// fileInfo is the fs.FileInfo of a node. Make it with session.nodeInfo,
+// which sets mod.
 type fileInfo struct {
 	node *tree.Node
 	size int64
+	mod  time.Time
 }
 
 func (fi *fileInfo) Name() string { return fi.node.Name }
@@ -389,14 +576,10 @@ func (fi *fileInfo) Mode() fs.FileMode {
 	return 0o444
 }
 
-// ModTime returns the page's modification time from the tree, or the zero
-// time when the tree does not record one (and for directories).
-func (fi *fileInfo) ModTime() time.Time {
-	if fi.node.IsDir {
-		return time.Time{}
-	}
-	return fi.node.Entry.ModTime
-}
+// ModTime returns a page's modification time from the tree, or the zero
+// time when the tree does not record one; for a directory, the time that
+// session.modTime describes.
+func (fi *fileInfo) ModTime() time.Time { return fi.mod }
 
 // Sys returns the page's *tree.Entry (nil for a directory), which carries
 // the optional fields of the tree such as Hash and ContentType.

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/chromafs/chromafs/cachepkg"
+	"github.com/chromafs/chromafs/tree"
 )
 
 // An Option configures New.
@@ -18,6 +19,8 @@ type config struct {
 	cache      cachepkg.Cache
 	logger     *slog.Logger
 	treeMaxAge time.Duration
+	treeLimits tree.Limits
+	maxStale   time.Duration
 	resolver   Resolver
 }
 
@@ -45,6 +48,33 @@ func WithResolver(r Resolver) Option {
 // for sessions that cost no network round trip (see BENCHMARKS.md).
 func WithTreeMaxAge(d time.Duration) Option {
 	return func(c *config) { c.treeMaxAge = d }
+}
+
+// WithTreeLimits sets the limits within which New parses the tree
+// document (see tree.Limits): by default a decoded (inflated) document of
+// at most 1 GiB, and at most 1 MiB plus 16 KiB per valid entry. A
+// compressed tree record that inflates beyond them (a "zip bomb") fails
+// with an error wrapping tree.ErrTooLarge after about 1 MiB of inflating.
+// Raise MaxBytes for a tree of more than about four million entries.
+func WithTreeLimits(l tree.Limits) Option {
+	return func(c *config) { c.treeLimits = l }
+}
+
+// WithStaleTree lets New serve the tree that this process fetched last
+// for the same collection (by an earlier New, with any options), when the
+// store cannot be reached now (IsUnavailable: a refused connection, a
+// timeout) and that fetch is younger than maxStale (stale-if-error). The
+// sessions so made list and stat as before, and read every page that
+// their cache holds; a page that is not cached fails to read with the
+// store's error (never fs.ErrNotExist). While it serves a stale tree, New
+// asks the store again at most once a second (other News meanwhile serve
+// the stale tree at once); the first stale New of an episode logs a
+// warning (WithLogger), and the episode ends when a fetch succeeds.
+// Without this option (or with maxStale <= 0) New fails with the store's
+// error. Errors of content (ErrNoTree, tree.ErrMalformed) are never
+// papered over.
+func WithStaleTree(maxStale time.Duration) Option {
+	return func(c *config) { c.maxStale = maxStale }
 }
 
 // WithGroups sets the groups of the user the filesystem is for. A page is

@@ -1,0 +1,401 @@
+package chromafs_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/base64"
+	"errors"
+	"io"
+	"io/fs"
+	"log/slog"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/chromafs/chromafs"
+	"github.com/chromafs/chromafs/cachepkg"
+	"github.com/chromafs/chromafs/internal/testenv"
+	"github.com/chromafs/chromafs/memstore"
+	"github.com/chromafs/chromafs/tree"
+)
+
+// bombDoc returns a gzip+base64 tree document that inflates to "{", n
+// spaces and "}".
+func bombDoc(t testing.TB, n int) string {
+	t.Helper()
+	var z bytes.Buffer
+	w, err := gzip.NewWriterLevel(&z, gzip.BestCompression)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(w, "{")
+	spaces := bytes.Repeat([]byte{' '}, 1<<20)
+	for left := n; left > 0; left -= len(spaces) {
+		w.Write(spaces[:min(left, len(spaces))])
+	}
+	io.WriteString(w, "}")
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return base64.StdEncoding.EncodeToString(z.Bytes())
+}
+
+// treeCounter counts a store's Tree calls.
+type treeCounter struct {
+	chromafs.Store
+	calls atomic.Int64
+}
+
+func (c *treeCounter) Tree(ctx context.Context, id string) (chromafs.TreeRecord, error) {
+	c.calls.Add(1)
+	return c.Store.Tree(ctx, id)
+}
+
+func treeRecord(doc string) chromafs.Record {
+	return chromafs.Record{ID: chromafs.DefaultLayout.TreeID, Document: doc, System: true, Metadata: map[string]any{"_system": true}}
+}
+
+// TestTreeBomb: a tree record that inflates to 64 MiB of white space
+// fails fast, with little memory, wrapping tree.ErrTooLarge; the failure
+// is remembered, so further News neither fetch nor parse it until the
+// backoff ends, and then fetch but do not parse it again while it is
+// unchanged; a fixed tree is served after the backoff.
+func TestTreeBomb(t *testing.T) {
+	defer chromafs.SetTreeRetry(400*time.Millisecond, 2*time.Second)()
+	bomb := bombDoc(t, 64<<20)
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) {
+			chromafs.ResetTreeCache()
+			target := b.new(t)
+			ctx := context.Background()
+			if err := target.Upsert(ctx, []chromafs.Record{treeRecord(bomb)}); err != nil {
+				t.Fatal(err)
+			}
+			store := &treeCounter{Store: target}
+			parses := chromafs.TreeParses()
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			start := time.Now()
+			_, err := chromafs.New(ctx, store)
+			elapsed := time.Since(start)
+			runtime.ReadMemStats(&after)
+			if !errors.Is(err, tree.ErrTooLarge) || !errors.Is(err, tree.ErrMalformed) {
+				t.Fatalf("New on a bomb: %v; want tree.ErrTooLarge", err)
+			}
+			t.Logf("New on a %d-byte record inflating to 64 MiB: %v, %d bytes allocated", len(bomb), elapsed, after.TotalAlloc-before.TotalAlloc)
+			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 32<<20 {
+				t.Errorf("New allocated %d bytes", alloc)
+			}
+			if got := chromafs.TreeParses() - parses; got != 1 || store.calls.Load() != 1 {
+				t.Fatalf("%d parses, %d Tree calls; want 1, 1", got, store.calls.Load())
+			}
+			// Remembered: no request, no parse, the same error.
+			for range 3 {
+				if _, err2 := chromafs.New(ctx, store); err2 == nil || err2.Error() != err.Error() {
+					t.Fatalf("New within the backoff: %v; want %v", err2, err)
+				}
+			}
+			if got := chromafs.TreeParses() - parses; got != 1 || store.calls.Load() != 1 {
+				t.Fatalf("within the backoff: %d parses, %d Tree calls; want 1, 1", got, store.calls.Load())
+			}
+			// After the backoff: fetched again, recognised, not parsed.
+			time.Sleep(450 * time.Millisecond)
+			if _, err := chromafs.New(ctx, store); !errors.Is(err, tree.ErrTooLarge) {
+				t.Fatalf("New after the backoff: %v", err)
+			}
+			if got := chromafs.TreeParses() - parses; got != 1 || store.calls.Load() != 2 {
+				t.Fatalf("after the backoff: %d parses, %d Tree calls; want 1, 2", got, store.calls.Load())
+			}
+			// The backoff doubled (800 ms): a fixed tree is seen once it
+			// ends.
+			doc, err := tree.Encode([]tree.Entry{{Slug: "a.md", IsPublic: true, Size: -1}}, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			recs := append(recs("a.md", 0), treeRecord(string(doc)))
+			if err := target.Upsert(ctx, recs); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(450 * time.Millisecond)
+			if _, err := chromafs.New(ctx, store); !errors.Is(err, tree.ErrTooLarge) {
+				t.Fatalf("New within the doubled backoff: %v", err)
+			}
+			time.Sleep(400 * time.Millisecond)
+			fsys, err := chromafs.New(ctx, store)
+			if err != nil {
+				t.Fatalf("New after the tree was fixed: %v", err)
+			}
+			if got, err := fs.ReadFile(fsys, "a.md"); err != nil || string(got) != "c0" {
+				t.Fatalf("ReadFile = %q, %v", got, err)
+			}
+		})
+	}
+}
+
+// TestTreeNoEntries: a tree whose entries are all invalid is an error
+// naming them, not an empty filesystem.
+func TestTreeNoEntries(t *testing.T) {
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) {
+			chromafs.ResetTreeCache()
+			target := b.new(t)
+			if err := target.Upsert(context.Background(), []chromafs.Record{treeRecord(`{"../etc/passwd": {"isPublic": true}}`)}); err != nil {
+				t.Fatal(err)
+			}
+			_, err := chromafs.New(context.Background(), target)
+			if !errors.Is(err, tree.ErrNoEntries) || !strings.Contains(err.Error(), "../etc/passwd") {
+				t.Fatalf("New = %v; want tree.ErrNoEntries naming the slug", err)
+			}
+		})
+	}
+}
+
+// TestStaleTree stops a real Chroma: with WithStaleTree, New serves the
+// tree fetched last, cached pages read, an uncached one fails with the
+// network error (IsUnavailable, never ErrNotExist), one warning is logged
+// per episode; without it, or past maxStale, New fails with an error
+// that IsUnavailable reports.
+func TestStaleTree(t *testing.T) {
+	chromafs.ResetTreeCache()
+	srv := testenv.NewChroma(t)
+	files := corpus(t)
+	coll := openColl(t, srv.URL)
+	ingested(t, coll, files)
+	ctx := context.Background()
+	cache := cachepkg.NewMemory(0)
+	var logs syncBuffer
+	logger := slog.New(slog.NewTextHandler(&logs, nil))
+	opts := []chromafs.Option{chromafs.WithStaleTree(time.Minute), chromafs.WithCache(cache), chromafs.WithLogger(logger)}
+	fsys, err := chromafs.New(ctx, coll, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const cached, uncached = "guides/quickstart.md", "reference/big.md"
+	if _, err := fs.ReadFile(fsys, cached); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	_, err = chromafs.New(ctx, coll, chromafs.WithCache(cache))
+	if !chromafs.IsUnavailable(err) || !errors.Is(err, syscall.ECONNREFUSED) {
+		t.Fatalf("New without WithStaleTree, Chroma down: %v; want an unavailable error", err)
+	}
+	for i := range 3 {
+		stale, err := chromafs.New(ctx, coll, opts...)
+		if err != nil {
+			t.Fatalf("New %d with WithStaleTree, Chroma down: %v", i, err)
+		}
+		if stale.TreeVersion() != fsys.TreeVersion() {
+			t.Fatalf("stale tree version %s, want %s", stale.TreeVersion(), fsys.TreeVersion())
+		}
+		if got, err := fs.ReadFile(stale, cached); err != nil || string(got) != files[cached] {
+			t.Fatalf("cached page from a stale tree: %d bytes, %v", len(got), err)
+		}
+		if _, err := fs.Stat(stale, uncached); err != nil {
+			t.Fatalf("Stat needs no network: %v", err)
+		}
+		_, err = fs.ReadFile(stale, uncached)
+		if err == nil || errors.Is(err, fs.ErrNotExist) || !chromafs.IsUnavailable(err) || !errors.Is(err, syscall.ECONNREFUSED) {
+			t.Fatalf("uncached page from a stale tree: %v; want an unavailable error", err)
+		}
+		if i == 1 {
+			time.Sleep(1100 * time.Millisecond) // past staleRetry: asks Chroma again
+		}
+	}
+	if n := strings.Count(logs.String(), "level=WARN"); n != 1 {
+		t.Errorf("%d warnings for one episode; want 1:\n%s", n, logs.String())
+	}
+	if _, err := chromafs.New(ctx, coll, chromafs.WithStaleTree(time.Millisecond)); !chromafs.IsUnavailable(err) {
+		t.Errorf("New with a tree older than maxStale: %v; want an unavailable error", err)
+	}
+
+	// Chroma is back: a fresh fetch ends the episode; a new outage warns
+	// again.
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(1100 * time.Millisecond)
+	if _, err := chromafs.New(ctx, coll, opts...); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromafs.New(ctx, coll, opts...); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(logs.String(), "level=WARN"); n != 2 {
+		t.Errorf("%d warnings for two episodes; want 2:\n%s", n, logs.String())
+	}
+}
+
+// hangingStore answers Tree only until it is told to hang; then every
+// call waits for its context.
+type hangingStore struct {
+	chromafs.Store
+	hang atomic.Bool
+}
+
+func (h *hangingStore) Tree(ctx context.Context, id string) (chromafs.TreeRecord, error) {
+	if h.hang.Load() {
+		<-ctx.Done()
+		return chromafs.TreeRecord{}, ctx.Err()
+	}
+	return h.Store.Tree(ctx, id)
+}
+
+// TestStaleTreeTimeout: a store that stops answering (a deadline, not a
+// refused connection) is unavailable too, and a stale tree is served.
+func TestStaleTreeTimeout(t *testing.T) {
+	chromafs.ResetTreeCache()
+	mem := memstore.New(t.Name())
+	ingested(t, mem, map[string]string{"a.md": "alpha\n"})
+	store := &hangingStore{Store: mem}
+	if _, err := chromafs.New(context.Background(), store); err != nil {
+		t.Fatal(err)
+	}
+	store.hang.Store(true)
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	_, err := chromafs.New(ctx, store)
+	if !chromafs.IsUnavailable(err) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("New on a hanging store: %v; want an unavailable error", err)
+	}
+	ctx, cancel = context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	fsys, err := chromafs.New(ctx, store, chromafs.WithStaleTree(time.Hour), chromafs.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		t.Fatalf("New with WithStaleTree on a hanging store: %v", err)
+	}
+	if _, err := fs.Stat(fsys, "a.md"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// unavailable is an error that says whether it is unavailable.
+type unavailable bool
+
+func (u unavailable) Error() string     { return "status" }
+func (u unavailable) Unavailable() bool { return bool(u) }
+
+func TestIsUnavailable(t *testing.T) {
+	wrap := func(err error) error {
+		return &fs.PathError{Op: "read", Path: "a", Err: errors.Join(errors.New("chroma"), err)}
+	}
+	for _, tc := range []struct {
+		err  error
+		want bool
+	}{
+		{nil, false},
+		{wrap(syscall.ECONNREFUSED), true},
+		{wrap(syscall.ECONNRESET), true},
+		{wrap(context.DeadlineExceeded), true},
+		{wrap(io.ErrUnexpectedEOF), true},
+		{wrap(&timeoutError{}), true},
+		{wrap(unavailable(true)), true},
+		{wrap(unavailable(false)), false},
+		{wrap(context.Canceled), false},
+		{wrap(fs.ErrNotExist), false},
+		{wrap(chromafs.ErrNoTree), false},
+		{wrap(tree.ErrMalformed), false},
+		{wrap(chromafs.ErrCorruptPage), false},
+		{errors.New("other"), false},
+	} {
+		if got := chromafs.IsUnavailable(tc.err); got != tc.want {
+			t.Errorf("IsUnavailable(%v) = %v, want %v", tc.err, got, tc.want)
+		}
+	}
+}
+
+// timeoutError is a net.Error.
+type timeoutError struct{}
+
+func (*timeoutError) Error() string   { return "i/o timeout" }
+func (*timeoutError) Timeout() bool   { return true }
+func (*timeoutError) Temporary() bool { return true }
+
+// TestDirModTime: a directory's time is the newest time of the pages
+// below it that the view shows, the same in Stat, ReadDir's Info, an open
+// directory's Stat and Sub views; without dated pages, the tree record's
+// TreeModTimeKey; fstest.TestFS agrees.
+func TestDirModTime(t *testing.T) {
+	day := func(d int) time.Time { return time.Date(2024, 3, d, 12, 0, 0, 0, time.UTC) }
+	treeTime := time.Date(2023, 6, 1, 0, 0, 0, 0, time.UTC)
+	entries := []tree.Entry{
+		{Slug: "docs/a.md", IsPublic: true, Size: 4, ModTime: day(3)},
+		{Slug: "docs/deep/b.md", IsPublic: true, Size: 4, ModTime: day(7)},
+		{Slug: "docs/deep/secret.md", Groups: []string{"staff"}, Size: 4, ModTime: day(25)},
+		{Slug: "old/u.md", IsPublic: true, Size: 4},
+	}
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) {
+			chromafs.ResetTreeCache()
+			target := b.new(t)
+			doc, err := tree.Encode(entries, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec := treeRecord(string(doc))
+			rec.Metadata[chromafs.TreeModTimeKey] = treeTime.Format(time.RFC3339)
+			var all []chromafs.Record
+			for _, e := range entries {
+				all = append(all, recs(e.Slug, 0, 1)...)
+			}
+			if err := target.Upsert(context.Background(), append(all, rec)); err != nil {
+				t.Fatal(err)
+			}
+			for _, tc := range []struct {
+				groups []string
+				want   map[string]time.Time
+			}{
+				{nil, map[string]time.Time{".": day(7), "docs": day(7), "docs/deep": day(7), "old": treeTime}},
+				{[]string{"staff"}, map[string]time.Time{".": day(25), "docs": day(25), "docs/deep": day(25), "old": treeTime}},
+			} {
+				fsys := mustNew(t, target, chromafs.WithGroups(tc.groups...))
+				for dir, want := range tc.want {
+					fi, err := fsys.Stat(dir)
+					if err != nil || fi.ModTime() != want {
+						t.Errorf("view %v: Stat(%q).ModTime() = %v, %v; want %v", tc.groups, dir, fi.ModTime(), err, want)
+					}
+					f, err := fsys.Open(dir)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if fi, err := f.Stat(); err != nil || fi.ModTime() != want {
+						t.Errorf("view %v: open %q: Stat().ModTime() = %v, %v; want %v", tc.groups, dir, fi.ModTime(), err, want)
+					}
+					f.Close()
+					sub, err := fs.Sub(fsys, dir)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if fi, err := fs.Stat(sub, "."); err != nil || fi.ModTime() != want {
+						t.Errorf("view %v: Sub(%q).Stat(.).ModTime() = %v, %v; want %v", tc.groups, dir, fi.ModTime(), err, want)
+					}
+				}
+				ents, err := fsys.ReadDir("docs")
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, e := range ents {
+					fi, err := e.Info()
+					if err != nil {
+						t.Fatal(err)
+					}
+					if want := tc.want["docs/"+e.Name()]; e.IsDir() && fi.ModTime() != want {
+						t.Errorf("view %v: ReadDir(docs) %s: ModTime %v, want %v", tc.groups, e.Name(), fi.ModTime(), want)
+					}
+				}
+				if err := fstest.TestFS(fsys, "docs/a.md", "old/u.md"); err != nil {
+					t.Errorf("view %v: %v", tc.groups, err)
+				}
+			}
+		})
+	}
+}
