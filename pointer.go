@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -108,29 +110,42 @@ const (
 	// DefaultPointerMaxBytes is the largest content HTTPResolver reads
 	// when its MaxBytes is 0.
 	DefaultPointerMaxBytes = 64 << 20
-	// DefaultPointerTimeout bounds one fetch (connection, headers and
-	// body) by HTTPResolver when its Client is nil, on top of the
-	// context's deadline.
-	DefaultPointerTimeout = 2 * time.Minute
+	// DefaultPointerTimeout bounds one fetch by HTTPResolver (connection,
+	// headers and body; for FetchRange, all of its requests) when its
+	// Timeout is 0, on top of the context's deadline.
+	DefaultPointerTimeout = 30 * time.Second
+	// DefaultPointerMaxRedirects is the most redirects HTTPResolver
+	// follows for one request when its MaxRedirects is 0.
+	DefaultPointerMaxRedirects = 5
 )
 
 // DefaultResolver is the resolver of an FS created without WithResolver:
-// an HTTPResolver with the default client and limits. It fetches http and
-// https pointers; pointers with other schemes fail with ErrLazyPointer.
+// an HTTPResolver with the default policy, client and limits. It fetches
+// http and https pointers from public addresses only (see PointerPolicy);
+// pointers with other schemes fail with ErrLazyPointer.
 var DefaultResolver Resolver = &HTTPResolver{}
-
-var defaultPointerClient = &http.Client{Timeout: DefaultPointerTimeout}
 
 // HTTPResolver fetches http and https pointers with one GET each.
 //
+// Every fetch is checked against Policy (DefaultPointerPolicy when nil):
+// by default any host is fetched, but only from public addresses, so a
+// pointer cannot make chromafs request a loopback, private or link-local
+// address (Chroma's own API, a cloud metadata service, an internal
+// service) unless an allow entry names it; redirects are followed only
+// to targets the policy allows, at most MaxRedirects of them. A refused
+// fetch is an error wrapping ErrPointerBlocked (and ErrLazyPointer), a
+// *BlockedError that names the reason and the allow entry that would
+// permit it. URLs in errors have their userinfo and query redacted (see
+// RedactURL).
+//
 // The request carries the read's context, so a deadline set with
-// FS.WithContext bounds it. A status other than 2xx is an error wrapping
-// ErrBrokenPointer and a *StatusError naming the URL and the status.
-// Content larger than the entry's declared size or than MaxBytes, or
-// smaller than the declared size, is an error wrapping ErrBrokenPointer;
-// the body is read at most one byte past the limit, and nothing is
-// returned. Pointers with another scheme are an error wrapping
-// ErrLazyPointer.
+// FS.WithContext bounds it, and Timeout bounds it further. A status other
+// than 2xx is an error wrapping ErrBrokenPointer and a *StatusError
+// naming the URL and the status. Content larger than the entry's
+// declared size or than MaxBytes, or smaller than the declared size, is
+// an error wrapping ErrBrokenPointer; the body is read at most one byte
+// past the limit, and nothing is returned. Pointers with another scheme
+// are an error wrapping ErrLazyPointer.
 //
 // HTTPResolver is a RangeResolver: ReadAt, and Read after a Seek away
 // from the start, of a pointer larger than 256 KiB with a declared size
@@ -146,17 +161,36 @@ var defaultPointerClient = &http.Client{Timeout: DefaultPointerTimeout}
 // answers 200 sends the whole content: it is read and checked like a
 // Fetch (MaxBytes applies) and cached as the page. Plain reads from the
 // start and ReadFile fetch the whole content, checked for size and hash.
+//
+// The fields must not be changed once the resolver is in use.
 type HTTPResolver struct {
-	// Client sends the requests. Nil means a client with a timeout of
-	// DefaultPointerTimeout over http.DefaultTransport.
+	// Client sends the requests. Nil means a client over the policy's
+	// Transport, whose dialer refuses the addresses the policy refuses.
+	// A custom Client's transport is used as it is: its URL and
+	// redirects are still checked against the policy (CheckRedirect is
+	// wrapped), but the addresses its dialer connects to are checked only
+	// if it uses the policy's Control (or Transport).
 	Client *http.Client
+	// Policy decides which URLs and addresses may be fetched. Nil means
+	// DefaultPointerPolicy: any host, public addresses only.
+	Policy *PointerPolicy
+	// Timeout bounds each fetch (Fetch, or FetchRange with all of its
+	// requests), within the context's deadline. 0 means
+	// DefaultPointerTimeout; a negative value means no bound other than
+	// the context's.
+	Timeout time.Duration
+	// MaxRedirects is the most redirects followed for one request. 0
+	// means DefaultPointerMaxRedirects; a negative value follows none (a
+	// redirect is then a broken pointer).
+	MaxRedirects int
 	// MaxBytes is the largest content read whole. 0 means
 	// DefaultPointerMaxBytes; a negative value means no limit other than
 	// the declared size. Ranged reads of a pointer declared larger are
 	// allowed: they hold one window at a time.
 	MaxBytes int64
 	// Header is added to every request (for example Authorization). It
-	// may be nil.
+	// may be nil. net/http drops Authorization and Cookie on a redirect
+	// to another domain.
 	Header http.Header
 }
 
@@ -165,7 +199,7 @@ var _ RangeResolver = (*HTTPResolver)(nil)
 // StatusError is an HTTP answer other than 2xx to a pointer's GET (or,
 // for a ranged GET, a 416).
 type StatusError struct {
-	URL        string // with any password redacted
+	URL        string // with userinfo and query redacted (see RedactURL)
 	StatusCode int
 	Status     string // such as "404 Not Found"
 }
@@ -174,17 +208,23 @@ func (e *StatusError) Error() string {
 	return fmt.Sprintf("GET %s: %s", e.URL, e.Status)
 }
 
-// target checks e's URL and returns it with any password redacted.
+func (r *HTTPResolver) policy() *PointerPolicy {
+	if r.Policy == nil {
+		return DefaultPointerPolicy
+	}
+	return r.Policy
+}
+
+// target checks e's URL against the policy and returns it redacted.
 func (r *HTTPResolver) target(e *tree.Entry) (string, error) {
 	u, err := url.Parse(e.URL)
 	if err != nil {
-		return "", fmt.Errorf("%w: page %q: invalid pointer URL: %v", ErrBrokenPointer, e.Slug, err)
+		return "", fmt.Errorf("%w: page %q: invalid pointer URL %s: %v", ErrBrokenPointer, e.Slug, RedactURL(e.URL), errors.Unwrap(err))
 	}
-	shown := u.Redacted()
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return "", fmt.Errorf("%w: page %q: %s: no resolver for scheme %q", ErrLazyPointer, e.Slug, shown, u.Scheme)
+	if err := r.policy().checkURL(u); err != nil {
+		return "", fmt.Errorf("page %q: %w", e.Slug, err)
 	}
-	return shown, nil
+	return redactURL(u), nil
 }
 
 // maxBytes is r.MaxBytes with its default; negative means no limit.
@@ -193,6 +233,77 @@ func (r *HTTPResolver) maxBytes() int64 {
 		return DefaultPointerMaxBytes
 	}
 	return r.MaxBytes
+}
+
+// withTimeout returns ctx bounded by r.Timeout.
+func (r *HTTPResolver) withTimeout(ctx context.Context) (context.Context, context.CancelFunc) {
+	d := r.Timeout
+	if d == 0 {
+		d = DefaultPointerTimeout
+	}
+	if d < 0 {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(ctx, d)
+}
+
+// timedOut adds the resolver's timeout to err when it is what passed
+// (the caller's context is still live).
+func (r *HTTPResolver) timedOut(parent context.Context, err error) error {
+	if err == nil || !errors.Is(err, context.DeadlineExceeded) || parent.Err() != nil {
+		return err
+	}
+	d := r.Timeout
+	if d == 0 {
+		d = DefaultPointerTimeout
+	}
+	return fmt.Errorf("%w (the pointer timeout of %v passed; HTTPResolver.Timeout, chromafs --pointer-timeout)", err, d)
+}
+
+// client returns the client for one fetch: r.Client or one over the
+// policy's transport, with redirects checked against the policy.
+func (r *HTTPResolver) client() *http.Client {
+	pol := r.policy()
+	var c http.Client
+	if r.Client != nil {
+		c = *r.Client
+	} else {
+		c.Transport = pol.Transport()
+	}
+	next := c.CheckRedirect
+	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if err := r.checkRedirect(pol, req, via); err != nil {
+			return err
+		}
+		if next != nil {
+			return next(req, via)
+		}
+		return nil
+	}
+	return &c
+}
+
+// checkRedirect refuses a redirect past MaxRedirects, from https to
+// http, or to a target the policy refuses.
+func (r *HTTPResolver) checkRedirect(pol *PointerPolicy, req *http.Request, via []*http.Request) error {
+	from := redactURL(via[len(via)-1].URL)
+	limit := r.MaxRedirects
+	if limit == 0 {
+		limit = DefaultPointerMaxRedirects
+	}
+	if len(via) > limit {
+		if limit < 0 {
+			limit = 0
+		}
+		return fmt.Errorf("%w: redirect from %s: more than %d redirects", ErrBrokenPointer, from, limit)
+	}
+	if via[len(via)-1].URL.Scheme == "https" && req.URL.Scheme == "http" {
+		return &BlockedError{URL: redactURL(req.URL), Reason: "redirect from https (" + from + ") to http"}
+	}
+	if err := pol.checkURL(req.URL); err != nil {
+		return fmt.Errorf("redirect from %s: %w", from, err)
+	}
+	return nil
 }
 
 // wholeLimit is the most bytes read for the whole content of e: its
@@ -212,7 +323,7 @@ func (r *HTTPResolver) wholeLimit(e *tree.Entry, shown string) (int64, error) {
 func (r *HTTPResolver) get(ctx context.Context, e *tree.Entry, shown, rng string) (*http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, e.URL, nil)
 	if err != nil {
-		return nil, fmt.Errorf("%w: page %q: %s: %v", ErrBrokenPointer, e.Slug, shown, err)
+		return nil, fmt.Errorf("%w: page %q: %s: %v", ErrBrokenPointer, e.Slug, shown, errors.Unwrap(err))
 	}
 	for k, vs := range r.Header {
 		req.Header[k] = append(req.Header[k], vs...)
@@ -222,16 +333,49 @@ func (r *HTTPResolver) get(ctx context.Context, e *tree.Entry, shown, rng string
 	} else {
 		req.Header.Del("Range")
 	}
-	client := r.Client
-	if client == nil {
-		client = defaultPointerClient
-	}
-	resp, err := client.Do(req)
+	resp, err := r.client().Do(req)
 	if err != nil {
-		// *url.Error already names the method and URL (redacted).
-		return nil, fmt.Errorf("page %q: fetch pointer: %w", e.Slug, err)
+		return nil, fetchError(e, shown, err)
 	}
 	return resp, nil
+}
+
+// fetchError rewrites a client error so that it names the page and
+// shows URLs redacted; a refusal by the policy is returned as its
+// *BlockedError (wrapped), naming the host and the address it resolved
+// to.
+func fetchError(e *tree.Entry, shown string, err error) error {
+	inner, where := err, shown
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		inner, where = ue.Err, RedactURL(ue.URL)
+		ue.URL = where
+	}
+	var be *BlockedError
+	if errors.As(inner, &be) {
+		if be.URL == "" {
+			be.URL = where
+		}
+		var oe *net.OpError
+		if errors.As(inner, &oe) && oe.Op == "dial" {
+			// Refused by the dialer: name the host, which may be a
+			// name that resolved to the address.
+			if u, err := url.Parse(where); err == nil && be.addr != "" {
+				if h := u.Hostname(); h != "" && h != be.addr {
+					if a, err := netip.ParseAddr(h); err != nil || a.Unmap().String() != be.addr {
+						be.Reason = h + " resolves to " + be.addr + ", " + be.kind
+					}
+				}
+			}
+			return fmt.Errorf("page %q: %w", e.Slug, be)
+		}
+		return fmt.Errorf("page %q: %w", e.Slug, inner)
+	}
+	if errors.Is(inner, ErrBrokenPointer) {
+		return fmt.Errorf("page %q: %s: %w", e.Slug, where, inner)
+	}
+	// *url.Error names the method and the (now redacted) URL.
+	return fmt.Errorf("page %q: fetch pointer: %w", e.Slug, err)
 }
 
 func statusError(e *tree.Entry, shown string, resp *http.Response) error {
@@ -241,6 +385,14 @@ func statusError(e *tree.Entry, shown string, resp *http.Response) error {
 
 // Fetch implements Resolver.
 func (r *HTTPResolver) Fetch(ctx context.Context, e *tree.Entry) ([]byte, error) {
+	parent := ctx
+	ctx, cancel := r.withTimeout(ctx)
+	defer cancel()
+	data, err := r.fetch(ctx, e)
+	return data, r.timedOut(parent, err)
+}
+
+func (r *HTTPResolver) fetch(ctx context.Context, e *tree.Entry) ([]byte, error) {
 	shown, err := r.target(e)
 	if err != nil {
 		return nil, err
@@ -301,12 +453,23 @@ const maxRangeRequests = 16
 
 // FetchRange implements RangeResolver with "Range: bytes=a-b" GETs.
 func (r *HTTPResolver) FetchRange(ctx context.Context, e *tree.Entry, off, n int64) ([]byte, bool, error) {
+	parent := ctx
+	ctx, cancel := r.withTimeout(ctx)
+	defer cancel()
+	data, full, err := r.fetchRange(ctx, e, off, n)
+	if err == io.EOF {
+		return nil, false, err
+	}
+	return data, full, r.timedOut(parent, err)
+}
+
+func (r *HTTPResolver) fetchRange(ctx context.Context, e *tree.Entry, off, n int64) ([]byte, bool, error) {
 	if off < 0 || n < 0 {
 		return nil, false, fmt.Errorf("page %q: range of %d bytes at %d: %w", e.Slug, n, off, fs.ErrInvalid)
 	}
 	if e.Size < 0 {
 		// No declared size to check the answers against: fetch it whole.
-		data, err := r.Fetch(ctx, e)
+		data, err := r.fetch(ctx, e)
 		if err != nil {
 			return nil, false, err
 		}
@@ -478,12 +641,7 @@ func CheckPointer(e *tree.Entry, data []byte) error {
 	return nil
 }
 
-func redact(raw string) string {
-	if u, err := url.Parse(raw); err == nil {
-		return u.Redacted()
-	}
-	return raw
-}
+func redact(raw string) string { return RedactURL(raw) }
 
 // resolve fetches a pointer page through the session's resolver and
 // checks it.

@@ -15,8 +15,9 @@ import (
 
 // A tree entry with a URL is a lazy file pointer: it is listed with its
 // declared size without any request, and fetched (once, then cached) when
-// it is read. The default resolver fetches http and https URLs;
-// WithResolver sets another (for example for an object store).
+// it is read. The default resolver fetches http and https URLs from
+// public addresses; WithResolver sets another (for example one whose
+// policy allows a local server, or one for an object store).
 func ExampleWithResolver() {
 	const spec = "openapi: 3.1.0\n"
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -38,8 +39,14 @@ func ExampleWithResolver() {
 		log.Fatal(err)
 	}
 
+	// httptest listens on 127.0.0.1: a loopback address, which pointers
+	// may reach only when an allow entry names it.
+	policy, err := chromafs.NewPointerPolicy(srv.URL)
+	if err != nil {
+		log.Fatal(err)
+	}
 	fsys, err := chromafs.New(context.Background(), store,
-		chromafs.WithResolver(&chromafs.HTTPResolver{MaxBytes: 1 << 20}))
+		chromafs.WithResolver(&chromafs.HTTPResolver{Policy: policy, MaxBytes: 1 << 20}))
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -20,7 +20,7 @@ func TestGrepSkipLazy(t *testing.T) {
 			store := b.new(t)
 			writePointerTree(t, store, srv)
 			ctx := context.Background()
-			fsys, err := chromafs.New(ctx, store)
+			fsys, err := chromafs.New(ctx, store, chromafs.WithResolver(&chromafs.HTTPResolver{Policy: allowing(t, srv.URL)}))
 			if err != nil {
 				t.Fatal(err)
 			}

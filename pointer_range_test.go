@@ -205,6 +205,7 @@ func newRangeFS(t *testing.T, rs *rangeServer, opts ...chromafs.Option) *chromaf
 	if err != nil {
 		t.Fatal(err)
 	}
+	opts = append([]chromafs.Option{chromafs.WithResolver(&chromafs.HTTPResolver{Policy: allowing(t, rs.URL)})}, opts...)
 	fsys, err := chromafs.New(context.Background(), store, opts...)
 	if err != nil {
 		t.Fatal(err)
@@ -481,7 +482,7 @@ func TestRangeIgnored(t *testing.T) {
 	}
 
 	// Over MaxBytes, the whole answer is not read.
-	small := newRangeFS(t, rs, chromafs.WithResolver(&chromafs.HTTPResolver{MaxBytes: 1000}))
+	small := newRangeFS(t, rs, chromafs.WithResolver(&chromafs.HTTPResolver{MaxBytes: 1000, Policy: allowing(t, rs.URL)}))
 	if _, err := openRSA(t, small, "big/ignore.bin").ReadAt(buf, 500000); !errors.Is(err, chromafs.ErrBrokenPointer) || !strings.Contains(err.Error(), "ignores Range") {
 		t.Fatalf("ReadAt over MaxBytes, range ignored = %v", err)
 	}
@@ -563,7 +564,7 @@ func TestRangeBroken(t *testing.T) {
 func TestRangeResolverContract(t *testing.T) {
 	rs := newRangeServer(t)
 	ctx := context.Background()
-	r := &chromafs.HTTPResolver{}
+	r := &chromafs.HTTPResolver{Policy: allowing(t, rs.URL)}
 	e := &tree.Entry{Slug: "big.bin", URL: rs.URL + "/ok", Size: int64(len(bigBody))}
 	for _, tc := range []struct {
 		off, n int64

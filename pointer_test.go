@@ -103,6 +103,18 @@ func (p *pointerServer) total() int {
 	return n
 }
 
+// allowing returns a pointer policy that allows the given test servers:
+// httptest listens on 127.0.0.1, a loopback address that the default
+// policy refuses.
+func allowing(t testing.TB, urls ...string) *chromafs.PointerPolicy {
+	t.Helper()
+	p, err := chromafs.NewPointerPolicy(urls...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 func sha(s string) string {
 	sum := sha256.Sum256([]byte(s))
 	return "sha256:" + hex.EncodeToString(sum[:])
@@ -169,6 +181,7 @@ func TestPointers(t *testing.T) {
 			ctx := context.Background()
 			newFS := func(t *testing.T, opts ...chromafs.Option) *chromafs.FS {
 				t.Helper()
+				opts = append([]chromafs.Option{chromafs.WithResolver(&chromafs.HTTPResolver{Policy: allowing(t, srv.URL)})}, opts...)
 				fsys, err := chromafs.New(ctx, store, opts...)
 				if err != nil {
 					t.Fatal(err)
@@ -402,7 +415,7 @@ func TestPointers(t *testing.T) {
 				}
 				// MaxBytes: a pointer without declared size larger than it,
 				// and one whose declared size is over it (no request).
-				small := newFS(t, chromafs.WithResolver(&chromafs.HTTPResolver{MaxBytes: 5}))
+				small := newFS(t, chromafs.WithResolver(&chromafs.HTTPResolver{MaxBytes: 5, Policy: allowing(t, srv.URL)}))
 				if _, err := fs.ReadFile(small, "specs/nosize.txt"); !errors.Is(err, chromafs.ErrBrokenPointer) || !strings.Contains(err.Error(), "limit") {
 					t.Errorf("ReadFile over MaxBytes = %v", err)
 				}

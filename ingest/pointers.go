@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chromafs/chromafs"
 	"github.com/chromafs/chromafs/tree"
 )
 
@@ -127,13 +128,15 @@ func (p Pointer) check() error {
 	}
 	u, err := url.Parse(p.URL)
 	if err != nil {
-		return fmt.Errorf("bad url: %v", err)
+		// The *url.Error would repeat the URL, query and userinfo
+		// included.
+		return fmt.Errorf("bad url %q: %v", chromafs.RedactURL(p.URL), errors.Unwrap(err))
 	}
 	if u.Scheme == "" || !u.IsAbs() {
-		return fmt.Errorf("bad url %q: not absolute (want a scheme such as https://)", u.Redacted())
+		return fmt.Errorf("bad url %q: not absolute (want a scheme such as https://)", chromafs.RedactURL(p.URL))
 	}
 	if (u.Scheme == "http" || u.Scheme == "https") && u.Host == "" {
-		return fmt.Errorf("bad url %q: no host", u.Redacted())
+		return fmt.Errorf("bad url %q: no host", chromafs.RedactURL(p.URL))
 	}
 	if p.Size < -1 {
 		return fmt.Errorf("negative size %d", p.Size)

@@ -78,7 +78,13 @@ func pointerRoundTrip(t *testing.T, ctx context.Context, dst Target) {
 		t.Fatalf("the page that became a pointer keeps chunks %q", ids)
 	}
 
-	staff, err := chromafs.New(ctx, dst, chromafs.WithGroups("staff"))
+	// The spec server listens on 127.0.0.1, which pointers may reach
+	// only when allowed.
+	policy, err := chromafs.NewPointerPolicy(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	staff, err := chromafs.New(ctx, dst, chromafs.WithGroups("staff"), chromafs.WithResolver(&chromafs.HTTPResolver{Policy: policy}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,5 +222,20 @@ func TestPointerClashes(t *testing.T) {
 				t.Fatal("a tree was written")
 			}
 		})
+	}
+}
+
+// TestLoadPointersRedacts: a bad pointer URL is named without its
+// userinfo and query, which may hold credentials.
+func TestLoadPointersRedacts(t *testing.T) {
+	for _, u := range []string{
+		"https://user:SECRET@h:bad/x?token=SECRET",
+		"https://h/%zz?token=SECRET",
+		"SECRET@h/x?token=SECRET",
+	} {
+		_, err := LoadPointers(strings.NewReader(fmt.Sprintf(`[{"slug":"a","url":%q}]`, u)))
+		if err == nil || !strings.Contains(err.Error(), "bad url") || strings.Contains(err.Error(), "SECRET") {
+			t.Errorf("LoadPointers(%s) = %v; want a bad url error without the secret", u, err)
+		}
 	}
 }

@@ -181,7 +181,14 @@ func TestCheckPointers(t *testing.T) {
 		t.Fatalf("without CheckPointers: %d requests, findings %v", requests.Load(), rep.Findings)
 	}
 
-	rep, err = validate.Run(context.Background(), s, validate.Options{CheckPointers: true, PointerConcurrency: 2})
+	// The server listens on 127.0.0.1, which pointers may reach only when
+	// allowed.
+	policy, err := chromafs.NewPointerPolicy(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	local := &chromafs.HTTPResolver{Policy: policy}
+	rep, err = validate.Run(context.Background(), s, validate.Options{CheckPointers: true, PointerConcurrency: 2, Resolver: local})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +220,7 @@ func TestCheckPointers(t *testing.T) {
 	}
 
 	// A fetch past PointerTimeout is an error naming the timeout.
-	rep, err = validate.Run(context.Background(), s, validate.Options{CheckPointers: true, PointerTimeout: 100 * time.Millisecond})
+	rep, err = validate.Run(context.Background(), s, validate.Options{CheckPointers: true, PointerTimeout: 100 * time.Millisecond, Resolver: local})
 	if err != nil {
 		t.Fatal(err)
 	}

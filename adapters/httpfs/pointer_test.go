@@ -56,7 +56,13 @@ func TestRangeOnPointer(t *testing.T) {
 		if err := store.Upsert(context.Background(), []chromafs.Record{{ID: chromafs.DefaultLayout.TreeID, Document: string(doc), System: true}}); err != nil {
 			t.Fatal(err)
 		}
-		fsys, err := chromafs.New(context.Background(), store)
+		// The upstream listens on 127.0.0.1, which pointers may reach
+		// only when allowed.
+		policy, err := chromafs.NewPointerPolicy(up.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fsys, err := chromafs.New(context.Background(), store, chromafs.WithResolver(&chromafs.HTTPResolver{Policy: policy}))
 		if err != nil {
 			t.Fatal(err)
 		}

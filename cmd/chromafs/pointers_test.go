@@ -31,7 +31,9 @@ func TestPointersEndToEnd(t *testing.T) {
 	}))
 	defer srv.Close()
 	chroma := testenv.Chroma(t)
-	g := []string{"--chroma-url", chroma.URL, "--collection", testenv.CollectionName(t)}
+	// The pointers' server listens on 127.0.0.1, which pointers may reach
+	// only when allowed.
+	g := []string{"--chroma-url", chroma.URL, "--collection", testenv.CollectionName(t), "--pointer-allow", srv.URL}
 
 	dir := t.TempDir()
 	docs := filepath.Join(dir, "docs")
