@@ -1,6 +1,11 @@
 package chromafs
 
-import "io/fs"
+import (
+	"io/fs"
+	"time"
+
+	"github.com/chromafs/chromafs/tree"
+)
 
 // StatNoRead returns a FileInfo describing the named file or directory,
 // like Stat, but from the tree alone: it never reads a page, so it never
@@ -20,12 +25,27 @@ func (fsys *FS) StatNoRead(name string) (fi fs.FileInfo, sizeKnown bool, err err
 	if err != nil {
 		return nil, false, err
 	}
-	if n.IsDir {
-		return &fileInfo{node: n}, true, nil
+	if !n.IsDir {
+		if _, ok := fsys.s.knownSize(n); !ok {
+			return unsizedInfo{n}, false, nil
+		}
 	}
-	size, ok := fsys.s.knownSize(n)
-	if !ok {
-		size = -1
+	// A directory, or a page whose size is known: info reads nothing.
+	info, err := fsys.info(n)
+	if err != nil {
+		return nil, false, &fs.PathError{Op: "stat", Path: name, Err: err}
 	}
-	return &fileInfo{node: n, size: size}, ok, nil
+	return info, true, nil
 }
+
+// unsizedInfo is the FileInfo of a page whose size is not known without
+// a read: Stat's, with a size of -1.
+type unsizedInfo struct{ node *tree.Node }
+
+func (fi unsizedInfo) Name() string       { return fi.node.Name }
+func (fi unsizedInfo) Size() int64        { return -1 }
+func (fi unsizedInfo) Mode() fs.FileMode  { return 0o444 }
+func (fi unsizedInfo) ModTime() time.Time { return fi.node.Entry.ModTime }
+func (fi unsizedInfo) IsDir() bool        { return false }
+func (fi unsizedInfo) Sys() any           { return fi.node.Entry }
+func (fi unsizedInfo) String() string     { return fs.FormatFileInfo(fi) }

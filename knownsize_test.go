@@ -27,12 +27,18 @@ func TestStatNoRead(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s.ResetRequests()
 		s.SetFailure(errors.New("store down"))
+		s.ResetRequests()
 		for _, name := range []string{".", "a.md", "d", "d/b.md"} {
 			fi, known, err := fsys.StatNoRead(name)
 			if err != nil {
 				t.Fatalf("sized=%v: StatNoRead(%s): %v", sized, name, err)
+			}
+			if fi.IsDir() {
+				want, err := fs.Stat(fsys, name) // reads nothing for a directory
+				if err != nil || !fi.ModTime().Equal(want.ModTime()) {
+					t.Errorf("sized=%v: %s: mod time %v, Stat's %v (%v)", sized, name, fi.ModTime(), want, err)
+				}
 			}
 			switch {
 			case fi.IsDir():
