@@ -28,12 +28,19 @@ func startServe(t *testing.T, args ...string) (httpURL, davURL string, stop func
 // startServeFlags is startServe with serve's own flags after "serve".
 func startServeFlags(t *testing.T, args, serveFlags []string) (httpURL, davURL string, stop func() int) {
 	t.Helper()
+	return startServeLog(t, args, serveFlags, io.Discard)
+}
+
+// startServeLog is startServeFlags with serve's log (stderr) written to
+// stderr.
+func startServeLog(t *testing.T, args, serveFlags []string, stderr io.Writer) (httpURL, davURL string, stop func() int) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
 	done := make(chan int, 1)
 	argv := append(append(append([]string(nil), args...), "serve", "--http", "127.0.0.1:0", "--webdav", "127.0.0.1:0"), serveFlags...)
 	go func() {
-		done <- run(ctx, argv, pw, io.Discard)
+		done <- run(ctx, argv, pw, stderr)
 		pw.Close()
 	}()
 	addr := regexp.MustCompile(`chromafs: (http|webdav) on (http://\S+/)`)

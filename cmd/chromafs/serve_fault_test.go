@@ -1,0 +1,346 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/chromafs/chromafs/internal/server"
+	"github.com/chromafs/chromafs/internal/testenv"
+)
+
+// ingestDocs writes examples/docs into a new collection on the Chroma at
+// chromaURL and returns the collection's name.
+func ingestDocs(t *testing.T, chromaURL string) string {
+	t.Helper()
+	coll := testenv.CollectionName(t)
+	if _, errOut, code := cli(t, "--chroma-url", chromaURL, "--collection", coll, "ingest", "--rules", "../../examples/access.rules", docsDir); code != 0 {
+		t.Fatalf("ingest: %s", errOut)
+	}
+	return coll
+}
+
+// httpGet sends GET to u with the given Authorization header (none if
+// empty) from client and returns the status, body and Retry-After.
+func httpGet(t *testing.T, client *http.Client, u, auth string) (int, string, string) {
+	t.Helper()
+	req, err := http.NewRequest("GET", u, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if auth != "" {
+		req.Header.Set("Authorization", auth)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatalf("GET %s: %v", u, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b), resp.Header.Get("Retry-After")
+}
+
+// pollStatus polls u until it answers status with a body containing
+// want, or fails after limit.
+func pollStatus(t *testing.T, u string, status int, want string, limit time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for {
+		code, body, _ := httpGet(t, http.DefaultClient, u, "")
+		if code == status && strings.Contains(body, want) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: %d %q after %v; want %d with %q", u, code, body, limit, status, want)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// TestServeChromaDownAtStart: serve starts while its Chroma (real,
+// private) is stopped: it listens, /healthz is 200, /readyz 503 with the
+// reason, a page 503 with Retry-After on both protocols; once Chroma is
+// started the server becomes ready and serves the page, without a
+// restart.
+func TestServeChromaDownAtStart(t *testing.T) {
+	chroma := testenv.NewChroma(t)
+	coll := ingestDocs(t, chroma.URL)
+	if err := chroma.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	httpURL, davURL, stop := startServe(t, "--chroma-url", chroma.URL, "--collection", coll)
+	for _, base := range []string{httpURL, davURL} {
+		if code, body, _ := httpGet(t, http.DefaultClient, base+"/healthz", ""); code != 200 || body != "ok\n" {
+			t.Errorf("%s/healthz with Chroma down: %d %q", base, code, body)
+		}
+		if code, body, _ := httpGet(t, http.DefaultClient, base+"/readyz", ""); code != 503 || body != "not ready\nchroma: unreachable\n" {
+			t.Errorf("%s/readyz with Chroma down: %d %q", base, code, body)
+		}
+		if code, _, ra := httpGet(t, http.DefaultClient, base+"/index.md", ""); code != 503 || ra == "" {
+			t.Errorf("%s/index.md with Chroma down: %d, Retry-After %q; want 503 with Retry-After", base, code, ra)
+		}
+	}
+	if err := chroma.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pollStatus(t, httpURL+"/readyz", 200, "ready\nchroma: ok\n", 30*time.Second)
+	want, err := os.ReadFile(filepath.Join(docsDir, "index.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, base := range []string{httpURL, davURL} {
+		if code, body, _ := httpGet(t, http.DefaultClient, base+"/index.md", ""); code != 200 || body != string(want) {
+			t.Errorf("%s/index.md once Chroma is up: %d, %d bytes", base, code, len(body))
+		}
+	}
+	if code := stop(); code != 0 {
+		t.Fatalf("serve exited with status %d", code)
+	}
+}
+
+// freezer is a TCP proxy in front of a server that can be frozen: it
+// still accepts connections but holds every byte back until thawed, as a
+// server stopped with SIGSTOP does.
+type freezer struct {
+	addr   string
+	frozen atomic.Bool
+}
+
+func newFreezer(t *testing.T, target string) *freezer {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &freezer{addr: ln.Addr().String()}
+	done := make(chan struct{})
+	t.Cleanup(func() { close(done); ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go f.serve(c, target, done)
+		}
+	}()
+	return f
+}
+
+func (f *freezer) serve(c net.Conn, target string, done chan struct{}) {
+	defer c.Close()
+	up, err := net.Dial("tcp", target)
+	if err != nil {
+		return
+	}
+	defer up.Close()
+	pipe := func(dst, src net.Conn) {
+		defer dst.Close()
+		buf := make([]byte, 32<<10)
+		for {
+			n, err := src.Read(buf)
+			for f.frozen.Load() {
+				select {
+				case <-done:
+					return
+				case <-time.After(10 * time.Millisecond):
+				}
+			}
+			if n > 0 {
+				if _, err := dst.Write(buf[:n]); err != nil {
+					return
+				}
+			}
+			if err != nil {
+				return
+			}
+		}
+	}
+	go pipe(up, c)
+	pipe(c, up)
+}
+
+// TestServeFrozenChroma: with Chroma frozen (a proxy that accepts and
+// never answers), a page that is not cached answers 503 or 504 within
+// --chroma-timeout and a few seconds, never hangs, and /readyz turns 503;
+// once Chroma answers again the page is served and /readyz is 200.
+func TestServeFrozenChroma(t *testing.T) {
+	srv := testenv.Chroma(t)
+	coll := ingestDocs(t, srv.URL)
+	u, err := url.Parse(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fz := newFreezer(t, u.Host)
+	httpURL, davURL, stop := startServeFlags(t,
+		[]string{"--chroma-url", "http://" + fz.addr, "--collection", coll, "--chroma-timeout", "1s"},
+		[]string{"--tree-max-age", "1h"})
+	client := &http.Client{Timeout: 60 * time.Second}
+	if code, _, _ := httpGet(t, client, httpURL+"/index.md", ""); code != 200 {
+		t.Fatalf("index.md before the freeze: %d", code)
+	}
+	fz.frozen.Store(true)
+	for _, base := range []string{httpURL, davURL} {
+		start := time.Now()
+		code, _, _ := httpGet(t, client, base+"/guides/auth/oauth.mdx", "")
+		if d := time.Since(start); d > 15*time.Second {
+			t.Errorf("%s: an uncached page with Chroma frozen answered after %v", base, d)
+		}
+		if code != http.StatusGatewayTimeout && code != http.StatusServiceUnavailable {
+			t.Errorf("%s: an uncached page with Chroma frozen: %d, want 504 or 503", base, code)
+		}
+	}
+	pollStatus(t, httpURL+"/readyz", 503, "chroma: no answer in time", 30*time.Second)
+	fz.frozen.Store(false)
+	pollStatus(t, httpURL+"/readyz", 200, "ready", 30*time.Second)
+	if code, _, _ := httpGet(t, client, httpURL+"/guides/auth/oauth.mdx", ""); code != 200 {
+		t.Errorf("the page after Chroma thawed: %d", code)
+	}
+	if code := stop(); code != 0 {
+		t.Fatalf("serve exited with status %d", code)
+	}
+}
+
+// syncWriter is a log destination safe for concurrent writes.
+type syncWriter struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncWriter) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// clientFrom returns an HTTP client whose connections come from the
+// loopback address ip.
+func clientFrom(ip string) *http.Client {
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}}
+	return &http.Client{Transport: &http.Transport{DialContext: d.DialContext}, Timeout: 30 * time.Second}
+}
+
+// TestServeSignInLimits: a burst of wrong passwords from one address gets
+// 429 with Retry-After after ten failures, while alice signing in from
+// another address gets her page; schemes are case-insensitive; the
+// request log gives duration_ms, a number of milliseconds.
+func TestServeSignInLimits(t *testing.T) {
+	srv := testenv.Chroma(t)
+	coll := ingestDocs(t, srv.URL)
+	hash, err := server.HashPassword("alice-pw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	users := filepath.Join(t.TempDir(), "users")
+	if err := os.WriteFile(users, []byte("alice password="+hash+" groups=staff\nbot token-sha256="+server.HashToken("tok")+" groups=staff\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var logs syncWriter
+	httpURL, davURL, stop := startServeLog(t, []string{"--chroma-url", srv.URL, "--collection", coll}, []string{"--users", users}, &logs)
+	private := privatePage(t)
+	basic := func(name, pw string) string {
+		req, _ := http.NewRequest("GET", "/", nil)
+		req.SetBasicAuth(name, pw)
+		return req.Header.Get("Authorization")
+	}
+	for i, base := range []string{httpURL, davURL} {
+		attacker := clientFrom(fmt.Sprintf("127.0.0.%d", i+2))
+		var codes []int
+		for i := range 16 {
+			code, _, ra := httpGet(t, attacker, base+"/"+private, basic(fmt.Sprintf("guess%d", i), "nope"))
+			codes = append(codes, code)
+			if code == 429 && ra == "" {
+				t.Errorf("%s: 429 without Retry-After", base)
+			}
+		}
+		for i, code := range codes {
+			if want := map[bool]int{true: 401, false: 429}[i < 10]; code != want {
+				t.Errorf("%s: wrong passwords from one address: %v; want 10 x 401 then 429", base, codes)
+				break
+			}
+		}
+		for name, auth := range map[string]string{
+			"alice":             basic("alice", "alice-pw"),
+			"lower-case basic":  "basic " + strings.TrimPrefix(basic("alice", "alice-pw"), "Basic "),
+			"lower-case bearer": "bearer tok",
+			"Bearer":            "Bearer tok",
+		} {
+			if code, _, _ := httpGet(t, clientFrom("127.0.0.1"), base+"/"+private, auth); code != 200 {
+				t.Errorf("%s %s from another address: %d, want 200", base, name, code)
+			}
+		}
+		// The limits are the server's, whatever the protocol.
+		if base == httpURL {
+			if code, _, _ := httpGet(t, attacker, davURL+"/"+private, basic("bot", "guess")); code != 429 {
+				t.Errorf("the limited address on the other protocol: %d, want 429", code)
+			}
+		}
+	}
+	if code := stop(); code != 0 {
+		t.Fatalf("serve exited with status %d", code)
+	}
+	n := 0
+	sc := bufio.NewScanner(strings.NewReader(logs.String()))
+	for sc.Scan() {
+		var line map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
+			t.Fatalf("a log line that is not JSON: %q", sc.Text())
+		}
+		if line["msg"] != "request" {
+			continue
+		}
+		n++
+		if _, ok := line["duration"]; ok {
+			t.Errorf("a request line with a duration without unit: %s", sc.Text())
+		}
+		if ms, ok := line["duration_ms"].(float64); !ok || ms < 0 || ms > 60_000 {
+			t.Errorf("a request line without a duration_ms in milliseconds: %s", sc.Text())
+		}
+	}
+	if n < 40 {
+		t.Errorf("%d request lines logged, want one per request (40+)", n)
+	}
+}
+
+// TestRedisDownOneWarning: a command with an unreachable Redis prints the
+// page and exactly one warning, in the CLI's log format (go-redis's own
+// log line is not printed).
+func TestRedisDownOneWarning(t *testing.T) {
+	srv := testenv.Chroma(t)
+	coll := ingestDocs(t, srv.URL)
+	want, err := os.ReadFile(filepath.Join(docsDir, "guides/auth/oauth.mdx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := cli(t, "--chroma-url", srv.URL, "--collection", coll, "--redis-url", "redis://127.0.0.1:1",
+		"cat", "/index.md", "/guides/auth/oauth.mdx")
+	index, err := os.ReadFile(filepath.Join(docsDir, "index.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code != 0 || out != string(index)+string(want) {
+		t.Errorf("cat with Redis down: status %d, %d bytes, want 0 and %d bytes", code, len(out), len(index)+len(want))
+	}
+	lines := strings.Split(strings.TrimSpace(errOut), "\n")
+	if len(lines) != 1 || !strings.Contains(lines[0], "level=WARN") || !strings.Contains(lines[0], "redis cache unreachable") ||
+		!strings.Contains(lines[0], "connection refused") {
+		t.Errorf("stderr with Redis down: want one warning, got %d lines:\n%s", len(lines), errOut)
+	}
+}
