@@ -583,6 +583,9 @@ func typeTest(v string) (node, error) {
 // sizeTest is -size [+-]N[bcwkMG]: the size rounded up to whole units
 // (512-byte blocks by default) is more than, less than, or exactly N.
 func sizeTest(v string) (node, error) {
+	if v == "" {
+		return nil, errf("invalid null argument to -size")
+	}
 	s := v
 	cmp := 0
 	if s != "" && (s[0] == '+' || s[0] == '-') {
@@ -600,11 +603,14 @@ func sizeTest(v string) (node, error) {
 			s = s[:len(s)-1]
 		}
 	}
-	n, err := strconv.ParseUint(s, 10, 63)
-	if err != nil || s == "" || strings.ContainsAny(s[:1], "+-") {
-		if s == "" {
-			return nil, errf("invalid -size type `%s'", v[len(v)-1:])
-		}
+	if s == "" && unit == 512 && !strings.HasSuffix(v, "b") {
+		// "+" or "-" alone: find reads the sign as the unit.
+		return nil, errf("invalid -size type `%s'", v[len(v)-1:])
+	}
+	// strtoumax: leading blanks, then digits only.
+	digits := strings.TrimLeft(s, " \t\n\v\f\r")
+	n, err := strconv.ParseUint(digits, 10, 63)
+	if err != nil || digits == "" || strings.ContainsAny(digits[:1], "+-") {
 		return nil, errf("Invalid argument `%s' to -size", v)
 	}
 	want := int64(n)

@@ -11,8 +11,26 @@ import (
 // bracket expression ('!' or '^' negates; ranges; [:alpha:]-style
 // classes), '\' quotes the next character, and a '[' without its ']' is
 // an ordinary character. With fold, letters match either case
-// (FNM_CASEFOLD, for -iname and -ipath).
+// (FNM_CASEFOLD, for -iname and -ipath); character classes test the
+// name's own character, unfolded, as glibc's do.
+//
+// Like GNU find in a UTF-8 locale, a name also matches when the pattern
+// matches it byte by byte ("??" matches "é", two bytes), where bytes over
+// 0x7f belong to no class and fold to nothing.
 func fnmatch(pat, name string, fold bool) bool {
+	return match(pat, name, fold, false) || match(pat, name, fold, true)
+}
+
+// decode returns the character at the start of s: a rune, or with bytes
+// one byte.
+func decode(s string, bytes bool) (rune, int) {
+	if bytes {
+		return rune(s[0]), 1
+	}
+	return utf8.DecodeRuneInString(s)
+}
+
+func match(pat, name string, fold, bytes bool) bool {
 	// Iterative matching with one backtrack point for the last '*', which
 	// is enough for patterns without FNM_PATHNAME.
 	p, n := 0, 0
@@ -25,13 +43,13 @@ func fnmatch(pat, name string, fold bool) bool {
 				p++
 				continue
 			case '?':
-				_, w := utf8.DecodeRuneInString(name[n:])
+				_, w := decode(name[n:], bytes)
 				p++
 				n += w
 				continue
 			case '[':
-				r, w := utf8.DecodeRuneInString(name[n:])
-				if ok, end, valid := matchBracket(pat, p, r, fold); valid {
+				r, w := decode(name[n:], bytes)
+				if ok, end, valid := matchBracket(pat, p, r, fold, bytes); valid {
 					if ok {
 						p = end
 						n += w
@@ -43,13 +61,13 @@ func fnmatch(pat, name string, fold bool) bool {
 					continue
 				}
 			default:
-				pc, pw := utf8.DecodeRuneInString(pat[p:])
+				pc, pw := decode(pat[p:], bytes)
 				if pc == '\\' && p+1 < len(pat) {
-					pc, pw = utf8.DecodeRuneInString(pat[p+1:])
+					pc, pw = decode(pat[p+1:], bytes)
 					pw++
 				}
-				r, w := utf8.DecodeRuneInString(name[n:])
-				if pc == r || (fold && unicode.SimpleFold(pc) != pc && equalFold(pc, r)) {
+				r, w := decode(name[n:], bytes)
+				if pc == r || (fold && equalFold(pc, r, bytes)) {
 					p += pw
 					n += w
 					continue
@@ -60,7 +78,7 @@ func fnmatch(pat, name string, fold bool) bool {
 			return false
 		}
 		// Let the last '*' take one more character.
-		_, w := utf8.DecodeRuneInString(name[starN:])
+		_, w := decode(name[starN:], bytes)
 		starN += w
 		p, n = starP+1, starN
 	}
@@ -70,14 +88,26 @@ func fnmatch(pat, name string, fold bool) bool {
 	return p == len(pat)
 }
 
-func equalFold(a, b rune) bool {
+func equalFold(a, b rune, bytes bool) bool {
+	if bytes && (a >= utf8.RuneSelf || b >= utf8.RuneSelf) {
+		return a == b
+	}
 	return unicode.ToLower(a) == unicode.ToLower(b) || unicode.ToUpper(a) == unicode.ToUpper(b)
+}
+
+// folds returns r and, with fold, its other cases (none for a byte over
+// 0x7f).
+func folds(r rune, fold, bytes bool) []rune {
+	if !fold || (bytes && r >= utf8.RuneSelf) {
+		return []rune{r}
+	}
+	return []rune{r, unicode.ToLower(r), unicode.ToUpper(r)}
 }
 
 // matchBracket matches r against the bracket expression at pat[p] ('[').
 // valid is false when the expression has no closing ']', in which case
 // '[' is an ordinary character; end is the index after the ']'.
-func matchBracket(pat string, p int, r rune, fold bool) (ok bool, end int, valid bool) {
+func matchBracket(pat string, p int, r rune, fold, bytes bool) (ok bool, end int, valid bool) {
 	i := p + 1
 	negate := false
 	if i < len(pat) && (pat[i] == '!' || pat[i] == '^') {
@@ -98,31 +128,33 @@ func matchBracket(pat string, p int, r rune, fold bool) (ok bool, end int, valid
 		first = false
 		if c == '[' && i+1 < len(pat) && pat[i+1] == ':' {
 			if class, n := classAt(pat[i:]); n > 0 {
-				if class(r) || (fold && (class(unicode.ToLower(r)) || class(unicode.ToUpper(r)))) {
+				if class(r) && !(bytes && r >= utf8.RuneSelf) {
 					matched = true
 				}
 				i += n
 				continue
 			}
 		}
-		lo, w := utf8.DecodeRuneInString(pat[i:])
+		lo, w := decode(pat[i:], bytes)
 		if lo == '\\' && i+1 < len(pat) {
-			lo, w = utf8.DecodeRuneInString(pat[i+1:])
+			lo, w = decode(pat[i+1:], bytes)
 			w++
 		}
 		i += w
 		hi := lo
 		if i+1 < len(pat) && pat[i] == '-' && pat[i+1] != ']' {
 			var w2 int
-			hi, w2 = utf8.DecodeRuneInString(pat[i+1:])
+			hi, w2 = decode(pat[i+1:], bytes)
 			if hi == '\\' && i+2 < len(pat) {
-				hi, w2 = utf8.DecodeRuneInString(pat[i+2:])
+				hi, w2 = decode(pat[i+2:], bytes)
 				w2++
 			}
 			i += 1 + w2
 		}
-		if inRange(r, lo, hi) || (fold && (inRange(unicode.ToLower(r), lo, hi) || inRange(unicode.ToUpper(r), lo, hi))) {
-			matched = true
+		for _, c := range folds(r, fold, bytes) {
+			if inRange(c, lo, hi) {
+				matched = true
+			}
 		}
 	}
 	return matched != negate, i, true
@@ -142,7 +174,7 @@ func classAt(s string) (func(rune) bool, int) {
 		"graph":  func(r rune) bool { return unicode.IsGraphic(r) && !unicode.IsSpace(r) },
 		"lower":  unicode.IsLower,
 		"print":  unicode.IsPrint,
-		"punct":  unicode.IsPunct,
+		"punct":  func(r rune) bool { return unicode.IsPunct(r) || unicode.IsSymbol(r) },
 		"space":  unicode.IsSpace,
 		"upper":  unicode.IsUpper,
 		"xdigit": func(r rune) bool { return r < 128 && isHex(byte(r)) },
