@@ -428,7 +428,8 @@ func TestIndexConversion(t *testing.T) {
 		{"bool", `true`},
 		{"huge", `9007199254740993`}, // 2⁵³+1: not a float64
 	}
-	want := map[string]int{"int": 0, "float": 1, "string": 2, "big": 123456, "huge": 1<<53 + 1}
+	// A string is not an index, not even "2".
+	want := map[string]int{"int": 0, "float": 1, "big": 123456, "huge": 1<<53 + 1}
 	var ids, metas, embs, docs []string
 	for _, tc := range cases {
 		ids = append(ids, fmt.Sprintf("%q", tc.id))
