@@ -325,6 +325,15 @@ type resource struct {
 	base  string      // base name of its io/fs name, for the content type
 	fi    fs.FileInfo // its metadata
 	sized bool        // fi.Size() is known (see attr.MetaStater)
+	ct    string      // its content type, once computed (see contentType)
+}
+
+// contentType returns attr.ServedType of a file, computed once.
+func (r *resource) contentType(allowActive bool) string {
+	if r.ct == "" {
+		r.ct = attr.ServedType(r.base, r.fi, allowActive)
+	}
+	return r.ct
 }
 
 // has reports whether r has the live property p: a page whose size is not
@@ -335,8 +344,7 @@ func (r *resource) has(p liveProp) bool {
 	case propContentLength:
 		return r.sized
 	case propETag:
-		_, ok := attr.KnownETag(r.fi, r.sized)
-		return ok
+		return attr.HasETag(r.fi, r.sized)
 	}
 	return true
 }
@@ -383,7 +391,7 @@ func (m *multistatus) bound(r *resource) int64 {
 	n := len(respOpen) + len(hrefClose) + len(respClose) + 6*(len(m.prefix)+len(r.name)+1) +
 		2*len(propstatOpen) + len(propstatOK) + len(propstatNotFd) + len(plan.missing) + len(plan.names) + 512
 	if len(plan.ok) > 0 {
-		n += 6 * (len(r.fi.Name()) + len(attr.ServedType(r.base, r.fi, m.allowActive)) + 34)
+		n += 6 * (len(r.fi.Name()) + len(r.contentType(m.allowActive)) + 34)
 		if !plan.allprop {
 			n += 32 * len(plan.ok) // lacking properties echoed in the 404 propstat
 		}
@@ -506,12 +514,11 @@ func appendLive(b []byte, p liveProp, r *resource, allowActive bool) []byte {
 		return append(b, `</D:getlastmodified>`...)
 	case propContentType:
 		b = append(b, `<D:getcontenttype>`...)
-		b = appendEscaped(b, attr.ServedType(r.base, r.fi, allowActive))
+		b = appendEscaped(b, r.contentType(allowActive))
 		return append(b, `</D:getcontenttype>`...)
 	case propETag:
-		etag, _ := attr.KnownETag(r.fi, r.sized)
 		b = append(b, `<D:getetag>`...)
-		b = appendEscaped(b, etag)
+		b = appendEscaped(b, attr.ETag(r.fi))
 		return append(b, `</D:getetag>`...)
 	case propSupportedLock:
 		// No lock type is supported (DAV class 1).

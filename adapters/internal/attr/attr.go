@@ -31,15 +31,16 @@ func ETag(fi fs.FileInfo) string {
 	return fmt.Sprintf(`"%x-%x"`, fi.ModTime().UnixNano(), fi.Size())
 }
 
-// KnownETag returns ETag(fi) when it can be computed without reading the
+// HasETag reports whether ETag(fi) can be computed without reading the
 // file: always when the tree records a content hash, else only when
 // sizeKnown (the tag is then derived from the size, which a listing that
-// reads nothing may not know). ok is false otherwise.
-func KnownETag(fi fs.FileInfo, sizeKnown bool) (etag string, ok bool) {
-	if e, isEntry := fi.Sys().(*tree.Entry); sizeKnown || isEntry && e != nil && e.Hash != "" {
-		return ETag(fi), true
+// reads nothing may not know).
+func HasETag(fi fs.FileInfo, sizeKnown bool) bool {
+	if sizeKnown {
+		return true
 	}
-	return "", false
+	e, ok := fi.Sys().(*tree.Entry)
+	return ok && e != nil && e.Hash != ""
 }
 
 // ContentType returns the file's MIME type: the tree's when it records
@@ -88,9 +89,12 @@ func ServedType(name string, fi fs.FileInfo, allowActive bool) string {
 // counts as active (fail closed). Text, Markdown, JSON, CSS, images other
 // than SVG, audio, video, fonts, PDF and archives are passive.
 func Active(ct string) bool {
-	mt, _, err := mime.ParseMediaType(ct)
-	if err != nil {
-		return true
+	mt, ok := mediaType(ct)
+	if !ok {
+		var err error
+		if mt, _, err = mime.ParseMediaType(ct); err != nil {
+			return true
+		}
 	}
 	switch mt {
 	case "text/html", "application/xhtml+xml", "image/svg+xml",
@@ -120,4 +124,25 @@ func StatMeta(fsys fs.FS, name string) (fi fs.FileInfo, sizeKnown bool, err erro
 	}
 	fi, err = fs.Stat(fsys, name)
 	return fi, err == nil, err
+}
+
+// mediaType returns the media type of ct without its parameters, when it
+// is a plain lower-case type/subtype (the usual case, with no allocation);
+// ok is false otherwise, for mime.ParseMediaType to decide.
+func mediaType(ct string) (mt string, ok bool) {
+	mt = ct
+	if i := strings.IndexByte(ct, ';'); i >= 0 {
+		mt = ct[:i]
+	}
+	slash := 0
+	for i := 0; i < len(mt); i++ {
+		switch c := mt[i]; {
+		case c == '/':
+			slash++
+		case 'a' <= c && c <= 'z', '0' <= c && c <= '9', c == '+', c == '-', c == '.':
+		default:
+			return "", false
+		}
+	}
+	return mt, slash == 1 && mt[0] != '/' && mt[len(mt)-1] != '/'
 }

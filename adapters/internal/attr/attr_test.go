@@ -2,6 +2,7 @@ package attr
 
 import (
 	"io/fs"
+	"mime"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -108,5 +109,21 @@ func TestServedType(t *testing.T) {
 		if got := ServedType(tt.name, tt.fi, tt.allow); got != tt.want {
 			t.Errorf("ServedType(%s, allow=%v) = %q, want %q", tt.name, tt.allow, got, tt.want)
 		}
+	}
+}
+
+// TestMediaType: the fast path agrees with mime.ParseMediaType where it
+// answers, and declines what it cannot judge.
+func TestMediaType(t *testing.T) {
+	for _, ct := range []string{"text/html", "text/html; charset=utf-8", "TEXT/HTML", "text/html ;x=1", "image/svg+xml",
+		"application/vnd.ms-excel", "a/b/c", "/x", "x/", "x", "", "text/html\x00", " text/html", "text/plain;charset=\"utf-8\""} {
+		mt, ok := mediaType(ct)
+		want, _, err := mime.ParseMediaType(ct)
+		if ok && (err != nil || mt != want) {
+			t.Errorf("mediaType(%q) = %q; mime.ParseMediaType: %q, %v", ct, mt, want, err)
+		}
+	}
+	if testing.AllocsPerRun(100, func() { Active("text/markdown; charset=utf-8") }) != 0 {
+		t.Error("Active allocates on a plain type")
 	}
 }
