@@ -441,85 +441,86 @@ func (p *findParser) primary() (node, error) {
 	if !strings.HasPrefix(a, "-") || a == "-" {
 		return nil, errf("paths must precede expression: `%s'", a)
 	}
-	yes := test(func(*finder, *visit) bool { return true })
+	if n, ok := p.noArg(a); ok {
+		return n, nil
+	}
+	withArg, ok := argPredicates[a]
+	if !ok {
+		return nil, errf("unknown predicate `%s'", a)
+	}
+	v, err := p.arg(a)
+	if err != nil {
+		return nil, err
+	}
+	return withArg(p, a, v)
+}
+
+var (
+	yes = test(func(*finder, *visit) bool { return true })
+	no  = test(func(*finder, *visit) bool { return false })
+)
+
+// noArg parses the predicates without an argument.
+func (p *findParser) noArg(a string) (node, bool) {
 	switch a {
-	case "-print", "-print0", "-prune", "-quit":
-		if a != "-prune" && a != "-quit" {
-			p.hasAction = true
-		}
-		return &action{kind: a}, nil
-	case "-true":
-		return yes, nil
+	case "-print", "-print0":
+		p.hasAction = true
+		return &action{kind: a}, true
+	case "-prune", "-quit":
+		return &action{kind: a}, true
+	case "-true", "-readable":
+		return yes, true
 	case "-false":
-		return test(func(*finder, *visit) bool { return false }), nil
-	case "-readable":
-		return yes, nil
+		return no, true
 	case "-xdev", "-mount", "-noleaf", "-follow", "-nowarn", "-warn", "-daystart", "-ignore_readdir_race", "-noignore_readdir_race":
-		return yes, nil
+		return yes, true
 	case "-depth", "-d":
 		p.f.depthFirst = true
-		return yes, nil
-	case "-maxdepth", "-mindepth":
-		v, err := p.arg(a)
-		if err != nil {
-			return nil, err
-		}
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 || strings.HasPrefix(v, "+") {
-			return nil, errf("Expected a positive decimal integer argument to %s, but got %s", a, localeQuote(v))
-		}
-		if a == "-maxdepth" {
-			p.f.maxDepth = n
-		} else {
-			p.f.minDepth = n
-		}
-		return yes, nil
-	case "-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename":
-		pat, err := p.arg(a)
-		if err != nil {
-			return nil, err
-		}
-		return nameTest(a, pat), nil
-	case "-type":
-		v, err := p.arg(a)
-		if err != nil {
-			return nil, err
-		}
-		return typeTest(v)
-	case "-size":
-		v, err := p.arg(a)
-		if err != nil {
-			return nil, err
-		}
-		return sizeTest(v)
+		return yes, true
 	case "-empty":
-		return test(func(f *finder, v *visit) bool {
-			if v.d.IsDir() {
-				entries, err := fs.ReadDir(f.fsys, v.name)
-				return err == nil && len(entries) == 0
-			}
-			fi, ok := f.infoOf(v)
-			return ok && fi.Mode().IsRegular() && fi.Size() == 0
-		}), nil
-	case "-newer":
-		v, err := p.arg(a)
-		if err != nil {
-			return nil, err
-		}
+		return test(empty), true
+	}
+	return nil, false
+}
+
+// argPredicates parse the predicates that take an argument.
+var argPredicates = map[string]func(p *findParser, pred, v string) (node, error){
+	"-maxdepth": depthOption, "-mindepth": depthOption,
+	"-name": nameTest, "-iname": nameTest, "-path": nameTest, "-ipath": nameTest, "-wholename": nameTest, "-iwholename": nameTest,
+	"-type": func(_ *findParser, _, v string) (node, error) { return typeTest(v) },
+	"-size": func(_ *findParser, _, v string) (node, error) { return sizeTest(v) },
+	"-newer": func(p *findParser, _, v string) (node, error) {
 		n := &newer{file: v}
 		p.newer = append(p.newer, n)
 		return n, nil
-	case "-mtime", "-mmin":
-		v, err := p.arg(a)
-		if err != nil {
-			return nil, err
-		}
-		return p.timeTest(a, v)
-	}
-	return nil, errf("unknown predicate `%s'", a)
+	},
+	"-mtime": (*findParser).timeTest, "-mmin": (*findParser).timeTest,
 }
 
-func nameTest(pred, pat string) node {
+func depthOption(p *findParser, pred, v string) (node, error) {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 || strings.HasPrefix(v, "+") {
+		return nil, errf("Expected a positive decimal integer argument to %s, but got %s", pred, localeQuote(v))
+	}
+	if pred == "-maxdepth" {
+		p.f.maxDepth = n
+	} else {
+		p.f.minDepth = n
+	}
+	return yes, nil
+}
+
+// empty is -empty: an empty regular file or a directory without entries.
+func empty(f *finder, v *visit) bool {
+	if v.d.IsDir() {
+		entries, err := fs.ReadDir(f.fsys, v.name)
+		return err == nil && len(entries) == 0
+	}
+	fi, ok := f.infoOf(v)
+	return ok && fi.Mode().IsRegular() && fi.Size() == 0
+}
+
+func nameTest(_ *findParser, pred, pat string) (node, error) {
 	fold := pred[1] == 'i'
 	onName := strings.HasSuffix(pred, "name") && !strings.HasSuffix(pred, "wholename")
 	return test(func(_ *finder, v *visit) bool {
@@ -528,7 +529,7 @@ func nameTest(pred, pat string) node {
 			s = baseName(v.path)
 		}
 		return fnmatch(pat, s, fold)
-	})
+	}), nil
 }
 
 // baseName is the name -name matches: the last element, trailing

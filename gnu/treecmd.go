@@ -53,69 +53,9 @@ type treeOptions struct {
 // Usage errors print tree's usage and return 1.
 func Tree(ctx context.Context, env *Env, args []string) int {
 	r := newRun(ctx, env, "tree")
-	var o treeOptions
-	var operands []string
-	opts := true
-	for n := 0; n < len(args); n++ {
-		a := args[n]
-		if !opts || len(a) < 2 || a[0] != '-' {
-			operands = append(operands, a)
-			continue
-		}
-		if a[1] == '-' {
-			switch a {
-			case "--":
-				opts = false
-			case "--help":
-				fmt.Fprintf(r.out, treeHelp, r.prog)
-				return r.finish(0)
-			case "--version":
-				r.version()
-				return 0
-			case "--noreport":
-				o.noReport = true
-			case "--dirsfirst":
-				o.dirsFirst, o.filesFirst = true, false
-			case "--filesfirst":
-				o.filesFirst, o.dirsFirst = true, false
-			default:
-				r.warn("Invalid argument `%s'.", a)
-				return r.treeUsage()
-			}
-			continue
-		}
-		for j := 1; j < len(a); j++ {
-			switch a[j] {
-			case 'a':
-				o.all = true
-			case 'd':
-				o.dirsOnly = true
-			case 'f':
-				o.fullPath = true
-			case 'i':
-				o.noIndent = true
-			case 'n', 'N':
-			case 'r':
-				o.reverse = true
-			case 'U':
-				o.unsorted = true
-			case 'L':
-				n++
-				if n >= len(args) {
-					r.warn("Missing argument to -L option.")
-					return r.finish(1)
-				}
-				lvl := strtoul(args[n])
-				if lvl < 1 {
-					r.warn("Invalid level, must be greater than 0.")
-					return r.finish(1)
-				}
-				o.level = lvl
-			default:
-				r.warn("Invalid argument -`%c'.", a[j])
-				return r.treeUsage()
-			}
-		}
+	o, operands, done, status := r.parseTree(args)
+	if done {
+		return status
 	}
 	if len(operands) == 0 {
 		operands = []string{"."}
@@ -138,6 +78,74 @@ func Tree(ctx context.Context, env *Env, args []string) int {
 		}
 	}
 	return r.finish(t.status)
+}
+
+// parseTree parses tree 2.1's arguments; done is true when the command
+// should return status now (--help, --version, a usage error).
+func (r *run) parseTree(args []string) (o treeOptions, operands []string, done bool, status int) {
+	opts := true
+	for n := 0; n < len(args); n++ {
+		a := args[n]
+		if !opts || len(a) < 2 || a[0] != '-' {
+			operands = append(operands, a)
+			continue
+		}
+		if a[1] == '-' {
+			switch a {
+			case "--":
+				opts = false
+			case "--help":
+				fmt.Fprintf(r.out, treeHelp, r.prog)
+				return o, nil, true, r.finish(0)
+			case "--version":
+				r.version()
+				return o, nil, true, 0
+			case "--noreport":
+				o.noReport = true
+			case "--dirsfirst":
+				o.dirsFirst, o.filesFirst = true, false
+			case "--filesfirst":
+				o.filesFirst, o.dirsFirst = true, false
+			default:
+				r.warn("Invalid argument `%s'.", a)
+				return o, nil, true, r.treeUsage()
+			}
+			continue
+		}
+		for j := 1; j < len(a); j++ {
+			switch a[j] {
+			case 'a':
+				o.all = true
+			case 'd':
+				o.dirsOnly = true
+			case 'f':
+				o.fullPath = true
+			case 'i':
+				o.noIndent = true
+			case 'n', 'N':
+			case 'r':
+				o.reverse = true
+			case 'U':
+				o.unsorted = true
+			case 'L':
+				n++
+				if n >= len(args) {
+					r.warn("Missing argument to -L option.")
+					return o, nil, true, r.finish(1)
+				}
+				lvl := strtoul(args[n])
+				if lvl < 1 {
+					r.warn("Invalid level, must be greater than 0.")
+					return o, nil, true, r.finish(1)
+				}
+				o.level = lvl
+			default:
+				r.warn("Invalid argument -`%c'.", a[j])
+				return o, nil, true, r.treeUsage()
+			}
+		}
+	}
+	return o, operands, false, 0
 }
 
 func (r *run) treeUsage() int {
