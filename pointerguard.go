@@ -361,26 +361,25 @@ func (p *PointerPolicy) CheckURL(raw string) error {
 // checkURL is CheckURL on a parsed URL: the one the request is made
 // with, so that what is checked is what is dialed.
 func (p *PointerPolicy) checkURL(u *url.URL) error {
-	shown := redactURL(u)
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return fmt.Errorf("%w: %s: no resolver for scheme %q", ErrLazyPointer, shown, u.Scheme)
+		return fmt.Errorf("%w: %s: no resolver for scheme %q", ErrLazyPointer, redactURL(u), u.Scheme)
 	}
 	host, ip, reason := canonicalHost(u.Hostname())
 	if reason != "" {
-		return &BlockedError{URL: shown, Reason: reason}
+		return &BlockedError{URL: redactURL(u), Reason: reason}
 	}
 	port, reason := effectivePort(u)
 	if reason != "" {
-		return &BlockedError{URL: shown, Reason: reason}
+		return &BlockedError{URL: redactURL(u), Reason: reason}
 	}
 	if len(p.prefixes) > 0 && !p.matchPrefix(u, host, port) {
-		return &BlockedError{URL: shown, Reason: "not matched by the allow list (" + p.listForMessage() + ")",
+		return &BlockedError{URL: redactURL(u), Reason: "not matched by the allow list (" + p.listForMessage() + ")",
 			Allow: u.Scheme + "://" + u.Host + "/"}
 	}
 	if ip.IsValid() {
 		n, _ := strconv.ParseUint(port, 10, 16)
 		if err := p.CheckAddr(netip.AddrPortFrom(ip, uint16(n))); err != nil {
-			err.(*BlockedError).URL = shown
+			err.(*BlockedError).URL = redactURL(u)
 			return err
 		}
 	}

@@ -297,6 +297,12 @@ func TestPointerToChromaBlocked(t *testing.T) {
 		t.Errorf("Read = %d, %v", n, err)
 	}
 
+	// A ranged read (FetchRange) is refused the same way.
+	e := &tree.Entry{Slug: "p", URL: u, Size: 1 << 20}
+	if data, _, err := chromafs.DefaultResolver.(chromafs.RangeResolver).FetchRange(context.Background(), e, 1000, 10); !errors.Is(err, chromafs.ErrPointerBlocked) || data != nil {
+		t.Errorf("FetchRange = %q, %v", data, err)
+	}
+
 	// The same URL allowed: Chroma answers with the collection list.
 	allowedFS := pointerFS(t, u, &chromafs.HTTPResolver{Policy: allowing(t, hostPort)})
 	data, err = fs.ReadFile(allowedFS, "p")
@@ -582,5 +588,27 @@ func TestRedactURL(t *testing.T) {
 		if got := chromafs.RedactURL(in); got != want {
 			t.Errorf("RedactURL(%q) = %q; want %q", in, got, want)
 		}
+	}
+}
+
+// BenchmarkPointerPolicyCheckURL is the cost of the check made before
+// each pointer fetch, with the default policy and with a list.
+func BenchmarkPointerPolicyCheckURL(b *testing.B) {
+	list, err := chromafs.NewPointerPolicy("https://a.example/specs/", "https://b.example/", "https://specs.example.com/api/", "10.0.0.0/8")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, bc := range []struct {
+		name string
+		p    *chromafs.PointerPolicy
+	}{{"default", chromafs.DefaultPointerPolicy}, {"list", list}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := bc.p.CheckURL("https://specs.example.com/api/v1/openapi.json?sig=abc"); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
