@@ -23,6 +23,7 @@ import (
 	"github.com/chromafs/chromafs/adapters/httpfs"
 	"github.com/chromafs/chromafs/adapters/internal/faulttest"
 	"github.com/chromafs/chromafs/adapters/internal/upstream"
+	"github.com/chromafs/chromafs/cachepkg"
 	"github.com/chromafs/chromafs/chromastore"
 	"github.com/chromafs/chromafs/internal/testcorpus"
 	"github.com/chromafs/chromafs/internal/testenv"
@@ -355,4 +356,42 @@ func TestActiveContent(t *testing.T) {
 	if !strings.Contains(lower, "content-type: text/plain; charset=utf-8") || !strings.Contains(lower, "x-content-type-options: nosniff") || !strings.Contains(out, script) {
 		t.Errorf("curl GET /evil:\n%s", out)
 	}
+}
+
+// TestRedisDown: with the Redis page cache (cachepkg.Redis behind a
+// memory cache, as `chromafs serve --redis` sets it up) stopped, pages are
+// read from Chroma (200); with Chroma stopped too, 503 with Retry-After,
+// never 500.
+func TestRedisDown(t *testing.T) {
+	chroma := testenv.NewChroma(t)
+	rdb := testenv.NewRedis(t)
+	c, err := chromastore.Open(context.Background(), chromastore.Config{URL: chroma.URL, Collection: testenv.CollectionName(t), Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	files := corpus(t)
+	testcorpus.Ingest(t, c, files)
+	rc, err := cachepkg.NewRedis(cachepkg.RedisOptions{URL: rdb.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	fsys, err := chromafs.New(context.Background(), c, chromafs.WithCache(cachepkg.NewTiered(cachepkg.NewMemory(0), rc)),
+		chromafs.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := handlerFor(fsys, httpfs.Options{})
+	vis := visible(files)
+	check(t, h, "GET", "/index.md", nil, want{status: 200, body: str(vis["index.md"])})
+	if err := rdb.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	check(t, h, "GET", "/guides/quickstart.md", nil, want{status: 200, body: str(vis["guides/quickstart.md"])})
+	if err := chroma.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	check(t, h, "GET", "/reference/big.md", nil, want{status: 503, body: str(upstream.BodyUnavailable + "\n"), header: map[string]string{"Retry-After": "5"}})
+	check(t, h, "GET", "/index.md", nil, want{status: 200, body: str(vis["index.md"])}) // in the memory cache
 }
