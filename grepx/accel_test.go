@@ -218,6 +218,10 @@ var queries = []struct {
 	{"no literal", grepx.Query{Patterns: []string{`[[:upper:]][[:lower:]]{12,}`}, Syntax: pattern.Extended, Recursive: true}, false, false},
 	{"invert", grepx.Query{Patterns: []string{"e"}, Invert: true, Recursive: true, Mode: grepx.Count}, false, false},
 	{"scoped", grepx.Query{Patterns: []string{rare}, Recursive: true, Paths: []string{"planted", "nope"}}, false, false},
+	// More literals than a coarse query takes: every file is read, and
+	// the literal automaton finds the same lines.
+	{"many patterns", grepx.Query{Patterns: append(manyWords(499, 3), rare), Recursive: true}, false, false},
+	{"many patterns ignore case", grepx.Query{Patterns: append(manyWords(499, 3), "XYLOPHONE_Quartz"), IgnoreCase: true, Recursive: true, Mode: grepx.Count}, false, false},
 }
 
 // TestAcceleratedEqualsPlain runs queries over chromafs (cold, so that the

@@ -87,3 +87,39 @@ func BenchmarkCompile(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCompileWords compiles lists of distinct random 12-letter words
+// (grep -f with a word list) as fixed strings, basic regular expressions,
+// and ignoring case.
+func BenchmarkCompileWords(b *testing.B) {
+	for _, n := range []int{1_000, 20_000, 80_000} {
+		words := randomWords(n, 1)
+		for _, o := range []struct {
+			name string
+			opts Options
+		}{{"F", Options{Syntax: Fixed}}, {"G", Options{Syntax: Basic}}, {"i", Options{Syntax: Basic, IgnoreCase: true}}} {
+			b.Run(fmt.Sprintf("%d/%s", n, o.name), func(b *testing.B) {
+				o.opts.Patterns = words
+				b.ReportAllocs()
+				cpu := cpuTime()
+				for b.Loop() {
+					if _, err := Compile(o.opts); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N), "cpu-ns/op")
+			})
+		}
+	}
+}
+
+// BenchmarkNextMany scans 64 KiB for 500 words, one of which occurs on
+// one line.
+func BenchmarkNextMany(b *testing.B) {
+	words := randomWords(500, 2)
+	words[250] = "access_token"
+	b.Run("F", func(b *testing.B) { benchNext(b, Options{Patterns: words, Syntax: Fixed}, "x access_token y") })
+	b.Run("G", func(b *testing.B) { benchNext(b, Options{Patterns: words}, "x access_token y") })
+	b.Run("i", func(b *testing.B) { benchNext(b, Options{Patterns: words, IgnoreCase: true}, "x ACCESS_token y") })
+	b.Run("w", func(b *testing.B) { benchNext(b, Options{Patterns: words, Word: true}, "x access_token y") })
+}

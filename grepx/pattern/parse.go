@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp/syntax"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -691,6 +692,13 @@ func (p *parser) class(s runeSet, negate bool) *syntax.Regexp {
 // literal returns the node for an ordinary character, expanded to its
 // case counterparts under -i.
 func (p *parser) literal(c rune) *syntax.Regexp {
+	if p.fold && c < utf8.RuneSelf {
+		if s := asciiFolds()[c]; s != nil {
+			// Nothing modifies a class's runes: nodes may share them.
+			return &syntax.Regexp{Op: syntax.OpCharClass, Rune: s}
+		}
+		return lit(c)
+	}
 	if p.fold && c < invalidBase {
 		s := runeSet{c, c}.fold()
 		if len(s) > 2 || s[0] != s[1] {
@@ -699,6 +707,17 @@ func (p *parser) literal(c rune) *syntax.Regexp {
 	}
 	return lit(c)
 }
+
+// asciiFolds returns, for each ASCII character, its case class under -i,
+// or nil when it has no other case.
+var asciiFolds = sync.OnceValue(func() (t [utf8.RuneSelf]runeSet) {
+	for c := range rune(utf8.RuneSelf) {
+		if s := (runeSet{c, c}).fold(); len(s) > 2 || s[0] != s[1] {
+			t[c] = s
+		}
+	}
+	return t
+})
 
 func lit(c rune) *syntax.Regexp {
 	return &syntax.Regexp{Op: syntax.OpLiteral, Rune: []rune{c}}

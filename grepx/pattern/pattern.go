@@ -45,7 +45,20 @@
 // retries use a backtracking matcher whose memory is proportional to the
 // pattern size times the line length. Next scans a whole buffer for the
 // required literals (bytes.Index, or a case-folding search around the
-// literal's rarest character with -i) before running either.
+// literal's rarest character with -i) before running either. A single
+// pattern that is a plain literal is searched for directly.
+//
+// Long pattern lists (grep -f with thousands of words) are matched as
+// GNU grep matches them: when their required literals are too many for
+// a coarse filter (more than 16) and at most 64 patterns have none, one
+// Aho-Corasick automaton finds the literals of all patterns in a line
+// (case-folded with -i), and only the patterns whose literals occur
+// there, plus those without literals, are tried on it: fixed strings by
+// a direct comparison, others with a regexp compiled on first use. The
+// results are those of the whole list. Compilation is linear in the total
+// size of the patterns up to a logarithmic factor, and CompileContext
+// stops when its context ends. A list of more than 16 required literals
+// gives no coarse-filter literals (Literals reports false).
 package pattern
 
 import "errors"

@@ -1,0 +1,100 @@
+package grepx_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/chromafs/chromafs/grepx"
+	"github.com/chromafs/chromafs/grepx/pattern"
+	"github.com/chromafs/chromafs/internal/gen"
+)
+
+// manyWords returns n distinct random 12-letter words; with hits > 0,
+// that many of them are replaced by words of the generated pages.
+func manyWords(n, hits int) []string {
+	rng := rand.New(rand.NewPCG(uint64(n), 3))
+	seen := map[string]bool{}
+	var out []string
+	for len(out) < n {
+		b := make([]byte, 12)
+		for i := range b {
+			b[i] = byte('a' + rng.IntN(26))
+		}
+		if !seen[string(b)] {
+			seen[string(b)] = true
+			out = append(out, string(b))
+		}
+	}
+	copy(out, []string{"access_token", "webhook", "cursor", "refresh_token", "payload", "deploy", "integer", "optional", "retry", "scope"}[:hits])
+	return out
+}
+
+// BenchmarkManyPatterns searches 2,000 generated pages (8 MB) for 500
+// patterns (grep -r -c -f), with chromafs (grepx over an in-memory
+// filesystem) and with GNU grep over the same files on disk: words that
+// occur nowhere, and the same with ten common words among them, as fixed
+// strings, basic regular expressions and ignoring case.
+func BenchmarkManyPatterns(b *testing.B) {
+	pages := gen.Pages(2000, 1)
+	mfs := fstest.MapFS{}
+	dir := b.TempDir()
+	for slug, content := range pages {
+		mfs[slug] = &fstest.MapFile{Data: []byte(content)}
+		p := filepath.Join(dir, filepath.FromSlash(slug))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	gnu, gnuErr := exec.LookPath("grep")
+	for _, hits := range []int{0, 10} {
+		words := manyWords(500, hits)
+		patFile := filepath.Join(b.TempDir(), "patterns")
+		if err := os.WriteFile(patFile, []byte(strings.Join(words, "\n")+"\n"), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		for _, mode := range []struct {
+			name string
+			syn  pattern.Syntax
+			fold bool
+			flag string
+		}{{"F", pattern.Fixed, false, "-F"}, {"G", pattern.Basic, false, "-G"}, {"i", pattern.Basic, true, "-i"}} {
+			name := fmt.Sprintf("hits=%d/%s", hits, mode.name)
+			b.Run(name+"/chromafs", func(b *testing.B) {
+				q := grepx.Query{Patterns: words, Syntax: mode.syn, IgnoreCase: mode.fold, Recursive: true, Mode: grepx.Count}
+				b.ReportAllocs()
+				for b.Loop() {
+					n := 0
+					if _, err := grepx.Search(context.Background(), mfs, q, func(f *grepx.File) error { n += f.Count; return nil }); err != nil {
+						b.Fatal(err)
+					}
+					if hits == 0 && n != 0 || hits > 0 && n == 0 {
+						b.Fatalf("%d lines selected", n)
+					}
+				}
+			})
+			b.Run(name+"/gnu", func(b *testing.B) {
+				if gnuErr != nil {
+					b.Skip(gnuErr)
+				}
+				for b.Loop() {
+					cmd := exec.Command(gnu, mode.flag, "-r", "-c", "-f", patFile, ".")
+					cmd.Dir = dir
+					cmd.Env = append(os.Environ(), "LC_ALL=C.UTF-8")
+					if out, err := cmd.Output(); err != nil && len(out) == 0 {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
