@@ -42,6 +42,9 @@ type Env struct {
 	Prog string
 	// Version is printed by --version after the program name.
 	Version string
+	// HelpFooter is printed after a command's --help text, for example
+	// where a CLI's own options are described.
+	HelpFooter string
 	// Now is the current time for ls -l's recent/old date formats; nil is
 	// time.Now.
 	Now func() time.Time
@@ -131,8 +134,7 @@ func (r *run) parse(spec *getopt.Spec, args []string, badStatus int, help string
 	for _, o := range opts {
 		switch o.Key {
 		case keyHelp:
-			fmt.Fprintf(r.out, help, r.prog)
-			r.out.Flush()
+			r.help(help)
 			return nil, nil, true, 0
 		case keyVersion:
 			r.version()
@@ -140,6 +142,14 @@ func (r *run) parse(spec *getopt.Spec, args []string, badStatus int, help string
 		}
 	}
 	return opts, operands, false, 0
+}
+
+// help prints a command's help text (with %s for the program name) and
+// Env.HelpFooter.
+func (r *run) help(text string) {
+	fmt.Fprintf(r.out, text, r.prog)
+	r.out.WriteString(r.env.HelpFooter)
+	r.out.Flush()
 }
 
 func (r *run) version() {

@@ -53,7 +53,7 @@ func Find(ctx context.Context, env *Env, args []string) int {
 	for _, a := range args {
 		switch a {
 		case "--help", "-help":
-			fmt.Fprintf(r.out, findHelp, r.prog)
+			r.help(findHelp)
 			return r.finish(0)
 		case "--version", "-version":
 			r.version()

@@ -95,7 +95,7 @@ func (r *run) parseTree(args []string) (o treeOptions, operands []string, done b
 			case "--":
 				opts = false
 			case "--help":
-				fmt.Fprintf(r.out, treeHelp, r.prog)
+				r.help(treeHelp)
 				return o, nil, true, r.finish(0)
 			case "--version":
 				r.version()

@@ -70,6 +70,8 @@ func gnuCommand(g *globals, name, use, short string) *cobra.Command {
 				Dir:     "/",
 				Prog:    "chromafs " + name,
 				Version: shortVersion(),
+				HelpFooter: "\nThe global flags (--chroma-url, --collection, --groups, ...) may come anywhere\n" +
+					"before a \"--\"; 'chromafs help " + name + "' lists them.\n",
 				Open: func(ctx context.Context) (fs.FS, error) {
 					trace.phase("parse arguments")
 					return g.openFS(ctx)
