@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/chromafs/chromafs/grepx"
 	"github.com/chromafs/chromafs/grepx/pattern"
+	"github.com/chromafs/chromafs/internal/gen"
 	"github.com/chromafs/chromafs/internal/testenv"
 )
 
@@ -685,4 +687,73 @@ func TestGrepHugePatternListProcess(t *testing.T) {
 		}
 		t.Logf("exited %v after SIGTERM", elapsed)
 	})
+}
+
+// TestGrepManyPatternsVsGNU runs grep -f with lists of 500 and 5,000
+// patterns (words of the pages, with case changes, words that occur
+// nowhere, and for -G a few regular expressions around words) over
+// generated pages, with chromafs and with GNU grep 3.8, and compares
+// output and status.
+func TestGrepManyPatternsVsGNU(t *testing.T) {
+	bin := gnuGrep(t)
+	dir := t.TempDir()
+	for slug, content := range gen.Pages(80, 2) {
+		p := filepath.Join(dir, filepath.FromSlash(slug))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	vocab := []string{"access_token", "webhook", "cursor", "refresh_token", "payload", "deploy", "integer", "optional",
+		"retry", "scope", "request", "response", "header", "status", "token", "client", "server", "the", "api_key"}
+	rng := rand.New(rand.NewPCG(9, 9))
+	patDir := t.TempDir()
+	fsys := os.DirFS(dir)
+	for _, n := range []int{500, 5000} {
+		words := strings.Split(strings.TrimSpace(string(readFileT(t, hugePatternFile(t, n)))), "\n")
+		var fixed, regex []string
+		for i, w := range words {
+			v := vocab[rng.IntN(len(vocab))]
+			switch i % 50 {
+			case 0:
+				fixed, regex = append(fixed, v), append(regex, v)
+			case 1:
+				fixed, regex = append(fixed, strings.ToUpper(v)), append(regex, v+"[a-z]")
+			case 2:
+				fixed, regex = append(fixed, v+" "), append(regex, "^#.*"+v)
+			default:
+				fixed, regex = append(fixed, w), append(regex, w)
+			}
+		}
+		for name, list := range map[string][]string{"F": fixed, "G": regex} {
+			pf := filepath.Join(patDir, fmt.Sprintf("%s%d", name, n))
+			if err := os.WriteFile(pf, []byte(strings.Join(list, "\n")+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			for _, flags := range [][]string{{"-rn"}, {"-rc"}, {"-rl"}, {"-rio"}, {"-rw", "-m2"}, {"-rvc"}, {"-rix"}} {
+				args := append(append([]string{"-" + name}, flags...), "-f", pf, ".")
+				var out, errb bytes.Buffer
+				code := grepMain(context.Background(), fsys, args, &out, &errb)
+				wantOut, wantErr, wantCode := runGNU(t, bin, dir, args)
+				if code != wantCode || sortLines(out.String()) != sortLines(wantOut) || errb.String() != gnuNames(wantErr) {
+					t.Errorf("grep %q (%d patterns): status %d, %d bytes out, stderr %q; GNU grep: status %d, %d bytes, stderr %q",
+						args[:len(args)-3], n, code, out.Len(), errb.String(), wantCode, len(wantOut), wantErr)
+				}
+				if wantCode == 0 && len(wantOut) == 0 {
+					t.Errorf("grep %q: GNU grep printed nothing; the case tests nothing", args)
+				}
+			}
+		}
+	}
+}
+
+func readFileT(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
