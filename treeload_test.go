@@ -399,3 +399,66 @@ func TestDirModTime(t *testing.T) {
 		})
 	}
 }
+
+// TestDuplicateSlugLastWins: a tree that lists a slug twice is read as
+// JSON tools read it, the last occurrence deciding its access rule.
+func TestDuplicateSlugLastWins(t *testing.T) {
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) {
+			for _, tc := range []struct {
+				doc    string
+				public bool
+			}{
+				{`{"a.md": {"isPublic": true}, "b.md": {"isPublic": true}, "a.md": {"isPublic": false, "groups": ["staff"]}}`, false},
+				{`{"a.md": {"isPublic": false, "groups": ["staff"]}, "b.md": {"isPublic": true}, "a.md": {"isPublic": true}}`, true},
+			} {
+				chromafs.ResetTreeCache()
+				target := b.new(t)
+				recs := append(append(recs("a.md", 0), recs("b.md", 0)...), treeRecord(tc.doc))
+				if err := target.Upsert(context.Background(), recs); err != nil {
+					t.Fatal(err)
+				}
+				fsys := mustNew(t, target)
+				_, err := fs.Stat(fsys, "a.md")
+				if tc.public != (err == nil) || (err != nil && !errors.Is(err, fs.ErrNotExist)) {
+					t.Errorf("%s: public Stat(a.md) = %v; want visible %v", tc.doc, err, tc.public)
+				}
+				staff := mustNew(t, target, chromafs.WithGroups("staff"))
+				if got, err := fs.ReadFile(staff, "a.md"); err != nil || string(got) != "c0" {
+					t.Errorf("%s: staff ReadFile(a.md) = %q, %v", tc.doc, got, err)
+				}
+				if p := fsys.Problems(); len(p) != 1 || p[0].Slug != "a.md" || p[0].Reason != "duplicate slug" {
+					t.Errorf("%s: problems %v", tc.doc, p)
+				}
+			}
+		})
+	}
+}
+
+// TestStringChunkIndexRead: a page one of whose chunks has chunk_index
+// stored as a string is an error naming the page and the chunk, never
+// content.
+func TestStringChunkIndexRead(t *testing.T) {
+	for _, b := range backends() {
+		t.Run(b.name, func(t *testing.T) {
+			chromafs.ResetTreeCache()
+			target := b.new(t)
+			doc, err := tree.Encode([]tree.Entry{{Slug: "p.md", IsPublic: true, Size: -1}}, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			records := []chromafs.Record{
+				{ID: "p#0", Document: "a", Metadata: map[string]any{"page_slug": "p.md", "chunk_index": "0"}},
+				{ID: "p#1", Document: "b", Metadata: map[string]any{"page_slug": "p.md", "chunk_index": 1}},
+				treeRecord(string(doc)),
+			}
+			if err := target.Upsert(context.Background(), records); err != nil {
+				t.Fatal(err)
+			}
+			data, err := fs.ReadFile(mustNew(t, target), "p.md")
+			if !errors.Is(err, chromafs.ErrCorruptPage) || !strings.Contains(err.Error(), `chunk "p#0" has no valid chunk index`) || !strings.Contains(err.Error(), `"p.md"`) {
+				t.Fatalf("ReadFile = %q, %v; want an error naming the page and chunk p#0", data, err)
+			}
+		})
+	}
+}
