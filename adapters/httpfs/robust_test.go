@@ -302,6 +302,9 @@ func TestUpstreamFaults(t *testing.T) {
 	if !kinds["unavailable"] || !kinds["timeout"] {
 		t.Errorf("logged kinds %v", kinds)
 	}
+	if t.Failed() {
+		t.Logf("log:\n%s", log.String())
+	}
 }
 
 // TestActiveContent: a page whose tree entry says text/html and holds a

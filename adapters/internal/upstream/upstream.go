@@ -23,6 +23,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/chromafs/chromafs"
@@ -121,7 +122,28 @@ func isUnreachable(err error) bool {
 	}
 	var oe *net.OpError
 	var de *net.DNSError
-	return errors.As(err, &oe) || errors.As(err, &de)
+	if errors.As(err, &oe) || errors.As(err, &de) {
+		return true
+	}
+	// net/http's transport errors are unexported values; a store client
+	// that unwraps the *url.Error around them (chromastore does) leaves
+	// only their text.
+	msg := err.Error()
+	for _, s := range transportErrors {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// transportErrors are the texts of net/http's unexported errors for a
+// connection that the server closed or broke before answering.
+var transportErrors = []string{
+	"http: server closed idle connection",
+	"net/http: HTTP/1.x transport connection broken",
+	"http2: client connection lost",
+	"http2: server sent GOAWAY and closed the connection",
 }
 
 // Status returns the HTTP status of an upstream fault of kind k; def is

@@ -61,6 +61,7 @@ func TestClassify(t *testing.T) {
 		{"eof from a proxy", wrap(io.EOF), false, Unavailable},
 		{"truncated answer", wrap(fmt.Errorf("read answer: %w", io.ErrUnexpectedEOF)), false, Unavailable},
 		{"redis backoff", wrap(cachepkg.ErrUnavailable), false, Unavailable},
+		{"server closed idle connection", wrap(errors.New("http: server closed idle connection")), false, Unavailable},
 		{"client timeout", wrap(clientTimeout), false, Timeout},
 		{"context deadline", wrap(deadline), false, Timeout},
 		{"deadline unwrapped", wrap(context.DeadlineExceeded), false, Timeout},
