@@ -267,7 +267,9 @@ func (st *treeState) answered() {
 // of an episode.
 func (st *treeState) stale(cfg *config, key string, err error) (*treeState, bool) {
 	age := time.Since(st.fetched)
-	if cfg.maxStale <= 0 || age >= cfg.maxStale {
+	if cfg.maxStale <= 0 || age >= cfg.maxStale || failedSince(key, st) {
+		// Not after a newer tree failed to parse: that tree is the
+		// collection's, and st is not.
 		return nil, false
 	}
 	st.failedAt.Store(time.Now().UnixNano())
