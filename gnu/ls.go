@@ -13,7 +13,7 @@ import (
 )
 
 var lsSpec = getopt.Spec{
-	Short: "1aAdFghloprRStU",
+	Short: "1aAdFghlnoprRStU",
 	Long: append([]getopt.Long{
 		{Name: "all", Key: 'a'},
 		{Name: "almost-all", Key: 'A'},
@@ -24,6 +24,9 @@ var lsSpec = getopt.Spec{
 		{Name: "indicator-style", HasArg: getopt.RequiredArgument, Key: 'i' + 256},
 		{Name: "reverse", Key: 'r'},
 		{Name: "recursive", Key: 'R'},
+		{Name: "numeric-uid-gid", Key: 'n'},
+		{Name: "group-directories-first", Key: 'g' + 256},
+		{Name: "color", HasArg: getopt.OptionalArgument, Key: 'c' + 256},
 	}, helpVersion...),
 }
 
@@ -40,7 +43,10 @@ Entries are sorted by name (byte order) unless -S, -t or -U is given.
       --si                   likewise, but use powers of 1000 not 1024
       --indicator-style=WORD  append indicator with style WORD to entry names:
                                none (default), slash (-p), classify (-F)
+      --color[=WHEN]         accepted for never, auto and tty: output is never colored
+      --group-directories-first  group directories before files
   -l                         use a long listing format
+  -n, --numeric-uid-gid      like -l, but list numeric user and group IDs (0)
   -o                         like -l, but do not list group information
   -p                         append / indicator to directories
   -r, --reverse              reverse order while sorting
@@ -69,7 +75,7 @@ const (
 
 type lsOptions struct {
 	all, almostAll, directory, recursive, reverse, long bool
-	noOwner, noGroup                                    bool
+	noOwner, noGroup, numeric, dirsFirst                bool
 	humanBase                                           uint64 // 0: exact sizes
 	indicator                                           int    // 0 none, 1 slash, 2 classify
 	sort                                                lsSort
@@ -78,8 +84,9 @@ type lsOptions struct {
 // Ls lists files and directories as GNU ls 9.1 does when its output is
 // not a terminal: one name per line, file operands first, then each
 // directory's entries (under a "dir:" header when there are several
-// operands or -R). Options: -1 -a -A -d -F -g -h --si -l -o -p -r -R -S -t
-// -U, --indicator-style. Exit status: 0, 1 for minor problems (an
+// operands or -R). Options: -1 -a -A -d -F -g -h --si -l -n -o -p -r -R -S -t
+// -U, -n, --indicator-style, --group-directories-first and --color (never
+// colored: --color=always is refused). Exit status: 0, 1 for minor problems (an
 // unreadable subdirectory), 2 for a missing operand or a usage error.
 //
 // ls -l prints the mode, a link count (1 for files, 2 plus the number of
@@ -114,6 +121,22 @@ func Ls(ctx context.Context, env *Env, args []string) int {
 			o.long, o.noGroup = true, true
 		case 'l':
 			o.long = true
+		case 'n':
+			o.long, o.numeric = true, true
+		case 'g' + 256:
+			o.dirsFirst = true
+		case 'c' + 256:
+			// --color alone means always.
+			i := 0
+			if op.HasValue {
+				var ok bool
+				if i, ok = argmatch(op.Arg, colorWords); !ok {
+					return r.argmatchDie(op.Arg, "--color", colorWords, 3, 3, 3)
+				}
+			}
+			if i < 3 {
+				return r.usage(2, "%s is not supported: output is never colored", op.Name+map[bool]string{true: "=" + op.Arg}[op.HasValue])
+			}
 		case 'h':
 			o.humanBase = 1024
 		case 's' + 256:
@@ -144,17 +167,29 @@ func Ls(ctx context.Context, env *Env, args []string) int {
 	return r.finish(l.main(operands))
 }
 
+var colorWords = []string{"always", "yes", "force", "never", "no", "none", "auto", "tty", "if-tty"}
+
 // argmatchDie reports an invalid argument to an option with a choice of
-// words, as gnulib's argmatch_die does (status 1, even in ls).
-func (r *run) argmatchDie(arg, option string, valid []string) int {
+// words, as gnulib's argmatch_die does (status 1, even in ls): the valid
+// words one per line, or, given the sizes of groups of synonyms, a group
+// per line.
+func (r *run) argmatchDie(arg, option string, valid []string, groups ...int) int {
 	kind := "invalid"
 	if _, ambiguous := argmatchAmbiguous(arg, valid); ambiguous {
 		kind = "ambiguous"
 	}
 	r.warn("%s argument %s for %s", kind, localeQuote(arg), localeQuote(option))
 	fmt.Fprintln(r.env.Stderr, "Valid arguments are:")
-	for _, v := range valid {
-		fmt.Fprintf(r.env.Stderr, "  - %s\n", localeQuote(v))
+	if groups == nil {
+		groups = slices.Repeat([]int{1}, len(valid))
+	}
+	for _, n := range groups {
+		var words []string
+		for _, v := range valid[:n] {
+			words = append(words, localeQuote(v))
+		}
+		valid = valid[n:]
+		fmt.Fprintf(r.env.Stderr, "  - %s\n", strings.Join(words, ", "))
 	}
 	r.tryHelp()
 	return 1
@@ -365,6 +400,19 @@ func (l *lister) sortEntries(list []*lsEntry) {
 		forward := cmp
 		cmp = func(a, b *lsEntry) int { return forward(b, a) }
 	}
+	if l.o.dirsFirst {
+		// Directories first whatever the order, as GNU ls does.
+		within := cmp
+		cmp = func(a, b *lsEntry) int {
+			if a.isDir != b.isDir {
+				if a.isDir {
+					return -1
+				}
+				return 1
+			}
+			return within(a, b)
+		}
+	}
 	slices.SortStableFunc(list, cmp)
 }
 
@@ -409,11 +457,15 @@ func (l *lister) print(list []*lsEntry, total bool) {
 	now := l.now()
 	for i, e := range list {
 		fmt.Fprintf(l.out, "%s %*s ", modeString(e.info.Mode()), wLinks, rows[i][0])
+		name := owner
+		if l.o.numeric {
+			name = "0"
+		}
 		if !l.o.noOwner {
-			l.out.WriteString(owner + " ")
+			l.out.WriteString(name + " ")
 		}
 		if !l.o.noGroup {
-			l.out.WriteString(owner + " ")
+			l.out.WriteString(name + " ")
 		}
 		fmt.Fprintf(l.out, "%*s %s %s%s\n", wSize, rows[i][1], lsTime(e.info.ModTime(), now, l.loc()), e.name, l.indicator(e))
 	}
