@@ -612,8 +612,8 @@ func TestPropfindFetchesNoContent(t *testing.T) {
 	}
 }
 
-// TestChromaDown: with Chroma stopped, GET of an uncached page is a 5xx
-// (never a 200 with partial content) while listings, which need no
+// TestChromaDown: with Chroma stopped, GET of an uncached page is a 503
+// with Retry-After (never a 200 with partial content) while listings, which need no
 // content, still work; after a restart GET works again.
 func TestChromaDown(t *testing.T) {
 	srv := testenv.NewChroma(t)
@@ -629,12 +629,12 @@ func TestChromaDown(t *testing.T) {
 	}
 	for _, p := range []string{"/reference/big.md", "/guides/quickstart.md"} {
 		resp, body := e.do(t, "GET", p, nil, "")
-		if resp.StatusCode < 500 {
-			t.Errorf("GET %s with Chroma down = %d (%d bytes); want 5xx", p, resp.StatusCode, len(body))
+		if resp.StatusCode != 503 || resp.Header.Get("Retry-After") == "" {
+			t.Errorf("GET %s with Chroma down = %d (%d bytes); want 503 with Retry-After", p, resp.StatusCode, len(body))
 		}
 	}
-	if resp, _ := e.do(t, "GET", "/reference/big.md", map[string]string{"Range": "bytes=0-9"}, ""); resp.StatusCode < 500 {
-		t.Errorf("Range GET with Chroma down = %d; want 5xx", resp.StatusCode)
+	if resp, _ := e.do(t, "GET", "/reference/big.md", map[string]string{"Range": "bytes=0-9"}, ""); resp.StatusCode != 503 {
+		t.Errorf("Range GET with Chroma down = %d; want 503", resp.StatusCode)
 	}
 	if st, _, _ := propfind(t, e, "/guides/", "1", nil); st != webdav.StatusMulti {
 		t.Errorf("PROPFIND with Chroma down = %d; want 207 (metadata only)", st)
