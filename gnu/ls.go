@@ -85,7 +85,7 @@ type lsOptions struct {
 // not a terminal: one name per line, file operands first, then each
 // directory's entries (under a "dir:" header when there are several
 // operands or -R). Options: -1 -a -A -d -F -g -h --si -l -n -o -p -r -R -S -t
-// -U, -n, --indicator-style, --group-directories-first and --color (never
+// -U, --indicator-style, --group-directories-first and --color (never
 // colored: --color=always is refused). Exit status: 0, 1 for minor problems (an
 // unreadable subdirectory), 2 for a missing operand or a usage error.
 //
