@@ -70,7 +70,11 @@ func (k Kind) String() string {
 // the function that resolves one). pointer says that err came from
 // reading a lazy file pointer: then every failure but a deadline is
 // Failed, since what could not be reached is the pointer's URL, not the
-// store (a refused connection included). Errors of the io/fs kinds
+// store (a refused connection included). Besides its own checks (a
+// passed deadline, chromafs's content errors, connection errors, net/http
+// transport errors, cachepkg.ErrUnavailable), it takes
+// chromafs.IsUnavailable's word, which also lets an error in the chain
+// say so itself (an Unavailable() bool method). Errors of the io/fs kinds
 // (fs.ErrNotExist, fs.ErrPermission, fs.ErrInvalid) are the callers' to
 // map; Classify returns Other for them.
 func Classify(err error, pointer bool) Kind {
@@ -88,7 +92,7 @@ func Classify(err error, pointer bool) Kind {
 		errors.Is(err, chromafs.ErrNoTree),
 		errors.Is(err, tree.ErrMalformed):
 		return Failed
-	case isUnreachable(err):
+	case isUnreachable(err), chromafs.IsUnavailable(err):
 		return Unavailable
 	}
 	return Other

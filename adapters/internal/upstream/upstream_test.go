@@ -74,6 +74,8 @@ func TestClassify(t *testing.T) {
 		{"pointer host refused", wrap(refused), true, Failed},
 		{"pointer timeout", wrap(deadline), true, Timeout},
 		{"anything else", wrap(errors.New("chroma answered 500 Internal Server Error")), false, Other},
+		{"an error that says it is unavailable", wrap(sayUnavailable(true)), false, Unavailable},
+		{"an error that says it is not", wrap(sayUnavailable(false)), false, Other},
 	}
 	for _, tt := range tests {
 		if got := Classify(tt.err, tt.pointer); got != tt.want {
@@ -108,3 +110,9 @@ func TestWrite(t *testing.T) {
 		}
 	}
 }
+
+// sayUnavailable is an error that tells chromafs.IsUnavailable itself.
+type sayUnavailable bool
+
+func (e sayUnavailable) Error() string     { return "chroma answered 503 Service Unavailable" }
+func (e sayUnavailable) Unavailable() bool { return bool(e) }
