@@ -9,8 +9,10 @@
 //
 // ls, cat, stat, tree and find are package gnu's: they parse their own
 // arguments GNU-style and exit with the statuses of the GNU tools (ls: 1
-// for minor problems, 2 for a missing operand or a usage error; cat,
-// stat, find: 1; tree: 2 for a missing operand, 1 for a usage error).
+// for minor problems, 2 for an operand that does not exist or a usage
+// error; cat, stat, find: 1 for both; tree: 2 for an operand that does
+// not exist, 1 for a usage error; all: 2 when the collection cannot be
+// opened).
 // Every other command exits 0 on success, 1 when validation finds
 // problems, and 2 on usage and internal errors. Usage errors print as
 // GNU tools print them: "chromafs ingest: unrecognized option '--bogus'"
