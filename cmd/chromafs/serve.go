@@ -122,6 +122,7 @@ names.`,
 					return c, nil
 				},
 				Options: opts, Users: users, DenyAnonymous: denyAnonymous, Logger: log,
+				ResolveTimeout: scfg.Timeout,
 			}
 			if rc != nil {
 				cfg.Cache = rc

@@ -172,9 +172,10 @@ func (f *freezer) serve(c net.Conn, target string, done chan struct{}) {
 }
 
 // TestServeFrozenChroma: with Chroma frozen (a proxy that accepts and
-// never answers), a page that is not cached answers 503 or 504 within
-// --chroma-timeout and a few seconds, never hangs, and /readyz turns 503;
-// once Chroma answers again the page is served and /readyz is 200.
+// never answers), /readyz turns 503 and then a page that is not cached
+// answers 504 or 503 within seconds (not the 20 s --chroma-timeout, let
+// alone a hang), while a cached page is still served; once Chroma answers
+// again the page is served and /readyz is 200.
 func TestServeFrozenChroma(t *testing.T) {
 	srv := testenv.Chroma(t)
 	coll := ingestDocs(t, srv.URL)
@@ -184,24 +185,31 @@ func TestServeFrozenChroma(t *testing.T) {
 	}
 	fz := newFreezer(t, u.Host)
 	httpURL, davURL, stop := startServeFlags(t,
-		[]string{"--chroma-url", "http://" + fz.addr, "--collection", coll, "--chroma-timeout", "1s"},
+		[]string{"--chroma-url", "http://" + fz.addr, "--collection", coll, "--chroma-timeout", "20s"},
 		[]string{"--tree-max-age", "1h"})
 	client := &http.Client{Timeout: 60 * time.Second}
+	cached, err := os.ReadFile(filepath.Join(docsDir, "index.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	if code, _, _ := httpGet(t, client, httpURL+"/index.md", ""); code != 200 {
 		t.Fatalf("index.md before the freeze: %d", code)
 	}
 	fz.frozen.Store(true)
+	pollStatus(t, httpURL+"/readyz", 503, "chroma: no answer in time", 40*time.Second)
 	for _, base := range []string{httpURL, davURL} {
 		start := time.Now()
 		code, _, _ := httpGet(t, client, base+"/guides/auth/oauth.mdx", "")
-		if d := time.Since(start); d > 15*time.Second {
+		if d := time.Since(start); d > 10*time.Second {
 			t.Errorf("%s: an uncached page with Chroma frozen answered after %v", base, d)
 		}
 		if code != http.StatusGatewayTimeout && code != http.StatusServiceUnavailable {
 			t.Errorf("%s: an uncached page with Chroma frozen: %d, want 504 or 503", base, code)
 		}
+		if code, body, _ := httpGet(t, client, base+"/index.md", ""); code != 200 || body != string(cached) {
+			t.Errorf("%s: a cached page with Chroma frozen: %d, %d bytes", base, code, len(body))
+		}
 	}
-	pollStatus(t, httpURL+"/readyz", 503, "chroma: no answer in time", 30*time.Second)
 	fz.frozen.Store(false)
 	pollStatus(t, httpURL+"/readyz", 200, "ready", 30*time.Second)
 	if code, _, _ := httpGet(t, client, httpURL+"/guides/auth/oauth.mdx", ""); code != 200 {

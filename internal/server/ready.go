@@ -26,6 +26,9 @@ var ErrNotReady = errors.New("server: the collection is not open yet")
 // readiness is the outcome of one readiness check.
 type readiness struct {
 	ready bool
+	// down: Chroma did not answer (unreachable, or no answer in time),
+	// as opposed to answering wrongly; see Config.DownTimeout.
+	down bool
 	// chroma is "ok" or a short reason, for /readyz; err is the whole
 	// cause, for the log.
 	chroma string
@@ -115,6 +118,7 @@ func (s *Server) check(ctx context.Context) *readiness {
 	cancel()
 	if st.err != nil {
 		st.chroma = shortReason(st.err)
+		st.down = st.chroma == reasonTimeout || st.chroma == reasonUnreachable
 	}
 	st.ready = st.err == nil
 	if s.cfg.Cache != nil {
@@ -168,6 +172,12 @@ func (s *Server) logChange(prev, cur *readiness) {
 	}
 }
 
+// Reasons of shortReason for which Chroma is down.
+const (
+	reasonTimeout     = "no answer in time"
+	reasonUnreachable = "unreachable"
+)
+
 // shortReason says in a few words why a check failed, naming no address
 // (/readyz needs no credentials).
 func shortReason(err error) string {
@@ -182,11 +192,11 @@ func shortReason(err error) string {
 	case errors.Is(err, tree.ErrMalformed):
 		return "tree record malformed"
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
-		return "no answer in time"
+		return reasonTimeout
 	case errors.As(err, &ae):
 		return fmt.Sprintf("answered %d", ae.Status)
 	case errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET), errors.As(err, &oe):
-		return "unreachable"
+		return reasonUnreachable
 	}
 	return "check failed"
 }

@@ -57,6 +57,17 @@ type Config struct {
 	// by /readyz; its failure does not make the server unready (pages
 	// are then read from the store). *cachepkg.Redis has Ping.
 	Cache Pinger
+	// ResolveTimeout bounds a request's bootstrap (chromafs.New: the
+	// tree's version and record, when they are older than the tree max
+	// age) as a whole (default 30 s), so that a frozen Chroma costs a
+	// request one deadline for it, not one per call.
+	ResolveTimeout time.Duration
+	// DownTimeout bounds a request (its context) while the last
+	// readiness check found Chroma unreachable or not answering (default
+	// 5 s): requests that need Chroma then fail fast (504 or 503) instead
+	// of waiting for the store's deadline; pages in the cache are still
+	// served. A lazy pointer's fetch is bounded by it too then.
+	DownTimeout time.Duration
 	// CheckInterval is how often Run checks readiness while ready
 	// (default 5 s); while not ready it retries sooner, backing off from
 	// 0.5 s to CheckInterval*2. CheckTimeout bounds one check (default
@@ -109,6 +120,12 @@ func New(cfg Config) *Server {
 	if cfg.CheckTimeout <= 0 {
 		cfg.CheckTimeout = 10 * time.Second
 	}
+	if cfg.ResolveTimeout <= 0 {
+		cfg.ResolveTimeout = 30 * time.Second
+	}
+	if cfg.DownTimeout <= 0 {
+		cfg.DownTimeout = 5 * time.Second
+	}
 	s := &Server{
 		cfg:   cfg,
 		log:   log,
@@ -137,12 +154,15 @@ func (s *Server) Resolve(r *http.Request) (fs.FS, error) {
 	if err != nil {
 		return nil, err
 	}
+	ctx := r.Context()
 	opts := append(append([]chromafs.Option(nil), s.cfg.Options...), chromafs.WithGroups(u.Groups...))
-	fsys, err := chromafs.New(r.Context(), store, opts...)
+	bctx, cancel := context.WithTimeout(ctx, s.cfg.ResolveTimeout)
+	defer cancel()
+	fsys, err := chromafs.New(bctx, store, opts...)
 	if err != nil {
 		return nil, err
 	}
-	return fsys.WithContext(r.Context()), nil
+	return fsys.WithContext(ctx), nil
 }
 
 // authResult is what authenticate decided.
@@ -278,7 +298,16 @@ func (s *Server) Wrap(kind string, h http.Handler) http.Handler {
 			return
 		}
 		user = u.Name
-		h.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), userKey{}, u)))
+		ctx := context.WithValue(r.Context(), userKey{}, u)
+		if st := s.state.Load(); st != nil && st.down {
+			// Chroma did not answer the last check: fail fast rather
+			// than make every request wait for its full deadline. Pages
+			// in the cache need no Chroma and are still served.
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, s.cfg.DownTimeout)
+			defer cancel()
+		}
+		h.ServeHTTP(rec, r.WithContext(ctx))
 	})
 }
 
