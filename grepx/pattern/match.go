@@ -81,8 +81,10 @@ type compiler struct {
 	nextPoll int64
 	err      error
 	// testEngine, when set, is called while the combined engine
-	// compiles in the background.
+	// compiles in the background; denseLimit, when not 0, replaces
+	// the constant (tests of the sparse automaton).
 	testEngine func()
+	denseLimit int
 }
 
 const pollWork = 1 << 12

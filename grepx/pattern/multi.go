@@ -192,8 +192,12 @@ func matchSeq(seq [][]rune, line []byte) bool {
 // one of whose literals occurs in line, and those without literals.
 func (mm *multi) candidates(line []byte, dst []int32) []int32 {
 	dst = append(dst, mm.always...)
+	last := -1
 	mm.set.each(line, func(l int) {
-		dst = append(dst, mm.byLit[mm.litStart[l]:mm.litStart[l+1]]...)
+		if l != last { // a literal repeated along the line
+			dst = append(dst, mm.byLit[mm.litStart[l]:mm.litStart[l+1]]...)
+			last = l
+		}
 	})
 	slices.Sort(dst)
 	return slices.Compact(dst)

@@ -162,7 +162,11 @@ func newLitSet(lits []string, fold bool, c *compiler) (*litSet, error) {
 			}
 		}
 	}
-	if n*s.ncls <= denseLimit {
+	limit := denseLimit
+	if c.denseLimit != 0 {
+		limit = c.denseLimit
+	}
+	if n*s.ncls <= limit {
 		s.delta = make([]int32, n*s.ncls)
 		// States in breadth-first order: a state's failure target comes
 		// earlier, so its row is complete when it is copied.
