@@ -11,8 +11,9 @@ import (
 	"time"
 )
 
-// TestHumanSizes compares ls -lh and ls -l --si with GNU ls on sparse
-// files of sizes around every rounding boundary.
+// TestHumanSizes compares ls -lh and ls -l --si with GNU ls, and tree -h,
+// --si and -s with tree 2.1, on sparse files of sizes around every
+// rounding boundary.
 func TestHumanSizes(t *testing.T) {
 	dir := t.TempDir()
 	sizes := map[int64]bool{}
@@ -47,18 +48,19 @@ func TestHumanSizes(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, args := range [][]string{{"-lh"}, {"-l", "--si"}} {
-		want := normalize("ls", args, runReal(t, dir, "ls", args))
-		got := normalize("ls", args, runOurs(dir, "ls", args))
+	for _, c := range [][]string{{"ls", "-lh"}, {"ls", "-l", "--si"}, {"tree", "-h"}, {"tree", "--si"}, {"tree", "-s"}} {
+		name, args := c[0], c[1:]
+		want := normalize(name, args, runReal(t, dir, name, args))
+		got := normalize(name, args, runOurs(dir, name, args))
 		if got != want {
 			gl, wl := strings.Split(got.stdout, "\n"), strings.Split(want.stdout, "\n")
 			for i := range min(len(gl), len(wl)) {
 				if gl[i] != wl[i] {
-					t.Errorf("ls %q line %d:\n ours %s\n real %s", args, i, gl[i], wl[i])
+					t.Errorf("%q line %d:\n ours %s\n real %s", c, i, gl[i], wl[i])
 				}
 			}
 			if len(gl) != len(wl) || got.status != want.status || got.stderr != want.stderr {
-				t.Errorf("ls %q: %d lines, status %d, %q; real: %d lines, status %d, %q", args, len(gl), got.status, got.stderr, len(wl), want.status, want.stderr)
+				t.Errorf("%q: %d lines, status %d, %q; real: %d lines, status %d, %q", c, len(gl), got.status, got.stderr, len(wl), want.status, want.stderr)
 			}
 		}
 	}

@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-const treeUsage = `usage: %s [-adfirU] [-L level] [--noreport] [--dirsfirst] [--filesfirst]
+const treeUsage = `usage: %s [-adfhirsU] [-L level] [--si] [--noreport] [--dirsfirst] [--filesfirst]
 	[--help] [--version] [--] [directory ...]
 `
 
@@ -18,6 +18,9 @@ const treeHelp = treeUsage + `  ------- Listing options -------
   -d            List directories only.
   -f            Print the full path prefix for each file.
   -L level      Descend only level directories deep.
+  -s            Print the size in bytes of each file.
+  -h            Print the size in a more human readable way.
+  --si          Like -h, but use in SI units (powers of 1000).
   --noreport    Turn off file/directory count at end of tree listing.
   ------- Sorting options -------
   -U            Leave files unsorted.
@@ -36,15 +39,16 @@ const treeHelp = treeUsage + `  ------- Listing options -------
 type treeOptions struct {
 	all, dirsOnly, fullPath, noIndent, noReport, reverse, unsorted bool
 	dirsFirst, filesFirst                                          bool
-	level                                                          int // deepest level listed, from 1; 0: no limit
+	sizes, human, si                                               bool // -s, -h, --si
+	level                                                          int  // deepest level listed, from 1; 0: no limit
 }
 
 // Tree prints directory trees as tree 2.1 does with its default UTF-8
 // line graphics (whose vertical line is followed by two no-break spaces) and no color: each operand (the current directory by
 // default) and everything below it, then a report "N directories, M
 // files", where the directories include the operands themselves.
-// Options: -a -d -f -i -L level -n -r -U --noreport --dirsfirst
-// --filesfirst. Like tree 2.1 it parses its own options: clustered short
+// Options: -a -d -f -h -i -L level -n -r -s -U --si --noreport
+// --dirsfirst --filesfirst. Like tree 2.1 it parses its own options: clustered short
 // flags, -L taking the next argument (never an attached one), long
 // options spelled out in full, and "--".
 //
@@ -104,6 +108,8 @@ func (r *run) parseTree(args []string) (o treeOptions, operands []string, done b
 				o.noReport = true
 			case "--dirsfirst":
 				o.dirsFirst, o.filesFirst = true, false
+			case "--si":
+				o.sizes, o.si = true, true
 			case "--filesfirst":
 				o.filesFirst, o.dirsFirst = true, false
 			default:
@@ -125,6 +131,10 @@ func (r *run) parseTree(args []string) (o treeOptions, operands []string, done b
 			case 'n', 'N':
 			case 'r':
 				o.reverse = true
+			case 's':
+				o.sizes = true
+			case 'h':
+				o.sizes, o.human = true, true
 			case 'U':
 				o.unsorted = true
 			case 'L':
@@ -216,13 +226,13 @@ func (t *treeWalk) root(a string) {
 		t.status = 2
 		return
 	case !fi.IsDir():
-		fmt.Fprintf(t.out, "%s  [error opening dir]\n", a)
+		fmt.Fprintf(t.out, "%s%s  [error opening dir]\n", t.size(fi), a)
 		if !t.o.dirsOnly {
 			t.files++
 		}
 		return
 	}
-	fmt.Fprintln(t.out, a)
+	fmt.Fprintf(t.out, "%s%s\n", t.size(fi), a)
 	// tree 2.1 counts an operand directory only when it lists something.
 	if t.walk(name, a, "", 1) > 0 {
 		t.dirs++
@@ -261,7 +271,15 @@ func (t *treeWalk) walk(dir, shown, indent string, level int) int {
 		if t.o.fullPath {
 			label = join(shown, e.Name())
 		}
-		fmt.Fprintf(t.out, "%s%s%s\n", indent, branch, label)
+		size := ""
+		if t.o.sizes {
+			if fi, err := e.Info(); err == nil {
+				size = t.size(fi)
+			} else {
+				size = "[?]  "
+			}
+		}
+		fmt.Fprintf(t.out, "%s%s%s%s\n", indent, branch, size, label)
 		if !e.IsDir() {
 			t.files++
 			continue
@@ -272,6 +290,40 @@ func (t *treeWalk) walk(dir, shown, indent string, level int) int {
 		}
 	}
 	return len(entries)
+}
+
+// size is the "[size]  " prefix of -s, -h and --si, as tree 2.1 prints
+// it: bytes in 11 columns; with -h or --si (powers of 1024 or 1000) bytes
+// in 4 columns below one unit, else one decimal below ten units and none
+// from ten, rounded as C's printf rounds a float.
+func (t *treeWalk) size(fi fs.FileInfo) string {
+	if !t.o.sizes {
+		return ""
+	}
+	n := max(fi.Size(), 0)
+	if !t.o.human && !t.o.si {
+		return fmt.Sprintf("[%11d]  ", n)
+	}
+	units, base := "BKMGTPEZY", int64(1024)
+	if t.o.si {
+		units, base = "BkMGTPEZY", 1000
+	}
+	idx := 0
+	if n >= base {
+		idx = 1
+	}
+	for ; n >= base*base; idx++ {
+		n /= base
+	}
+	if idx == 0 {
+		return fmt.Sprintf("[%4d]  ", n)
+	}
+	f := float32(n) / float32(base)
+	format := "[%3.1f%c]  "
+	if n/base >= 10 {
+		format = "[%3.0f%c]  "
+	}
+	return fmt.Sprintf(format, f, units[idx])
 }
 
 // sort orders entries as tree does: by name (byte order in the C.UTF-8

@@ -42,7 +42,7 @@ var gnuCommands = []struct{ name, use, short string }{
 	{"ls", "ls [OPTION]... [PATH]...", "List directory contents, as GNU ls does (try 'chromafs ls --help')"},
 	{"cat", "cat [OPTION]... PATH...", "Print files, as GNU cat does (try 'chromafs cat --help')"},
 	{"stat", "stat [OPTION]... PATH...", "Show what the tree records of files and directories (try 'chromafs stat --help')"},
-	{"tree", "tree [-adfirU] [-L level] [--noreport] [PATH]...", "Print directory trees, as tree 2.1 does (try 'chromafs tree --help')"},
+	{"tree", "tree [-adfhirsU] [-L level] [--si] [--noreport] [PATH]...", "Print directory trees, as tree 2.1 does (try 'chromafs tree --help')"},
 	{"find", "find [PATH...] [EXPRESSION]", "Find files and directories, as GNU find does (try 'chromafs find --help')"},
 }
 

@@ -28,7 +28,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"find", "/", "-name"}, "chromafs find: missing argument to `-name'\n", 1},
 		{[]string{"find", "/", "("}, "chromafs find: invalid expression; expected to find a ')' but didn't see one. Perhaps you need an extra predicate after '('\n", 1},
 		{[]string{"tree", "-L", "0"}, "chromafs tree: Invalid level, must be greater than 0.\n", 1},
-		{[]string{"tree", "-z"}, "chromafs tree: Invalid argument -`z'.\nusage: chromafs tree [-adfirU] [-L level] [--noreport] [--dirsfirst] [--filesfirst]\n\t[--help] [--version] [--] [directory ...]\n", 1},
+		{[]string{"tree", "-z"}, "chromafs tree: Invalid argument -`z'.\nusage: chromafs tree [-adfhirsU] [-L level] [--si] [--noreport] [--dirsfirst] [--filesfirst]\n\t[--help] [--version] [--] [directory ...]\n", 1},
 		{[]string{"ingest"}, "chromafs ingest: missing operand\n" + try("chromafs ingest"), 2},
 		{[]string{"ingest", "a", "b"}, "chromafs ingest: extra operand 'b'\n" + try("chromafs ingest"), 2},
 		{[]string{"ingest", "--bogus", "d"}, "chromafs ingest: unrecognized option '--bogus'\n" + try("chromafs ingest"), 2},
