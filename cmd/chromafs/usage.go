@@ -169,7 +169,9 @@ func shortVersion() string {
 	if len(revision) > 12 {
 		revision = revision[:12]
 	}
-	if revision == "" {
+	if revision == "" || strings.Contains(version, revision) {
+		// A pseudo-version (v0.0.0-20261124022516-cb247ce15132+dirty)
+		// names the revision already.
 		return version
 	}
 	if modified {
