@@ -337,3 +337,56 @@ func TestCompileCanceledCombined(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestMultiEqualsCombined compares lists matched through their literals
+// with the same lists compiled together (the form the GNU differential
+// tests check most): random regular expressions around words, anchors,
+// word assertions, bytes that are not UTF-8 and a few patterns without
+// literals, for Match and FindAll under -i, -w and -x.
+func TestMultiEqualsCombined(t *testing.T) {
+	atoms := []string{"ab", "ba", "abc", "é", "K", "ſ", "x", ".", "*", "\\+", "\\?", "[ab]", "[[:alpha:]]", "^", "$",
+		"\\<", "\\>", "\\b", "\\w", "\\|", "\\(ab\\|c\\)", " ", "_", "\xff", "a\\{2\\}", "[^a]"}
+	lines := []string{"", "ab", "ba ab", "abc abcabc", "xab_ba", "é É K k ſ s", "aab baa", "ab\xffab", "x.x*x", "_ab_", "AB BA Abc",
+		"a b c", "kk ss", "abab", "(ab)", "ab|ba"}
+	rng := rand.New(rand.NewPCG(6, 6))
+	tested := 0
+	for round := range 150 {
+		var pats []string
+		for range 20 + rng.IntN(30) {
+			var b strings.Builder
+			if rng.IntN(3) > 0 {
+				b.WriteString(randomWords(1, uint64(rng.IntN(1000)))[0][:2+rng.IntN(4)])
+			}
+			for range 1 + rng.IntN(3) {
+				b.WriteString(atoms[rng.IntN(len(atoms))])
+			}
+			pats = append(pats, b.String())
+		}
+		o := Options{Patterns: pats, Syntax: Basic, IgnoreCase: round%3 == 1, Word: round%4 == 2, Line: round%7 == 3}
+		multi, err := Compile(o)
+		if err != nil {
+			t.Fatalf("%q: %v", pats, err)
+		}
+		c := &compiler{ctx: context.Background(), noMulti: true}
+		whole, err := c.compile(o)
+		if err != nil {
+			t.Fatalf("%q: %v only when compiled together", pats, err)
+		}
+		if multi.multi == nil {
+			continue
+		}
+		tested++
+		for _, l := range lines {
+			if got, want := multi.Match([]byte(l)), whole.Match([]byte(l)); got != want {
+				t.Errorf("%+v: Match(%q) = %v, together %v", o, l, got, want)
+			}
+			if got, want := multi.FindAll([]byte(l), nil), whole.FindAll([]byte(l), nil); !slices.Equal(got, want) {
+				t.Errorf("%+v: FindAll(%q) = %v, together %v", o, l, got, want)
+			}
+		}
+	}
+	t.Logf("%d lists compared", tested)
+	if tested < 50 {
+		t.Errorf("only %d lists were matched through their literals", tested)
+	}
+}

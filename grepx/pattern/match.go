@@ -85,6 +85,7 @@ type compiler struct {
 	// the constant (tests of the sparse automaton).
 	testEngine func()
 	denseLimit int
+	noMulti    bool // tests: always compile the patterns together
 }
 
 const pollWork = 1 << 12
@@ -170,7 +171,7 @@ func (c *compiler) compile(o Options) (*Matcher, error) {
 	// Without literals for a coarse filter, a long list is matched
 	// through the literals it has (multi), unless too many of its
 	// patterns have none.
-	useMulti := !differ && !m.all && nolits <= maxNoLiterals && (nolits == 0 || len(pats) > maxLiterals)
+	useMulti := !c.noMulti && !differ && !m.all && nolits <= maxNoLiterals && (nolits == 0 || len(pats) > maxLiterals)
 	if litsOK {
 		all := make([]string, 0, nlits)
 		for _, p := range pats {
