@@ -335,7 +335,7 @@ const (
 // and patterns whose expanded repetitions would be too large.
 func checkRepeats(pat string, re *syntax.Regexp) error {
 	if progSize(re) > maxProgSize {
-		return &Error{Pattern: pat, Msg: "pattern too large after expanding repetitions", Err: ErrUnsupported}
+		return &Error{Pattern: pat, Msg: fmt.Sprintf("pattern too large: more than %d instructions after expanding repetitions and case classes", maxProgSize), Err: ErrUnsupported}
 	}
 	return checkCounts(pat, re)
 }
