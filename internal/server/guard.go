@@ -106,45 +106,60 @@ func clientKey(r *http.Request) string {
 	return a.String()
 }
 
-// wait returns how long the key must wait before one more failure is
-// allowed, 0 if it may try now.
-func (g *guard) wait(c *otter.Cache[string, *rate.Limiter], key string) time.Duration {
-	l, ok := c.GetIfPresent(key)
-	if !ok {
-		return 0
+// attempt reserves one failure for a sign-in from addr as name (empty
+// for a token) on both buckets, before the credentials are checked, so
+// that concurrent guesses cannot overrun the limit. If either bucket is
+// empty it returns how long to wait, and reserves nothing. Otherwise
+// done must be called with the outcome: a success gives the reservations
+// back.
+func (g *guard) attempt(addr, name string) (done func(ok bool), wait time.Duration) {
+	now := time.Now()
+	var rs []*rate.Reservation
+	for _, k := range []struct {
+		c   *otter.Cache[string, *rate.Limiter]
+		key string
+	}{{g.byAddr, addr}, {g.byName, name}} {
+		if k.key == "" {
+			continue
+		}
+		r := g.limiter(k.c, k.key).ReserveN(now, 1)
+		if !r.OK() {
+			continue // burst < 1 cannot happen: withDefaults
+		}
+		rs = append(rs, r)
+		wait = max(wait, r.DelayFrom(now))
 	}
-	tokens := l.Tokens()
-	if tokens >= 1 {
-		return 0
+	cancel := func() {
+		for _, r := range rs {
+			r.CancelAt(now)
+		}
 	}
-	return time.Duration((1 - tokens) * float64(g.lim.FailureInterval))
+	if wait > 0 {
+		cancel()
+		return nil, wait
+	}
+	return func(ok bool) {
+		if ok {
+			cancel()
+		}
+	}, 0
 }
 
-// limited returns how long a sign-in from addr as name (empty for a
-// token) must wait, 0 if it may try now.
-func (g *guard) limited(addr, name string) time.Duration {
-	d := g.wait(g.byAddr, addr)
-	if name != "" {
-		d = max(d, g.wait(g.byName, name))
+// limiter returns key's bucket, made full if it has none.
+func (g *guard) limiter(c *otter.Cache[string, *rate.Limiter], key string) *rate.Limiter {
+	if l, ok := c.GetIfPresent(key); ok {
+		return l
 	}
-	return d
+	l, _ := c.SetIfAbsent(key, rate.NewLimiter(rate.Every(g.lim.FailureInterval), g.lim.FailureBurst))
+	return l
 }
 
 // failed counts a failed sign-in against addr and name (empty for a
-// token).
+// token), for callers that do not go through attempt.
 func (g *guard) failed(addr, name string) {
-	g.take(g.byAddr, addr)
-	if name != "" {
-		g.take(g.byName, name)
+	if done, wait := g.attempt(addr, name); wait == 0 {
+		done(false)
 	}
-}
-
-func (g *guard) take(c *otter.Cache[string, *rate.Limiter], key string) {
-	l, ok := c.GetIfPresent(key)
-	if !ok {
-		l, _ = c.SetIfAbsent(key, rate.NewLimiter(rate.Every(g.lim.FailureInterval), g.lim.FailureBurst))
-	}
-	l.Allow()
 }
 
 // startHashing waits up to HashWait (or until ctx is done) for a place to

@@ -122,6 +122,31 @@ func TestAuthLimits(t *testing.T) {
 		t.Errorf("alice while bob is limited: %d, want 200", code)
 	}
 
+	// Concurrent guesses cannot overrun the limit: each reserves its
+	// failure before its check.
+	concurrent := clientFrom("127.0.0.4")
+	results := make(chan int, 4*burst)
+	for i := range 4 * burst {
+		go func() {
+			req, _ := http.NewRequest("GET", ts.URL+"/", nil)
+			req.SetBasicAuth(fmt.Sprintf("c%d", i), "guess")
+			resp, err := concurrent.Do(req)
+			if err != nil {
+				results <- -1
+				return
+			}
+			resp.Body.Close()
+			results <- resp.StatusCode
+		}()
+	}
+	count := map[int]int{}
+	for range 4 * burst {
+		count[<-results]++
+	}
+	if count[401] != burst || count[429] != 3*burst {
+		t.Errorf("%d concurrent wrong passwords from one address: %v; want %d x 401, the rest 429", 4*burst, count, burst)
+	}
+
 	// Tokens count against the address too.
 	tokenAttacker := clientFrom("127.0.0.3")
 	var last int

@@ -212,15 +212,17 @@ func parseBasic(cred string) (name, password string, ok bool) {
 }
 
 func (s *Server) checkToken(addr, token string) (*User, authResult, time.Duration) {
-	if d := s.guard.limited(addr, ""); d > 0 {
-		return nil, authLimited, d
+	done, wait := s.guard.attempt(addr, "")
+	if wait > 0 {
+		return nil, authLimited, wait
 	}
 	if s.cfg.Users != nil {
 		if u, err := s.cfg.Users.checkToken(token); err == nil {
+			done(true)
 			return u, authOK, 0
 		}
 	}
-	s.guard.failed(addr, "")
+	done(false)
 	return nil, authUnauthorized, 0
 }
 
@@ -230,23 +232,26 @@ func (s *Server) checkPassword(ctx context.Context, addr, name, password string)
 	if u, ok := s.verified.GetIfPresent(key); ok {
 		return u, authOK, 0
 	}
-	if d := s.guard.limited(addr, name); d > 0 {
-		return nil, authLimited, d
+	done, wait := s.guard.attempt(addr, name)
+	if wait > 0 {
+		return nil, authLimited, wait
 	}
 	if s.cfg.Users == nil {
-		s.guard.failed(addr, name)
+		done(false)
 		return nil, authUnauthorized, 0
 	}
-	done, ok := s.guard.startHashing(ctx)
+	release, ok := s.guard.startHashing(ctx)
 	if !ok {
+		done(true) // not checked: no failure to count
 		return nil, authBusy, time.Second
 	}
 	u, err := s.cfg.Users.checkPassword(name, password)
-	done()
+	release()
 	if err != nil {
-		s.guard.failed(addr, name)
+		done(false)
 		return nil, authUnauthorized, 0
 	}
+	done(true)
 	s.verified.Set(key, u)
 	return u, authOK, 0
 }
