@@ -390,3 +390,35 @@ func TestMultiEqualsCombined(t *testing.T) {
 		t.Errorf("only %d lists were matched through their literals", tested)
 	}
 }
+
+// TestManyPatternsLiterals: a long list is matched through its literals,
+// and still gives the coarse filter its literals when they are few.
+func TestManyPatternsLiterals(t *testing.T) {
+	tests := []struct {
+		pats []string
+		want []string // nil: none
+	}{
+		{append([]string{"foo"}, prefixed("foo", randomWords(100, 4))...), []string{"foo"}},
+		{append([]string{"foo", "bar"}, prefixed("bar", randomWords(100, 4))...), []string{"bar", "foo"}},
+		{randomWords(100, 4), nil},
+		{append(randomWords(100, 4), "x*"), nil},
+	}
+	for _, tt := range tests {
+		m := mustCompile(t, Options{Patterns: tt.pats})
+		if m.multi == nil {
+			t.Errorf("%d patterns (%q...) are not matched through their literals", len(tt.pats), tt.pats[:2])
+		}
+		lits, _, ok := m.Literals()
+		if !slices.Equal(lits, tt.want) || ok != (tt.want != nil) {
+			t.Errorf("%q...: Literals() = %q, %v; want %q", tt.pats[:2], lits, ok, tt.want)
+		}
+	}
+}
+
+func prefixed(p string, words []string) []string {
+	out := make([]string, len(words))
+	for i, w := range words {
+		out[i] = w[:i%5] + p + w[i%5:]
+	}
+	return out
+}

@@ -168,10 +168,13 @@ func (c *compiler) compile(o Options) (*Matcher, error) {
 		pats = append(pats, patInfo{re: none, rre: none})
 		litsOK = false
 	}
-	// Without literals for a coarse filter, a long list is matched
-	// through the literals it has (multi), unless too many of its
-	// patterns have none.
-	useMulti := !c.noMulti && !differ && !m.all && nolits <= maxNoLiterals && (nolits == 0 || len(pats) > maxLiterals)
+	// A long list, or one with more literals than a coarse filter
+	// takes, is matched through its literals (multi), unless too many of
+	// its patterns have none. (A long list may still have a few
+	// literals for the coarse filter: "a", "ab", "abc"... need only
+	// "a".)
+	useMulti := !c.noMulti && !differ && !m.all && nolits <= maxNoLiterals && len(pats) > 1 &&
+		(len(pats) > maxLiterals || nolits == 0)
 	if litsOK {
 		all := make([]string, 0, nlits)
 		for _, p := range pats {
@@ -183,7 +186,7 @@ func (c *compiler) compile(o Options) (*Matcher, error) {
 		}
 		if ok && len(lits) > 0 {
 			m.lits = lits
-			useMulti = false
+			useMulti = useMulti && len(pats) > maxLiterals
 		} else {
 			litsOK = false
 		}
@@ -194,6 +197,10 @@ func (c *compiler) compile(o Options) (*Matcher, error) {
 			return nil, err
 		}
 		m.multi = mm
+		m.litsOK = litsOK
+		if !litsOK {
+			m.lits = nil
+		}
 		return m, nil
 	}
 	var dfaSubs, regexSubs []*syntax.Regexp
