@@ -352,3 +352,24 @@ func TestRedisDownOneWarning(t *testing.T) {
 		t.Errorf("stderr with Redis down: want one warning, got %d lines:\n%s", len(lines), errOut)
 	}
 }
+
+// TestCLIFrozenChroma: a command against a frozen Chroma fails after
+// --chroma-timeout with an error that says so, instead of hanging.
+func TestCLIFrozenChroma(t *testing.T) {
+	srv := testenv.Chroma(t)
+	coll := ingestDocs(t, srv.URL)
+	u, err := url.Parse(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fz := newFreezer(t, u.Host)
+	fz.frozen.Store(true)
+	start := time.Now()
+	out, errOut, code := cli(t, "--chroma-url", "http://"+fz.addr, "--collection", coll, "--chroma-timeout", "500ms", "cat", "/index.md")
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("cat with Chroma frozen returned after %v", d)
+	}
+	if code == 0 || out != "" || !strings.Contains(errOut, "no answer within 500ms") {
+		t.Errorf("cat with Chroma frozen: status %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}

@@ -1,18 +1,31 @@
 // Package server is what `chromafs serve` runs: per-user views of a
 // collection over HTTP (package adapters/httpfs) and WebDAV (package
 // adapters/webdavfs), with sign-in from a users file, anonymous access to
-// public pages (or none), a health endpoint, request logs, and graceful
-// shutdown.
+// public pages (or none), liveness and readiness endpoints, request logs,
+// and graceful shutdown.
 //
 // # Access
 //
 // A request signs in with HTTP Basic (a name and password from the users
 // file, checked with bcrypt) or with "Authorization: Bearer TOKEN" (a
-// token whose SHA-256 the users file lists). It then sees the pages that
-// are public or shared with one of the user's groups, exactly as
-// chromafs.New with WithGroups gives them. A request without credentials
-// sees public pages only, or gets 401 when Config.DenyAnonymous is set.
-// Wrong credentials always get 401, never the anonymous view.
+// token whose SHA-256 the users file lists); the scheme is
+// case-insensitive (RFC 7235). It then sees the pages that are public or
+// shared with one of the user's groups, exactly as chromafs.New with
+// WithGroups gives them. A request without credentials sees public pages
+// only, or gets 401 when Config.DenyAnonymous is set. Wrong credentials
+// always get 401, never the anonymous view. Failed sign-ins are limited
+// per client address and per user name, and password checks in flight
+// are bounded (see AuthLimits): past the limits a sign-in gets 429 (or
+// 503) with Retry-After.
+//
+// # Readiness
+//
+// /healthz answers 200 while the process serves. /readyz answers 200 when
+// the store is open, Chroma answered the last check and the tree loaded,
+// and 503 with a short reason otherwise (see Server.ServeReady). A server
+// may start before its store can be opened (Config.Open): Run opens it
+// in the background, with backoff, and every other request gets 503 with
+// Retry-After until then. Neither endpoint needs credentials.
 package server
 
 import (
