@@ -63,7 +63,7 @@ func TestAuthLimits(t *testing.T) {
 	load(t, store)
 	const burst = 5
 	srv := server.New(server.Config{Store: store, Users: users,
-		Auth:   server.AuthLimits{FailureBurst: burst, FailureInterval: time.Minute},
+		Auth:   server.AuthLimits{FailureBurst: burst, FailureInterval: time.Minute, HashWait: time.Minute},
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	ts := httptest.NewServer(srv.Wrap("http", lister(srv)))
 	defer ts.Close()
