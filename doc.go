@@ -74,6 +74,15 @@
 // fetches pointers up to four at a time, and grep searches their content
 // unless told to leave them out (IsLazy, grepx.Query.SkipLazy).
 //
+// Whoever writes the tree chooses the URLs, so HTTPResolver fetches them
+// under a PointerPolicy (HTTPResolver.Policy, NewPointerPolicy): by default
+// only public addresses, checked on the address actually dialed (loopback,
+// private, link-local, CGNAT and other internal addresses are refused
+// unless an allow entry names them), redirects only to allowed targets,
+// and a deadline on every fetch (HTTPResolver.Timeout). A refused pointer
+// fails with an error wrapping ErrPointerBlocked that names the reason.
+// URLs in errors have their userinfo and query redacted (RedactURL).
+//
 // # Sharded trees
 //
 // A store may limit a document's size (Chroma Cloud: 16 KiB), and a tree
