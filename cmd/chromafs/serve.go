@@ -31,7 +31,7 @@ func serveCommand(g *globals) *cobra.Command {
 		httpAddr, davAddr, usersPath string
 		denyAnonymous, infiniteDepth bool
 		noPointerFetch               bool
-		treeMaxAge                   time.Duration
+		treeMaxAge, staleTree        time.Duration
 		lim                          = server.DefaultLimits
 	)
 	c := &cobra.Command{
@@ -113,6 +113,9 @@ names.`,
 			if noPointerFetch {
 				opts = append(opts, chromafs.WithResolver(nil))
 			}
+			if staleTree > 0 {
+				opts = append(opts, chromafs.WithStaleTree(staleTree))
+			}
 			cfg := server.Config{
 				Open: func(ctx context.Context) (chromafs.Store, error) {
 					c, err := chromastore.Open(ctx, scfg)
@@ -122,7 +125,9 @@ names.`,
 					return c, nil
 				},
 				Options: opts, Users: users, DenyAnonymous: denyAnonymous, Logger: log,
-				ResolveTimeout: scfg.Timeout,
+				// A bootstrap is a lookup and at most a tree record:
+				// seconds on a healthy Chroma.
+				ResolveTimeout: min(scfg.Timeout, 10*time.Second),
 			}
 			if rc != nil {
 				cfg.Cache = rc
@@ -171,6 +176,7 @@ names.`,
 	f.BoolVar(&infiniteDepth, "allow-infinite-depth", false, "answer WebDAV PROPFIND with Depth: infinity (a walk of the whole tree) instead of refusing it")
 	f.BoolVar(&noPointerFetch, "no-pointer-fetch", false, "never fetch lazy file pointers' URLs (reading one answers 502)")
 	f.DurationVar(&treeMaxAge, "tree-max-age", 5*time.Second, "reuse the collection's tree for this long before checking it again")
+	f.DurationVar(&staleTree, "stale-tree", 5*time.Minute, "while Chroma cannot be reached, keep serving the tree fetched last if it is younger than this (cached pages stay readable; others answer 503/504); 0 to answer every request that needs a new tree with 503/504")
 	f.DurationVar(&lim.ReadHeaderTimeout, "read-header-timeout", lim.ReadHeaderTimeout, "time to read a request's headers")
 	f.DurationVar(&lim.ReadTimeout, "read-timeout", lim.ReadTimeout, "time to read a whole request")
 	f.DurationVar(&lim.WriteTimeout, "write-timeout", lim.WriteTimeout, "time to write a response")

@@ -82,6 +82,19 @@ func (s *Server) Run(ctx context.Context) {
 // collection is served from the first request.
 func (s *Server) Check(ctx context.Context) bool { return s.check(ctx).ready }
 
+// kick starts a readiness check in the background, unless one started
+// by kick is running or Run is not: a request found Chroma not answering
+// before Run's next check would.
+func (s *Server) kick() {
+	if !s.running.Load() || !s.kicking.CompareAndSwap(false, true) {
+		return
+	}
+	go func() {
+		defer s.kicking.Store(false)
+		s.check(context.Background())
+	}()
+}
+
 // untilNextCheck is the time until Run's next attempt (1 s if unknown).
 func (s *Server) untilNextCheck() time.Duration {
 	if n := s.nextCheck.Load(); n != 0 {

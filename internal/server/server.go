@@ -115,6 +115,7 @@ type Server struct {
 	state     atomic.Pointer[readiness]
 	checkMu   sync.Mutex  // one readiness check at a time
 	running   atomic.Bool // Run is running
+	kicking   atomic.Bool // a check started by kick is running
 	nextCheck atomic.Int64
 }
 
@@ -169,11 +170,31 @@ func (s *Server) Resolve(r *http.Request) (fs.FS, error) {
 	}
 	ctx := r.Context()
 	opts := append(append([]chromafs.Option(nil), s.cfg.Options...), chromafs.WithGroups(u.Groups...))
-	bctx, cancel := context.WithTimeout(ctx, s.cfg.ResolveTimeout)
+	limit := s.cfg.ResolveTimeout
+	if st := s.state.Load(); st != nil && st.down {
+		// Leave half of the request's DownTimeout (see Wrap) to the
+		// reads, so that a tree served stale (chromafs.WithStaleTree)
+		// still gets its cached pages read.
+		limit = min(limit, s.cfg.DownTimeout/2)
+	}
+	bctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	fsys, err := chromafs.New(bctx, store, opts...)
+	// The bootstrap's deadline passed: Chroma did not answer (New may
+	// still have served a stale tree). Check readiness now rather than at
+	// the next interval, and bound this request's reads as a request's
+	// while Chroma is down.
+	timedOut := bctx.Err() != nil && ctx.Err() == nil
+	if timedOut || (err != nil && chromafs.IsUnavailable(err)) {
+		s.kick()
+	}
 	if err != nil {
 		return nil, err
+	}
+	if timedOut {
+		rctx, cancel := context.WithTimeout(ctx, s.cfg.DownTimeout/2)
+		context.AfterFunc(ctx, cancel) // ctx ends with the request
+		ctx = rctx
 	}
 	return fsys.WithContext(ctx), nil
 }
