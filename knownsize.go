@@ -1,9 +1,11 @@
 package chromafs
 
 import (
+	"context"
 	"io/fs"
 	"time"
 
+	"github.com/chromafs/chromafs/cachepkg"
 	"github.com/chromafs/chromafs/tree"
 )
 
@@ -15,8 +17,10 @@ import (
 //
 // sizeKnown reports whether fi.Size() is the page's size: it is true for
 // directories, for pages whose tree entry records a size (chromafs ingest
-// writes sizes) and for pages whose content this FS's session has read
-// before. Otherwise fi.Size() is -1; Stat would read the page to learn it.
+// writes sizes), for pages whose content this FS's session has read
+// before, and for pages held in the memory part of the page cache (a
+// cachepkg.Local cache: any session of the process may have read them).
+// Otherwise fi.Size() is -1; Stat would read the page to learn it.
 // Everything else in fi is what Stat returns. Errors are Stat's: an
 // *fs.PathError wrapping fs.ErrInvalid or fs.ErrNotExist (for a hidden
 // path too).
@@ -26,7 +30,7 @@ func (fsys *FS) StatNoRead(name string) (fi fs.FileInfo, sizeKnown bool, err err
 		return nil, false, err
 	}
 	if !n.IsDir {
-		if _, ok := fsys.s.knownSize(n); !ok {
+		if _, ok := fsys.s.knownSize(n); !ok && !fsys.s.localSize(fsys.ctx, n) {
 			return unsizedInfo{n}, false, nil
 		}
 	}
@@ -36,6 +40,30 @@ func (fsys *FS) StatNoRead(name string) (fi fs.FileInfo, sizeKnown bool, err err
 		return nil, false, &fs.PathError{Op: "stat", Path: name, Err: err}
 	}
 	return info, true, nil
+}
+
+// localSize learns the size of page n from the memory part of the page
+// cache, if it is there, and reports whether it did. It never asks a
+// remote cache or the store.
+func (s *session) localSize(ctx context.Context, n *tree.Node) bool {
+	c := s.cache
+	if t, ok := c.(*cachepkg.Tiered); ok {
+		c = t.Front // never the shared back tier
+	}
+	local, ok := c.(cachepkg.Local)
+	if !ok {
+		return false
+	}
+	key := s.cacheKey(n)
+	if !local.HasLocal(key) {
+		return false
+	}
+	data, ok, err := c.Get(ctx, key)
+	if err != nil || !ok {
+		return false
+	}
+	s.learnSize(n, len(data))
+	return true
 }
 
 // unsizedInfo is the FileInfo of a page whose size is not known without

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/chromafs/chromafs"
+	"github.com/chromafs/chromafs/cachepkg"
 	"github.com/chromafs/chromafs/memstore"
 )
 
@@ -75,4 +76,73 @@ func TestStatNoRead(t *testing.T) {
 			t.Errorf("sized=%v: after a read: %v %v %v; Stat %v", sized, fi, known, err, want)
 		}
 	}
+}
+
+// TestStatNoReadSharedCache: a page another session of the process has
+// read is in the shared memory cache, so a new session lists it with its
+// size, still without a content request; a Tiered cache is looked up in
+// its front only.
+func TestStatNoReadSharedCache(t *testing.T) {
+	files := map[string]string{"a.md": "alpha\n", "b.md": "beta beta\n"}
+	for _, tiered := range []bool{false, true} {
+		s := memstore.New("statnoread-shared")
+		if err := memstore.Load(s, chromafs.DefaultLayout, files, memstore.LoadOptions{ChunkSize: 3}); err != nil {
+			t.Fatal(err)
+		}
+		var cache cachepkg.Cache = cachepkg.NewMemory(0)
+		var back *failingCache
+		if tiered {
+			back = &failingCache{Memory: cachepkg.NewMemory(0)}
+			cache = cachepkg.NewTiered(cachepkg.NewMemory(0), back)
+		}
+		first, err := chromafs.New(context.Background(), s, chromafs.WithCache(cache))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := fs.ReadFile(first, "a.md"); err != nil {
+			t.Fatal(err)
+		}
+		second, err := chromafs.New(context.Background(), s, chromafs.WithCache(cache))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.SetFailure(errors.New("store down"))
+		s.ResetRequests()
+		if back != nil {
+			back.on = true
+		}
+		fi, known, err := second.StatNoRead("a.md")
+		if err != nil || !known || fi.Size() != int64(len(files["a.md"])) {
+			t.Errorf("tiered=%v: a.md read by another session: %v, known %v, %v", tiered, fi, known, err)
+		}
+		if _, known, err := second.StatNoRead("b.md"); err != nil || known {
+			t.Errorf("tiered=%v: b.md never read: known %v, %v", tiered, known, err)
+		}
+		if r := s.Requests(); r.Chunks+r.ChunksByID != 0 {
+			t.Errorf("tiered=%v: content requests: %+v", tiered, r)
+		}
+	}
+}
+
+// failingCache is a back tier that fails every call once on is set:
+// StatNoRead must not reach it.
+type failingCache struct {
+	*cachepkg.Memory
+	on bool
+}
+
+var errBackTier = errors.New("back tier reached")
+
+func (c *failingCache) Get(ctx context.Context, key string) ([]byte, bool, error) {
+	if c.on {
+		return nil, false, errBackTier
+	}
+	return c.Memory.Get(ctx, key)
+}
+
+func (c *failingCache) Has(ctx context.Context, key string) (bool, error) {
+	if c.on {
+		return false, errBackTier
+	}
+	return c.Memory.Has(ctx, key)
 }
