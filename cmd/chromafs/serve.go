@@ -28,11 +28,11 @@ const firstCheckTimeout = 5 * time.Second
 
 func serveCommand(g *globals) *cobra.Command {
 	var (
-		httpAddr, davAddr, usersPath string
-		denyAnonymous, infiniteDepth bool
-		noPointerFetch               bool
-		treeMaxAge, staleTree        time.Duration
-		lim                          = server.DefaultLimits
+		httpAddr, davAddr, usersPath  string
+		denyAnonymous, infiniteDepth  bool
+		noPointerFetch, activeContent bool
+		treeMaxAge, staleTree         time.Duration
+		lim                           = server.DefaultLimits
 	)
 	c := &cobra.Command{
 		Use:   "serve --http ADDR | --webdav ADDR",
@@ -156,10 +156,10 @@ names.`,
 				listeners = append(listeners, server.Listener{Listener: l, Handler: srv.Wrap(kind, h)})
 				return nil
 			}
-			if err := add(httpAddr, "http", httpfs.NewHandler(srv.Resolve, httpfs.Options{Logger: log})); err != nil {
+			if err := add(httpAddr, "http", httpfs.NewHandler(srv.Resolve, httpfs.Options{Logger: log, AllowActiveContent: activeContent})); err != nil {
 				return err
 			}
-			if err := add(davAddr, "webdav", webdavfs.NewHandler(srv.Resolve, webdavfs.Options{AllowInfiniteDepth: infiniteDepth, Logger: log})); err != nil {
+			if err := add(davAddr, "webdav", webdavfs.NewHandler(srv.Resolve, webdavfs.Options{AllowInfiniteDepth: infiniteDepth, AllowActiveContent: activeContent, Logger: log})); err != nil {
 				for _, l := range listeners {
 					l.Listener.Close()
 				}
@@ -174,6 +174,7 @@ names.`,
 	f.StringVar(&usersPath, "users", "", "users file (see above); without it every request is anonymous")
 	f.BoolVar(&denyAnonymous, "deny-anonymous", false, "refuse requests without credentials (401) instead of showing public pages")
 	f.BoolVar(&infiniteDepth, "allow-infinite-depth", false, "answer WebDAV PROPFIND with Depth: infinity (a walk of the whole tree) instead of refusing it")
+	f.BoolVar(&activeContent, "allow-active-content", false, "serve HTML, SVG, XML and JavaScript pages with their own content type (by default they are served as text/plain, so that no page runs script on the server's origin)")
 	f.BoolVar(&noPointerFetch, "no-pointer-fetch", false, "never fetch lazy file pointers' URLs (reading one answers 502)")
 	f.DurationVar(&treeMaxAge, "tree-max-age", 5*time.Second, "reuse the collection's tree for this long before checking it again")
 	f.DurationVar(&staleTree, "stale-tree", 5*time.Minute, "while Chroma cannot be reached, keep serving the tree fetched last if it is younger than this (cached pages stay readable; others answer 503/504); 0 to answer every request that needs a new tree with 503/504")
