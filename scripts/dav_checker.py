@@ -143,16 +143,26 @@ def main():
               ("LOCK", target, {"Content-Type": "application/xml"},
                b'<?xml version="1.0"?><D:lockinfo xmlns:D="DAV:"><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockinfo>'),
               ("UNLOCK", target, {"Lock-Token": "<opaquelocktoken:x>"}, None)]
+    # The listing just before the writes: reading the files above may
+    # have let the server learn sizes it did not list before.
+    before = walk(dav)
+    if set(before) != set(found):
+        fail("the files listed changed after reading them")
+    for rel, n in before.items():
+        if n is not None and n != os.path.getsize(local[rel]):
+            fail(f"{rel}: getcontentlength {n} after reading, file has {os.path.getsize(local[rel])} bytes")
     for name, base in (("http", http_base), ("webdav", dav)):
         for method, path, headers, body in writes:
             status, _, _ = request(method, base + path, headers, body)
             if not 400 <= status < 500:
                 fail(f"{name} {method} {path}: status {status}, want 4xx")
-    if walk(dav) != found:
+    if walk(dav) != before:
         fail("the listing changed after the write attempts")
 
     sized = sum(1 for rel in local if found.get(rel) is not None)
-    print(f"checked {len(local)} files over HTTP and WebDAV ({sized} listed with a length): {len(failures)} failures")
+    sized_after = sum(1 for rel in local if before.get(rel) is not None)
+    print(f"checked {len(local)} files over HTTP and WebDAV ({sized} listed with a length, "
+          f"{sized_after} after reading them): {len(failures)} failures")
     return 1 if failures else 0
 
 

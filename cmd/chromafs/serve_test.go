@@ -190,7 +190,9 @@ func privatePage(t *testing.T) string {
 // over the Go docs loaded into Chroma by the independent writer (mid-line
 // chunks, private subtrees), checked by scripts/dav_checker.py (Python
 // stdlib, shares no code): PROPFIND depth 1 through every directory,
-// depth infinity refused, file sizes equal to the visible source files,
+// depth infinity refused, every length listed equal to the visible source
+// file's (the writer records no sizes, so listings give none until the
+// files are read; after the reads below they give all 22),
 // every file byte-identical over both protocols, Range and HEAD correct,
 // every write method refused with a 4xx and nothing changed.
 func TestServeIndependentSite(t *testing.T) {
@@ -215,6 +217,11 @@ func TestServeIndependentSite(t *testing.T) {
 		t.Fatalf("dav_checker: %v\n%s", err, out)
 	}
 	t.Logf("%s", strings.TrimSpace(string(out)))
+	// Pages read once are in the server's memory cache, so a later listing
+	// gives every length without reading anything.
+	if m := regexp.MustCompile(`checked (\d+) files .*, (\d+) after reading them`).FindStringSubmatch(string(out)); m == nil || m[1] != m[2] {
+		t.Errorf("not every file was listed with its length after being read: %q", out)
+	}
 	if code := stop(); code != 0 {
 		t.Fatalf("serve exited with status %d", code)
 	}
