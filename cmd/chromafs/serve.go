@@ -66,7 +66,12 @@ a hang. SIGTERM or SIGINT shuts down gracefully.
 Lazy file pointers (pages whose content lives at a URL) are fetched by the
 server when read. --no-pointer-fetch stops that: they are still listed, and
 reading one answers 502, so the server never requests a URL that the tree
-names.`,
+names. Pointers are fetched from public addresses only, unless
+--pointer-allow names others.
+
+Pages of active types (HTML, SVG, XML, JavaScript) are served as text/plain
+unless --allow-active-content is given, and every answer carries
+X-Content-Type-Options: nosniff.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if httpAddr == "" && davAddr == "" {
