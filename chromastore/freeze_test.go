@@ -3,80 +3,16 @@ package chromastore_test
 import (
 	"context"
 	"errors"
-	"net"
 	"net/url"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/chromafs/chromafs"
 	"github.com/chromafs/chromafs/chromastore"
+	"github.com/chromafs/chromafs/internal/faulttest"
 	"github.com/chromafs/chromafs/internal/testenv"
 )
-
-// freezer is a TCP proxy in front of a server that can be frozen: it
-// still accepts connections, but holds every byte back until thawed, as a
-// server stopped with SIGSTOP does (the kernel completes the handshake,
-// nobody answers).
-type freezer struct {
-	addr   string
-	frozen atomic.Bool
-}
-
-func newFreezer(t *testing.T, target string) *freezer {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := &freezer{addr: ln.Addr().String()}
-	done := make(chan struct{})
-	t.Cleanup(func() { close(done); ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go f.serve(c, target, done)
-		}
-	}()
-	return f
-}
-
-func (f *freezer) serve(c net.Conn, target string, done chan struct{}) {
-	defer c.Close()
-	up, err := net.Dial("tcp", target)
-	if err != nil {
-		return
-	}
-	defer up.Close()
-	pipe := func(dst, src net.Conn) {
-		defer dst.Close()
-		buf := make([]byte, 32<<10)
-		for {
-			n, err := src.Read(buf)
-			for f.frozen.Load() {
-				select {
-				case <-done:
-					return
-				case <-time.After(10 * time.Millisecond):
-				}
-			}
-			if n > 0 {
-				if _, err := dst.Write(buf[:n]); err != nil {
-					return
-				}
-			}
-			if err != nil {
-				return
-			}
-		}
-	}
-	go pipe(up, c)
-	pipe(c, up)
-}
 
 // TestFrozenChroma: every call to a Chroma that accepts connections but
 // never answers fails after Config.Timeout with an error wrapping
@@ -92,9 +28,9 @@ func TestFrozenChroma(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fz := newFreezer(t, u.Host)
+	fz := faulttest.NewProxy(t, u.Host)
 	const timeout = 300 * time.Millisecond
-	pc, err := chromastore.Open(ctx, chromastore.Config{URL: "http://" + fz.addr, Collection: cfg.Collection, Timeout: timeout})
+	pc, err := chromastore.Open(ctx, chromastore.Config{URL: "http://" + fz.Addr, Collection: cfg.Collection, Timeout: timeout})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,14 +41,14 @@ func TestFrozenChroma(t *testing.T) {
 		"version": func() error { _, err := pc.TreeVersion(ctx); return err },
 		"count":   func() error { _, err := pc.Count(ctx); return err },
 		"open": func() error {
-			c, err := chromastore.Open(ctx, chromastore.Config{URL: "http://" + fz.addr, Collection: cfg.Collection, Timeout: timeout})
+			c, err := chromastore.Open(ctx, chromastore.Config{URL: "http://" + fz.Addr, Collection: cfg.Collection, Timeout: timeout})
 			if err == nil {
 				c.Close()
 			}
 			return err
 		},
 	}
-	fz.frozen.Store(true)
+	fz.Freeze()
 	for name, call := range calls {
 		start := time.Now()
 		err := call()
@@ -124,7 +60,7 @@ func TestFrozenChroma(t *testing.T) {
 			t.Errorf("%s with Chroma frozen returned after %v", name, d)
 		}
 	}
-	fz.frozen.Store(false)
+	fz.Thaw()
 	for name, call := range calls {
 		if err := call(); err != nil {
 			t.Errorf("%s after Chroma thawed: %v", name, err)

@@ -21,7 +21,7 @@ import (
 
 	"github.com/chromafs/chromafs"
 	"github.com/chromafs/chromafs/adapters/httpfs"
-	"github.com/chromafs/chromafs/adapters/internal/faulttest"
+	"github.com/chromafs/chromafs/internal/faulttest"
 	"github.com/chromafs/chromafs/adapters/internal/upstream"
 	"github.com/chromafs/chromafs/cachepkg"
 	"github.com/chromafs/chromafs/chromastore"

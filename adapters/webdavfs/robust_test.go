@@ -23,7 +23,7 @@ import (
 	"golang.org/x/net/webdav"
 
 	"github.com/chromafs/chromafs"
-	"github.com/chromafs/chromafs/adapters/internal/faulttest"
+	"github.com/chromafs/chromafs/internal/faulttest"
 	"github.com/chromafs/chromafs/adapters/internal/upstream"
 	"github.com/chromafs/chromafs/adapters/webdavfs"
 	"github.com/chromafs/chromafs/chromastore"

@@ -12,10 +12,10 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/chromafs/chromafs/internal/faulttest"
 	"github.com/chromafs/chromafs/internal/server"
 	"github.com/chromafs/chromafs/internal/testenv"
 )
@@ -109,68 +109,6 @@ func TestServeChromaDownAtStart(t *testing.T) {
 	}
 }
 
-// freezer is a TCP proxy in front of a server that can be frozen: it
-// still accepts connections but holds every byte back until thawed, as a
-// server stopped with SIGSTOP does.
-type freezer struct {
-	addr   string
-	frozen atomic.Bool
-}
-
-func newFreezer(t *testing.T, target string) *freezer {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := &freezer{addr: ln.Addr().String()}
-	done := make(chan struct{})
-	t.Cleanup(func() { close(done); ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go f.serve(c, target, done)
-		}
-	}()
-	return f
-}
-
-func (f *freezer) serve(c net.Conn, target string, done chan struct{}) {
-	defer c.Close()
-	up, err := net.Dial("tcp", target)
-	if err != nil {
-		return
-	}
-	defer up.Close()
-	pipe := func(dst, src net.Conn) {
-		defer dst.Close()
-		buf := make([]byte, 32<<10)
-		for {
-			n, err := src.Read(buf)
-			for f.frozen.Load() {
-				select {
-				case <-done:
-					return
-				case <-time.After(10 * time.Millisecond):
-				}
-			}
-			if n > 0 {
-				if _, err := dst.Write(buf[:n]); err != nil {
-					return
-				}
-			}
-			if err != nil {
-				return
-			}
-		}
-	}
-	go pipe(up, c)
-	pipe(c, up)
-}
-
 // TestServeFrozenChroma: with Chroma frozen (a proxy that accepts and
 // never answers), /readyz turns 503 and then a page that is not cached
 // answers 504 or 503 within seconds (not the 20 s --chroma-timeout, let
@@ -183,9 +121,9 @@ func TestServeFrozenChroma(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fz := newFreezer(t, u.Host)
+	fz := faulttest.NewProxy(t, u.Host)
 	httpURL, davURL, stop := startServeFlags(t,
-		[]string{"--chroma-url", "http://" + fz.addr, "--collection", coll, "--chroma-timeout", "20s"},
+		[]string{"--chroma-url", "http://" + fz.Addr, "--collection", coll, "--chroma-timeout", "20s"},
 		[]string{"--tree-max-age", "1h"})
 	client := &http.Client{Timeout: 60 * time.Second}
 	cached, err := os.ReadFile(filepath.Join(docsDir, "index.md"))
@@ -195,7 +133,7 @@ func TestServeFrozenChroma(t *testing.T) {
 	if code, _, _ := httpGet(t, client, httpURL+"/index.md", ""); code != 200 {
 		t.Fatalf("index.md before the freeze: %d", code)
 	}
-	fz.frozen.Store(true)
+	fz.Freeze()
 	pollStatus(t, httpURL+"/readyz", 503, "chroma: no answer in time", 40*time.Second)
 	for _, base := range []string{httpURL, davURL} {
 		start := time.Now()
@@ -210,7 +148,7 @@ func TestServeFrozenChroma(t *testing.T) {
 			t.Errorf("%s: a cached page with Chroma frozen: %d, %d bytes", base, code, len(body))
 		}
 	}
-	fz.frozen.Store(false)
+	fz.Thaw()
 	pollStatus(t, httpURL+"/readyz", 200, "ready", 30*time.Second)
 	if code, _, _ := httpGet(t, client, httpURL+"/guides/auth/oauth.mdx", ""); code != 200 {
 		t.Errorf("the page after Chroma thawed: %d", code)
@@ -373,10 +311,10 @@ func TestCLIFrozenChroma(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fz := newFreezer(t, u.Host)
-	fz.frozen.Store(true)
+	fz := faulttest.NewProxy(t, u.Host)
+	fz.Freeze()
 	start := time.Now()
-	out, errOut, code := cli(t, "--chroma-url", "http://"+fz.addr, "--collection", coll, "--chroma-timeout", "500ms", "cat", "/index.md")
+	out, errOut, code := cli(t, "--chroma-url", "http://"+fz.Addr, "--collection", coll, "--chroma-timeout", "500ms", "cat", "/index.md")
 	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("cat with Chroma frozen returned after %v", d)
 	}
