@@ -13,7 +13,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -21,53 +20,15 @@ import (
 
 	"github.com/chromafs/chromafs"
 	"github.com/chromafs/chromafs/adapters/httpfs"
-	"github.com/chromafs/chromafs/internal/faulttest"
 	"github.com/chromafs/chromafs/adapters/internal/upstream"
 	"github.com/chromafs/chromafs/cachepkg"
 	"github.com/chromafs/chromafs/chromastore"
+	"github.com/chromafs/chromafs/internal/faulttest"
 	"github.com/chromafs/chromafs/internal/testcorpus"
 	"github.com/chromafs/chromafs/internal/testenv"
 	"github.com/chromafs/chromafs/memstore"
 	"github.com/chromafs/chromafs/tree"
 )
-
-// page is a page of a collection written by another writer: no size or
-// hash in the tree, content in two chunks, or (broken) with its first
-// chunk missing, or a lazy pointer (url) that declares no size.
-type page struct {
-	slug, content, url, contentType string
-	broken                          bool
-}
-
-// writePages writes pages into dst with a tree that records no sizes.
-func writePages(t testing.TB, dst chromafs.Writer, pages []page) {
-	t.Helper()
-	l := chromafs.DefaultLayout
-	var recs []chromafs.Record
-	var entries []tree.Entry
-	for _, p := range pages {
-		entries = append(entries, tree.Entry{Slug: p.slug, IsPublic: true, HasIsPublic: true, Size: -1, URL: p.url, ContentType: p.contentType})
-		if p.url != "" {
-			continue
-		}
-		half := len(p.content) / 2
-		for i, text := range []string{p.content[:half], p.content[half:]} {
-			if p.broken && i == 0 {
-				continue
-			}
-			recs = append(recs, chromafs.Record{ID: p.slug + ":" + strconv.Itoa(i), Document: text,
-				Metadata: map[string]any{l.SlugField: p.slug, l.IndexField: i}})
-		}
-	}
-	doc, err := tree.Encode(entries, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	recs = append(recs, chromafs.Record{ID: l.TreeID, Document: string(doc), System: true})
-	if err := dst.Upsert(context.Background(), recs); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // countingStore counts content requests.
 type countingStore struct {
@@ -87,10 +48,10 @@ func (c *countingStore) Chunks(ctx context.Context, l chromafs.Layout, slugs []s
 // corrupt page answers 502 when read, the unfetchable pointer 502 with
 // its own body, the fetchable one 200.
 func TestListingReadsNothing(t *testing.T) {
-	pages := []page{
-		{slug: "docs/a.md", content: "# A\nalpha\n"},
-		{slug: "docs/broken.md", content: "# Broken\nthe first chunk is missing\n", broken: true},
-		{slug: "docs/spec.json", url: "https://specs.example/spec.json"},
+	pages := []testcorpus.UnsizedPage{
+		{Slug: "docs/a.md", Content: "# A\nalpha\n"},
+		{Slug: "docs/broken.md", Content: "# Broken\nthe first chunk is missing\n", Broken: true},
+		{Slug: "docs/spec.json", URL: "https://specs.example/spec.json"},
 	}
 	var fetched atomic.Int64
 	fetch := chromafs.ResolverFunc(func(ctx context.Context, e *tree.Entry) ([]byte, error) {
@@ -114,7 +75,7 @@ func TestListingReadsNothing(t *testing.T) {
 				t.Cleanup(func() { c.Close() })
 				store = c
 			}
-			writePages(t, store, pages)
+			testcorpus.WriteUnsized(t, store, pages)
 			c := &countingStore{Store: store}
 			views := map[string]*chromafs.FS{}
 			for name, opt := range map[string]chromafs.Option{"fetch": chromafs.WithResolver(fetch), "nofetch": chromafs.WithResolver(nil)} {
@@ -149,7 +110,7 @@ func TestListingReadsNothing(t *testing.T) {
 			check(t, h, "GET", "/docs/spec.json", []string{"X-View", "nofetch"}, want{status: 502, body: str(upstream.BodyPointer + "\n")})
 			check(t, h, "HEAD", "/docs/spec.json", []string{"X-View", "nofetch"}, want{status: 502})
 			check(t, h, "GET", "/docs/spec.json", []string{"X-View", "fetch"}, want{status: 200, body: str("{}\n")})
-			check(t, h, "GET", "/docs/a.md", []string{"X-View", "fetch"}, want{status: 200, body: str(pages[0].content)})
+			check(t, h, "GET", "/docs/a.md", []string{"X-View", "fetch"}, want{status: 200, body: str(pages[0].Content)})
 		})
 	}
 }
@@ -314,15 +275,15 @@ func TestUpstreamFaults(t *testing.T) {
 // nosniff (check does it). curl sees the headers.
 func TestActiveContent(t *testing.T) {
 	script := "<script>fetch('/secret').then(r => r.text()).then(alert)</script>"
-	pages := []page{
-		{slug: "evil", content: script, contentType: "text/html"},
-		{slug: "x.html", content: script},
-		{slug: "img/x.svg", content: `<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"/>`},
-		{slug: "app.js", content: "alert(1)\n"},
-		{slug: "ok.md", content: "# fine\n"},
+	pages := []testcorpus.UnsizedPage{
+		{Slug: "evil", Content: script, ContentType: "text/html"},
+		{Slug: "x.html", Content: script},
+		{Slug: "img/x.svg", Content: `<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"/>`},
+		{Slug: "app.js", Content: "alert(1)\n"},
+		{Slug: "ok.md", Content: "# fine\n"},
 	}
 	store := memstore.New("active")
-	writePages(t, store, pages)
+	testcorpus.WriteUnsized(t, store, pages)
 	fsys, err := chromafs.New(context.Background(), store)
 	if err != nil {
 		t.Fatal(err)

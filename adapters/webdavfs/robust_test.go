@@ -23,52 +23,15 @@ import (
 	"golang.org/x/net/webdav"
 
 	"github.com/chromafs/chromafs"
-	"github.com/chromafs/chromafs/internal/faulttest"
 	"github.com/chromafs/chromafs/adapters/internal/upstream"
 	"github.com/chromafs/chromafs/adapters/webdavfs"
 	"github.com/chromafs/chromafs/chromastore"
+	"github.com/chromafs/chromafs/internal/faulttest"
+	"github.com/chromafs/chromafs/internal/testcorpus"
 	"github.com/chromafs/chromafs/internal/testenv"
 	"github.com/chromafs/chromafs/memstore"
 	"github.com/chromafs/chromafs/tree"
 )
-
-// unsizedPage is a page of a collection written by another writer: no
-// size or hash in the tree, content in two chunks, or (broken) with its
-// first chunk missing, or a lazy pointer (url) that declares no size.
-type unsizedPage struct {
-	slug, content, url, contentType string
-	broken                          bool
-}
-
-// writeUnsized writes pages into dst with a tree that records no sizes.
-func writeUnsized(t testing.TB, dst chromafs.Writer, pages []unsizedPage) {
-	t.Helper()
-	l := chromafs.DefaultLayout
-	var recs []chromafs.Record
-	var entries []tree.Entry
-	for _, p := range pages {
-		entries = append(entries, tree.Entry{Slug: p.slug, IsPublic: true, HasIsPublic: true, Size: -1, URL: p.url, ContentType: p.contentType})
-		if p.url != "" {
-			continue
-		}
-		half := len(p.content) / 2
-		for i, text := range []string{p.content[:half], p.content[half:]} {
-			if p.broken && i == 0 {
-				continue
-			}
-			recs = append(recs, chromafs.Record{ID: p.slug + ":" + strconv.Itoa(i), Document: text,
-				Metadata: map[string]any{l.SlugField: p.slug, l.IndexField: i}})
-		}
-	}
-	doc, err := tree.Encode(entries, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	recs = append(recs, chromafs.Record{ID: l.TreeID, Document: string(doc), System: true})
-	if err := dst.Upsert(context.Background(), recs); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // TestListingReadsNothing: in a collection whose tree records no sizes,
 // with an unsized lazy pointer and a corrupt page (a chunk missing), a
@@ -80,12 +43,12 @@ func writeUnsized(t testing.TB, dst chromafs.Writer, pages []unsizedPage) {
 // rclone lists the directory.
 func TestListingReadsNothing(t *testing.T) {
 	const pointerSize = 4 << 20
-	pages := []unsizedPage{
-		{slug: "docs/a.md", content: "# A\nalpha\n"},
-		{slug: "docs/b.md", content: "# B\nbeta beta\n"},
-		{slug: "docs/broken.md", content: "# Broken\nthe first chunk is missing\n", broken: true},
-		{slug: "docs/spec.json", url: "https://specs.example/spec.json", contentType: "application/json"},
-		{slug: "index.md", content: "# Index\n"},
+	pages := []testcorpus.UnsizedPage{
+		{Slug: "docs/a.md", Content: "# A\nalpha\n"},
+		{Slug: "docs/b.md", Content: "# B\nbeta beta\n"},
+		{Slug: "docs/broken.md", Content: "# Broken\nthe first chunk is missing\n", Broken: true},
+		{Slug: "docs/spec.json", URL: "https://specs.example/spec.json", ContentType: "application/json"},
+		{Slug: "index.md", Content: "# Index\n"},
 	}
 	var fetched atomic.Int64
 	fetch := chromafs.ResolverFunc(func(ctx context.Context, e *tree.Entry) ([]byte, error) {
@@ -96,7 +59,7 @@ func TestListingReadsNothing(t *testing.T) {
 		t.Run(b.name, func(t *testing.T) {
 			fetched.Store(0)
 			store := b.new(t)
-			writeUnsized(t, store, pages)
+			testcorpus.WriteUnsized(t, store, pages)
 			c := &counting{Store: store}
 			views := map[string]*chromafs.FS{}
 			for name, opt := range map[string]chromafs.Option{"fetch": chromafs.WithResolver(fetch), "nofetch": chromafs.WithResolver(nil)} {
@@ -161,15 +124,15 @@ func TestListingReadsNothing(t *testing.T) {
 			if resp, body := e.do(t, "GET", "/docs/spec.json", map[string]string{"X-View": "fetch"}, ""); resp.StatusCode != 200 || len(body) != pointerSize || fetched.Load() != 1 {
 				t.Errorf("GET of a pointer = %d, %d bytes, %d fetches", resp.StatusCode, len(body), fetched.Load())
 			}
-			if resp, body := e.do(t, "GET", "/docs/a.md", map[string]string{"X-View": "fetch"}, ""); resp.StatusCode != 200 || string(body) != pages[0].content {
+			if resp, body := e.do(t, "GET", "/docs/a.md", map[string]string{"X-View": "fetch"}, ""); resp.StatusCode != 200 || string(body) != pages[0].Content {
 				t.Errorf("GET /docs/a.md = %d %q", resp.StatusCode, body)
 			}
 			// HEAD reads to learn the size (not a listing).
-			if resp, _ := e.do(t, "HEAD", "/docs/b.md", map[string]string{"X-View": "nofetch"}, ""); resp.StatusCode != 200 || resp.ContentLength != int64(len(pages[1].content)) {
+			if resp, _ := e.do(t, "HEAD", "/docs/b.md", map[string]string{"X-View": "nofetch"}, ""); resp.StatusCode != 200 || resp.ContentLength != int64(len(pages[1].Content)) {
 				t.Errorf("HEAD /docs/b.md = %d, Content-Length %d", resp.StatusCode, resp.ContentLength)
 			}
 			_, got, _ := propfind(t, e, "/docs/", "1", map[string]string{"X-View": "fetch"})
-			if l := got["/docs/a.md"].length; l != strconv.Itoa(len(pages[0].content)) || got["/docs/a.md"].etag == "" {
+			if l := got["/docs/a.md"].length; l != strconv.Itoa(len(pages[0].Content)) || got["/docs/a.md"].etag == "" {
 				t.Errorf("a page read before is listed with getcontentlength %q, getetag %q", l, got["/docs/a.md"].etag)
 			}
 			if l := got["/docs/spec.json"].length; l != strconv.Itoa(pointerSize) {
@@ -507,16 +470,16 @@ func TestUpstreamFaults(t *testing.T) {
 // carries X-Content-Type-Options: nosniff. curl sees the headers.
 func TestActiveContent(t *testing.T) {
 	script := "<script>fetch('/secret').then(r => r.text()).then(alert)</script>"
-	pages := []unsizedPage{
-		{slug: "evil", content: script, contentType: "text/html"},
-		{slug: "img/x.svg", content: `<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"/>`},
-		{slug: "app.js", content: "alert(1)\n"},
-		{slug: "page.xhtml", content: "<html xmlns=\"http://www.w3.org/1999/xhtml\">" + script + "</html>"},
-		{slug: "ok.md", content: "# fine\n"},
-		{slug: "data.json", content: "{}\n", contentType: "application/json"},
+	pages := []testcorpus.UnsizedPage{
+		{Slug: "evil", Content: script, ContentType: "text/html"},
+		{Slug: "img/x.svg", Content: `<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"/>`},
+		{Slug: "app.js", Content: "alert(1)\n"},
+		{Slug: "page.xhtml", Content: "<html xmlns=\"http://www.w3.org/1999/xhtml\">" + script + "</html>"},
+		{Slug: "ok.md", Content: "# fine\n"},
+		{Slug: "data.json", Content: "{}\n", ContentType: "application/json"},
 	}
 	store := memstore.New("active")
-	writeUnsized(t, store, pages)
+	testcorpus.WriteUnsized(t, store, pages)
 	fsys, err := chromafs.New(context.Background(), store)
 	if err != nil {
 		t.Fatal(err)

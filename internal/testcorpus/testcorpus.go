@@ -13,6 +13,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -23,6 +24,7 @@ import (
 	"github.com/chromafs/chromafs/ingest"
 	"github.com/chromafs/chromafs/internal/testenv"
 	"github.com/chromafs/chromafs/memstore"
+	"github.com/chromafs/chromafs/tree"
 )
 
 // Files is Docs plus edge cases: an empty file, a dotfile, an
@@ -224,4 +226,42 @@ func Views(t *testing.T, files map[string]string) []View {
 		}
 	}
 	return out
+}
+
+// UnsizedPage is a page of a collection written by another writer: no
+// size or hash in the tree, content in two chunks, or (Broken) with its
+// first chunk missing, or a lazy pointer (URL) that declares no size.
+type UnsizedPage struct {
+	Slug, Content, URL, ContentType string
+	Broken                          bool
+}
+
+// WriteUnsized writes pages into dst with a tree that records no sizes.
+func WriteUnsized(t testing.TB, dst chromafs.Writer, pages []UnsizedPage) {
+	t.Helper()
+	l := chromafs.DefaultLayout
+	var recs []chromafs.Record
+	var entries []tree.Entry
+	for _, p := range pages {
+		entries = append(entries, tree.Entry{Slug: p.Slug, IsPublic: true, HasIsPublic: true, Size: -1, URL: p.URL, ContentType: p.ContentType})
+		if p.URL != "" {
+			continue
+		}
+		half := len(p.Content) / 2
+		for i, text := range []string{p.Content[:half], p.Content[half:]} {
+			if p.Broken && i == 0 {
+				continue
+			}
+			recs = append(recs, chromafs.Record{ID: p.Slug + ":" + strconv.Itoa(i), Document: text,
+				Metadata: map[string]any{l.SlugField: p.Slug, l.IndexField: i}})
+		}
+	}
+	doc, err := tree.Encode(entries, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs = append(recs, chromafs.Record{ID: l.TreeID, Document: string(doc), System: true})
+	if err := dst.Upsert(context.Background(), recs); err != nil {
+		t.Fatal(err)
+	}
 }
