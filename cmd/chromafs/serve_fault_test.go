@@ -243,10 +243,21 @@ func TestServeSignInLimits(t *testing.T) {
 				t.Errorf("%s %s from another address: %d, want 200", base, name, code)
 			}
 		}
-		// The limits are the server's, whatever the protocol.
+		// The limits are the server's, whatever the protocol. The bucket
+		// may have refilled one failure since the burst (one every 6 s,
+		// and the sign-ins above are slow under the race detector), so
+		// of three quick guesses at most the first may be checked.
 		if base == httpURL {
-			if code, _, _ := httpGet(t, attacker, davURL+"/"+private, basic("bot", "guess")); code != 429 {
-				t.Errorf("the limited address on the other protocol: %d, want 429", code)
+			var other []int
+			for range 3 {
+				code, _, _ := httpGet(t, attacker, davURL+"/"+private, basic("bot", "guess"))
+				other = append(other, code)
+				if code == 429 {
+					break
+				}
+			}
+			if other[len(other)-1] != 429 || len(other) > 2 {
+				t.Errorf("the limited address on the other protocol: %v, want 429 (after at most one 401)", other)
 			}
 		}
 	}
