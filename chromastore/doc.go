@@ -26,23 +26,30 @@
 //
 // # Limits
 //
-// Every request stays within the limits of Chroma Cloud, the strictest
-// deployment, so that the same code works against a local server, a
-// distributed one and the cloud:
+// With [Config.CloudLimits], every request stays within the limits of
+// Chroma Cloud, the strictest deployment, so that the same code works
+// against a local server, a distributed one and the cloud. Without it,
+// reads of chunks ([Collection.Chunks]) and coarse searches
+// ([Collection.Search]) use larger pages ([ChunksPageSize]) and $in lists
+// ([SearchMaxIn]), since each of their requests costs a pass over the
+// collection, and regexes are not bounded; everything else is the same:
 //
-//   - a get asks for at most [PageSize] (300) records, and pages with
+//   - a get asks for at most [PageSize] (300) records (under CloudLimits;
+//     see above for the two exceptions otherwise), and pages with
 //     limit and offset until a page comes back short; a get by id
 //     ([Collection.ChunksByID]) asks for at most PageSize ids;
 //   - a where filter's $in list carries at most [MaxIn] (200) values
-//     ([SearchMaxIn], 16,384, for [Collection.Search], whose every request
-//     costs a pass over the collection) and is never empty (Chroma answers 400 to an empty $in and 500 to one of
+//     ([SearchMaxIn], 16,384, for [Collection.Search] without
+//     CloudLimits) and is never empty (Chroma answers 400 to an empty $in and 500 to one of
 //     more than 32,762 values); batches of one call run up to four at a
 //     time;
 //   - an upsert sends at most 300 records and splits a batch whose request
 //     would exceed 8 MiB; a single record that needs more than 32 MiB is
 //     refused before anything is sent (Chroma refuses bodies over 40 MiB);
-//   - documents are sent as they are: Chroma Cloud refuses documents over
-//     16 KiB, so writers that target it must chunk below that.
+//   - documents are sent as they are; Chroma Cloud refuses documents over
+//     16 KiB, so under CloudLimits an upsert with a larger document is
+//     refused before anything is sent, and writers that target it must
+//     chunk below that (ingest shards a larger path tree).
 //
 // Offset paging over a collection that changes between pages can repeat or
 // miss records; records repeated are dropped. Chroma returns records in

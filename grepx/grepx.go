@@ -90,8 +90,8 @@ type Query struct {
 	OnlyMatching bool
 
 	// MaxMatches, when positive, stops the search after that many selected
-	// lines in total, and MaxBytes after that many bytes of line text; the
-	// Result is then Truncated. They bound output for agents.
+	// lines in total, and MaxBytes after that many bytes of line text;
+	// Stats.Truncated then says so. They bound output for agents.
 	MaxMatches int
 	MaxBytes   int
 
