@@ -20,6 +20,7 @@ import (
 	"github.com/chromafs/chromafs/grepx"
 	"github.com/chromafs/chromafs/grepx/pattern"
 	"github.com/chromafs/chromafs/internal/gen"
+	"github.com/chromafs/chromafs/internal/testenv"
 )
 
 // grepCase is one search of BenchmarkGrep, as a grepx query and as the
@@ -65,7 +66,7 @@ func grepDir(b *testing.B, n int) string {
 	if d, ok := grepFiles.dirs[n]; ok {
 		return d
 	}
-	dir, err := os.MkdirTemp("", "chromafs-grep-bench-")
+	dir, err := testenv.TempDir("chromafs-grep-bench-")
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -30,7 +30,7 @@ var builtBinary = struct {
 func chromafsBinary(tb testing.TB) string {
 	tb.Helper()
 	builtBinary.once.Do(func() {
-		dir, err := os.MkdirTemp("", "chromafs-bin-")
+		dir, err := testenv.TempDir("chromafs-bin-")
 		if err != nil {
 			builtBinary.err = err
 			return

@@ -92,7 +92,23 @@ var state struct {
 	main     bool      // Main is running
 	tmp      string    // parent of the shared servers' data directories
 	servers  []*Server // shared servers started here
+	dirs     []string  // made by TempDir, removed by cleanup
 	shutdown bool      // cleanup has run
+}
+
+// TempDir makes a directory that lives as long as the test binary: Main
+// removes it when the tests end (a test's own t.TempDir is removed when
+// that test ends, too early for what several tests share, such as a
+// binary built once). Without Main, the caller must remove it.
+func TempDir(prefix string) (string, error) {
+	dir, err := os.MkdirTemp("", prefix)
+	if err != nil {
+		return "", err
+	}
+	state.mu.Lock()
+	state.dirs = append(state.dirs, dir)
+	state.mu.Unlock()
+	return dir, nil
 }
 
 // shared is a server started at most once per test binary.
@@ -147,9 +163,12 @@ func cleanup() {
 			fmt.Fprintln(os.Stderr, err)
 		}
 	}
-	if state.tmp != "" {
-		if err := os.RemoveAll(state.tmp); err != nil {
-			fmt.Fprintf(os.Stderr, "testenv: remove %s: %v\n", state.tmp, err)
+	for _, dir := range append(state.dirs, state.tmp) {
+		if dir == "" {
+			continue
+		}
+		if err := os.RemoveAll(dir); err != nil {
+			fmt.Fprintf(os.Stderr, "testenv: remove %s: %v\n", dir, err)
 		}
 	}
 }
