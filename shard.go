@@ -124,8 +124,8 @@ func ParseTreeManifest(doc []byte) (*TreeManifest, bool, error) {
 // hold at most maxBytes bytes. If doc fits, it returns doc itself as the
 // manifest document and no shards: write it as the tree record, as
 // always. Otherwise it returns the manifest document for the tree record
-// (id treeID) and the shard records (System, with metadata _system and
-// chromafs_tree_shard), which must be written before the manifest. maxBytes
+// (id treeID) and the shard records (System, with metadata SystemKey and
+// TreeShardKey), which must be written before the manifest. maxBytes
 // of 0 or less means no limit; a positive value below MinTreeShardBytes is
 // an error.
 func ShardTree(treeID string, doc []byte, maxBytes int) (manifest []byte, shards []Record, err error) {
@@ -154,7 +154,7 @@ func ShardTree(treeID string, doc []byte, maxBytes int) (manifest []byte, shards
 		shards = append(shards, Record{
 			ID:       id,
 			Document: string(rest[:n]),
-			Metadata: map[string]any{"_system": true, "chromafs_tree_shard": len(shards)},
+			Metadata: map[string]any{SystemKey: true, TreeShardKey: len(shards)},
 			System:   true,
 		})
 		rest = rest[n:]

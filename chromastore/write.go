@@ -19,8 +19,8 @@ const (
 )
 
 // SystemKey is the metadata key, set to true, that marks a record written
-// with Record.System (the tree record).
-const SystemKey = "_system"
+// with Record.System (the tree record): chromafs.SystemKey.
+const SystemKey = chromafs.SystemKey
 
 // dimensionProbe is embedded to learn the dimension of the embedding
 // function when the collection has no vectors yet.

@@ -10,7 +10,6 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -37,8 +36,9 @@ type metadataSetter interface {
 
 // Markers that Run writes into the tree record's metadata.
 const (
-	// MetaSystem marks the tree record as not content.
-	MetaSystem = "_system"
+	// MetaSystem marks the tree record as not content; it is
+	// chromafs.SystemKey.
+	MetaSystem = chromafs.SystemKey
 	// MetaWriter names the program that wrote the collection; its value
 	// is WriterName.
 	MetaWriter = "chromafs_writer"
@@ -368,47 +368,23 @@ func run(ctx context.Context, dst Target, src fs.FS, opt Options, rulesSlug stri
 
 	// The tree goes last, so that it never names chunks that are not
 	// written yet.
-	doc, err := tree.Encode(entries, opt.Compressed)
-	if err != nil {
-		return nil, fmt.Errorf("ingest: encode tree: %w", err)
-	}
-	manifest, shards, err := chromafs.ShardTree(opt.Layout.TreeID, doc, opt.TreeMaxBytes)
+	tr, err := BuildTree(opt.Layout.TreeID, entries, opt.Compressed, opt.TreeMaxBytes)
 	if err != nil {
 		return nil, fmt.Errorf("ingest: %w", err)
 	}
-	r.TreeBytes, r.TreeShards = len(doc), len(shards)
+	shards := tr.Shards
+	r.TreeBytes, r.TreeShards = len(tr.Doc), len(shards)
 	if !opt.DryRun {
-		// The collection's tree version marker is cleared before the tree
-		// changes and set after, so that readers never take an old marker
-		// for the new tree (see chromafs.TreeVersionKey).
-		ms, marks := dst.(metadataSetter)
-		if marks {
-			if err := ms.SetMetadata(ctx, map[string]any{chromafs.TreeVersionKey: ""}); err != nil {
-				return nil, in.failed("clear the collection's tree version", err)
-			}
-		}
-		// Shards go before the manifest that names them; their ids carry
-		// the tree's digest, so the previous tree's shards stay intact
-		// until the new manifest replaces the old one.
-		for b := range slices.Chunk(shards, opt.BatchSize) {
-			if err := dst.Upsert(ctx, b); err != nil {
-				return nil, in.failed("write tree shards", err)
-			}
-		}
-		rec := chromafs.Record{
-			ID:       opt.Layout.TreeID,
-			Document: string(manifest),
-			System:   true,
-			Metadata: map[string]any{MetaSystem: true, MetaWriter: WriterName, MetaLineAligned: true, MetaDirty: false, chromafs.ChunkIDsKey: chromafs.ChunkIDScheme},
-		}
-		if err := dst.Upsert(ctx, []chromafs.Record{rec}); err != nil {
-			return nil, in.failed("write tree record "+strconv.Quote(opt.Layout.TreeID), err)
-		}
-		in.wrote = true
-		if marks {
-			if err := ms.SetMetadata(ctx, map[string]any{chromafs.TreeVersionKey: chromafs.TreeVersionOf(doc)}); err != nil {
-				return nil, fmt.Errorf("ingest: the tree was written, but recording its version in the collection's metadata failed (readers fetch the tree record meanwhile): %w", err)
-			}
+		// The version marker is cleared before the tree changes and set
+		// after; shards go before the manifest that names them (see
+		// TreeRecords.Write).
+		written, err := tr.Write(ctx, dst, opt.BatchSize)
+		in.wrote = written
+		switch {
+		case err != nil && written:
+			return nil, fmt.Errorf("ingest: %w", err)
+		case err != nil:
+			return nil, in.failed("", err)
 		}
 	}
 	// The previous tree's shards go once the new manifest is written (a

@@ -103,7 +103,7 @@ func Load(s *Store, layout chromafs.Layout, files map[string]string, opt LoadOpt
 	records = append(records, chromafs.Record{
 		ID:       layout.TreeID,
 		Document: string(doc),
-		Metadata: map[string]any{"_system": true},
+		Metadata: map[string]any{chromafs.SystemKey: true},
 		System:   true,
 	})
 	if err := s.Upsert(context.Background(), records); err != nil {

@@ -154,7 +154,7 @@ func Run(ctx context.Context, store Store, opt Options) (*Report, error) {
 	case err != nil:
 		return nil, fmt.Errorf("validate: read tree: %w", err)
 	default:
-		if sys, _ := rec.Metadata["_system"].(bool); !sys {
+		if sys, _ := rec.Metadata[chromafs.SystemKey].(bool); !sys {
 			add(Warning, "", "tree record %q has no _system: true metadata marker", l.TreeID)
 		}
 		if _, ok := rec.Metadata[l.SlugField]; ok {

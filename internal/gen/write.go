@@ -81,12 +81,22 @@ func (s Stats) String() string {
 // ingest writes: each page cut by ingest.Chunk into chunks of about
 // MaxChunk bytes at line ends, one record per chunk with id
 // ingest.ChunkID(slug, i) and metadata holding the layout's slug and
-// index fields; then, once every chunk is written, the tree record
-// (gzip-compressed and base64-encoded unless Options.Plain) with each
-// page's access, size, sha256 hash, mod time, content type and chunk
-// count, System set and the metadata markers of ingest. Records go out in
-// batches of Options.BatchSize, Options.Workers calls at a time, pages in
-// slug order. Write is meant for an empty collection: it deletes nothing.
+// index fields; then, once every chunk is written, the tree (gzip-compressed
+// and base64-encoded unless Options.Plain) with each page's access, size,
+// sha256 hash, mod time, content type and chunk count, built by
+// ingest.BuildTree and written by its Write: the same tree record,
+// metadata, shards and tree version marker sequence as ingest.Run writes
+// for the same tree. Chunk records go out in batches of Options.BatchSize,
+// Options.Workers calls at a time, pages in slug order.
+//
+// Write is meant for an empty collection: it reads nothing and deletes
+// nothing. In particular it does not mark a previous tree record dirty
+// (ingest.MetaDirty) before its first chunk, as ingest.Run does: that
+// marker only tells a later ingest.Run not to trust the previous tree's
+// hashes after a run that failed part way, and an empty collection has no
+// previous tree. Written over an ingested collection, a Write that fails
+// before its tree record leaves that collection's tree naming chunks Write
+// may have replaced; re-ingest it with ingest.Options.Force.
 func Write(ctx context.Context, w chromafs.Writer, pages map[string]string, opt Options) (Stats, error) {
 	start := time.Now()
 	opt.Layout = opt.Layout.WithDefaults()
@@ -182,45 +192,18 @@ func Write(ctx context.Context, w chromafs.Writer, pages map[string]string, opt 
 		return st, err
 	}
 
-	// The tree goes last, so that it never names chunks not yet written.
-	doc, err := tree.Encode(entries, !opt.Plain)
-	if err != nil {
-		return st, fmt.Errorf("gen: encode tree: %w", err)
-	}
-	manifest, shards, err := chromafs.ShardTree(l.TreeID, doc, opt.TreeMaxBytes)
+	// The tree goes last, so that it never names chunks not yet written;
+	// it is built and written as ingest builds and writes it.
+	tr, err := ingest.BuildTree(l.TreeID, entries, !opt.Plain, opt.TreeMaxBytes)
 	if err != nil {
 		return st, fmt.Errorf("gen: %w", err)
 	}
-	for b := range slices.Chunk(shards, opt.BatchSize) {
-		if err := w.Upsert(ctx, b); err != nil {
-			return st, fmt.Errorf("gen: write tree shards: %w", err)
-		}
-	}
-	st.TreeShards = len(shards)
-	rec := chromafs.Record{
-		ID:       l.TreeID,
-		Document: string(manifest),
-		System:   true,
-		Metadata: map[string]any{
-			ingest.MetaSystem:      true,
-			ingest.MetaWriter:      ingest.WriterName,
-			ingest.MetaLineAligned: true,
-			chromafs.ChunkIDsKey:   chromafs.ChunkIDScheme,
-		},
-	}
-	if err := w.Upsert(ctx, []chromafs.Record{rec}); err != nil {
-		return st, fmt.Errorf("gen: write tree record %q: %w", l.TreeID, err)
-	}
-	// As ingest does: the collection's metadata names the tree's version.
-	if ms, ok := w.(interface {
-		SetMetadata(context.Context, map[string]any) error
-	}); ok {
-		if err := ms.SetMetadata(ctx, map[string]any{chromafs.TreeVersionKey: chromafs.TreeVersionOf(doc)}); err != nil {
-			return st, fmt.Errorf("gen: record the tree version: %w", err)
-		}
+	st.TreeShards = len(tr.Shards)
+	if _, err := tr.Write(ctx, w, opt.BatchSize); err != nil {
+		return st, fmt.Errorf("gen: %w", err)
 	}
 	st.Pages = len(entries)
-	st.TreeBytes = len(doc)
+	st.TreeBytes = len(tr.Doc)
 	st.Elapsed = time.Since(start)
 	return st, nil
 }
