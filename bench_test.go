@@ -19,6 +19,7 @@ import (
 
 	"github.com/chromafs/chromafs"
 	"github.com/chromafs/chromafs/cachepkg"
+	"github.com/chromafs/chromafs/cachepkg/rediscache"
 	"github.com/chromafs/chromafs/chromastore"
 	"github.com/chromafs/chromafs/ingest"
 	"github.com/chromafs/chromafs/internal/gen"
@@ -578,7 +579,7 @@ func BenchmarkCatWarm(b *testing.B) {
 func BenchmarkCatRedis(b *testing.B) {
 	forSizes(b, func(b *testing.B, sz benchSize) {
 		ctx := context.Background()
-		rc, err := cachepkg.NewRedis(cachepkg.RedisOptions{URL: testenv.Redis(b).URL, Prefix: "bench:"})
+		rc, err := rediscache.New(testenv.Redis(b).URL, rediscache.Options{Prefix: "bench:"})
 		if err != nil {
 			b.Fatal(err)
 		}

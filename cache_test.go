@@ -17,6 +17,7 @@ import (
 
 	"github.com/chromafs/chromafs"
 	"github.com/chromafs/chromafs/cachepkg"
+	"github.com/chromafs/chromafs/cachepkg/rediscache"
 	"github.com/chromafs/chromafs/chromastore"
 	"github.com/chromafs/chromafs/internal/testenv"
 	"github.com/chromafs/chromafs/memstore"
@@ -49,10 +50,10 @@ func openColl(t *testing.T, url string) *chromastore.Collection {
 	return c
 }
 
-func redisCache(t *testing.T, url, prefix string, opt cachepkg.RedisOptions) *cachepkg.Redis {
+func redisCache(t *testing.T, url, prefix string, opt rediscache.Options) *rediscache.Cache {
 	t.Helper()
-	opt.URL, opt.Prefix = url, prefix
-	r, err := cachepkg.NewRedis(opt)
+	opt.Prefix = prefix
+	r, err := rediscache.New(url, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +86,7 @@ func TestSharedRedisCache(t *testing.T) {
 			w.write(t, coll.Collection, files)
 			mem := memstore.New(t.Name())
 			w.write(t, mem, files)
-			rc := redisCache(t, rdb.URL, t.Name()+":", cachepkg.RedisOptions{})
+			rc := redisCache(t, rdb.URL, t.Name()+":", rediscache.Options{})
 			for _, store := range []chromafs.Store{coll, mem} {
 				if err := rc.Clear(ctx); err != nil {
 					t.Fatal(err)
@@ -162,7 +163,7 @@ func TestRedisFaults(t *testing.T) {
 	ctx := context.Background()
 	coll := &countingColl{Collection: openColl(t, testenv.Chroma(t).URL)}
 	ingested(t, coll.Collection, files)
-	rc := redisCache(t, rdb.URL, "faults:", cachepkg.RedisOptions{Backoff: 200 * time.Millisecond, Timeout: 300 * time.Millisecond})
+	rc := redisCache(t, rdb.URL, "faults:", rediscache.Options{Backoff: 200 * time.Millisecond, Timeout: 300 * time.Millisecond})
 	var logs syncBuffer
 	newFS := func() *chromafs.FS {
 		fsys, err := chromafs.New(ctx, coll,
@@ -264,7 +265,7 @@ func TestRedisSlowAndFlushed(t *testing.T) {
 	ingested(t, coll.Collection, files)
 	proxy := newSlowProxy(t, strings.TrimPrefix(rdb.URL, "redis://"))
 	const timeout = 200 * time.Millisecond
-	rc := redisCache(t, "redis://"+proxy.addr, t.Name()+":", cachepkg.RedisOptions{Timeout: timeout, Backoff: time.Hour})
+	rc := redisCache(t, "redis://"+proxy.addr, t.Name()+":", rediscache.Options{Timeout: timeout, Backoff: time.Hour})
 	newFS := func() *chromafs.FS {
 		fsys, err := chromafs.New(ctx, coll, chromafs.WithCache(cachepkg.NewTiered(cachepkg.NewMemory(0), rc)),
 			chromafs.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))

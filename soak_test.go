@@ -18,6 +18,7 @@ import (
 
 	"github.com/chromafs/chromafs"
 	"github.com/chromafs/chromafs/cachepkg"
+	"github.com/chromafs/chromafs/cachepkg/rediscache"
 	"github.com/chromafs/chromafs/grepx"
 	"github.com/chromafs/chromafs/internal/gen"
 	"github.com/chromafs/chromafs/internal/testenv"
@@ -52,7 +53,7 @@ func TestSoak(t *testing.T) {
 	if _, err := gen.Write(ctx, coll.Collection, pages, gen.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	rc := redisCache(t, testenv.Redis(t).URL, t.Name()+":", cachepkg.RedisOptions{})
+	rc := redisCache(t, testenv.Redis(t).URL, t.Name()+":", rediscache.Options{})
 	if err := rc.Clear(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -1,5 +1,7 @@
-// Package cachepkg defines the page cache that chromafs reads through, and
-// an in-memory, byte-bounded implementation of it.
+// Package cachepkg defines the page cache that chromafs reads through, an
+// in-memory, byte-bounded implementation of it, and a tiered cache that
+// puts a local cache in front of a shared one. The Redis cache is in the
+// subpackage rediscache, so that only programs that use it link go-redis.
 //
 // # Keys and values
 //

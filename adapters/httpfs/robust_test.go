@@ -22,6 +22,7 @@ import (
 	"github.com/chromafs/chromafs/adapters/httpfs"
 	"github.com/chromafs/chromafs/adapters/internal/upstream"
 	"github.com/chromafs/chromafs/cachepkg"
+	"github.com/chromafs/chromafs/cachepkg/rediscache"
 	"github.com/chromafs/chromafs/chromastore"
 	"github.com/chromafs/chromafs/internal/faulttest"
 	"github.com/chromafs/chromafs/internal/testcorpus"
@@ -322,7 +323,7 @@ func TestActiveContent(t *testing.T) {
 	}
 }
 
-// TestRedisDown: with the Redis page cache (cachepkg.Redis behind a
+// TestRedisDown: with the Redis page cache (rediscache.Cache behind a
 // memory cache, as `chromafs serve --redis` sets it up) stopped, pages are
 // read from Chroma (200); with Chroma stopped too, 503 with Retry-After,
 // never 500.
@@ -336,7 +337,7 @@ func TestRedisDown(t *testing.T) {
 	defer c.Close()
 	files := corpus(t)
 	testcorpus.Ingest(t, c, files)
-	rc, err := cachepkg.NewRedis(cachepkg.RedisOptions{URL: rdb.URL})
+	rc, err := rediscache.New(rdb.URL, rediscache.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,6 +36,7 @@ import (
 
 	"github.com/chromafs/chromafs"
 	"github.com/chromafs/chromafs/cachepkg"
+	"github.com/chromafs/chromafs/cachepkg/rediscache"
 	"github.com/chromafs/chromafs/chromastore"
 )
 
@@ -204,7 +205,7 @@ func (g *globals) openFS(ctx context.Context) (*chromafs.FS, error) {
 		chromafs.WithLogger(log),
 	}
 	if g.redisURL != "" {
-		rc, err := cachepkg.NewRedis(cachepkg.RedisOptions{URL: g.redisURL, Logger: log})
+		rc, err := rediscache.New(g.redisURL, rediscache.Options{Logger: log})
 		if err != nil {
 			return nil, err
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/chromafs/chromafs/adapters/httpfs"
 	"github.com/chromafs/chromafs/adapters/webdavfs"
 	"github.com/chromafs/chromafs/cachepkg"
+	"github.com/chromafs/chromafs/cachepkg/rediscache"
 	"github.com/chromafs/chromafs/chromastore"
 	"github.com/chromafs/chromafs/internal/server"
 )
@@ -99,10 +100,10 @@ X-Content-Type-Options: nosniff.`,
 				return err
 			}
 			cache := cachepkg.Cache(cachepkg.NewMemory(0))
-			var rc *cachepkg.Redis
+			var rc *rediscache.Cache
 			if g.redisURL != "" {
 				var err error
-				if rc, err = cachepkg.NewRedis(cachepkg.RedisOptions{URL: g.redisURL, Logger: log}); err != nil {
+				if rc, err = rediscache.New(g.redisURL, rediscache.Options{Logger: log}); err != nil {
 					return err
 				}
 				defer rc.Close()

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/chromafs/chromafs"
-	"github.com/chromafs/chromafs/cachepkg"
+	"github.com/chromafs/chromafs/cachepkg/rediscache"
 	"github.com/chromafs/chromafs/chromastore"
 	"github.com/chromafs/chromafs/internal/server"
 	"github.com/chromafs/chromafs/internal/testenv"
@@ -67,7 +67,7 @@ func TestReadiness(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg.Create = false
-	rc, err := cachepkg.NewRedis(cachepkg.RedisOptions{URL: "redis://127.0.0.1:1", Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	rc, err := rediscache.New("redis://127.0.0.1:1", rediscache.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -68,7 +68,7 @@ type Config struct {
 	Auth AuthLimits
 	// Cache, if not nil, is pinged by every readiness check and reported
 	// by /readyz; its failure does not make the server unready (pages
-	// are then read from the store). *cachepkg.Redis has Ping.
+	// are then read from the store). *rediscache.Cache has Ping.
 	Cache Pinger
 	// ResolveTimeout bounds a request's bootstrap (chromafs.New: the
 	// tree's version and record, when they are older than the tree max

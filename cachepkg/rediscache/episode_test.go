@@ -1,4 +1,4 @@
-package cachepkg_test
+package rediscache_test
 
 import (
 	"bytes"
@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromafs/chromafs/cachepkg"
+	"github.com/chromafs/chromafs/cachepkg/rediscache"
 	"github.com/chromafs/chromafs/internal/testenv"
 )
 
@@ -51,7 +51,7 @@ func TestRedisLoggerEpisodes(t *testing.T) {
 	srv := testenv.NewRedis(t)
 	var logs lockedBuffer
 	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	r, err := cachepkg.NewRedis(cachepkg.RedisOptions{URL: srv.URL, Prefix: t.Name() + ":", Backoff: 50 * time.Millisecond, Logger: log})
+	r, err := rediscache.New(srv.URL, rediscache.Options{Prefix: t.Name() + ":", Backoff: 50 * time.Millisecond, Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}

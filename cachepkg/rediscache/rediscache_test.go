@@ -1,23 +1,25 @@
-package cachepkg_test
+package rediscache_test
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/chromafs/chromafs/cachepkg"
+	"github.com/chromafs/chromafs/cachepkg/rediscache"
 	"github.com/chromafs/chromafs/internal/testenv"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
 
-func newRedis(t *testing.T, url, prefix string) *cachepkg.Redis {
+func newRedis(t *testing.T, url, prefix string) *rediscache.Cache {
 	t.Helper()
-	r, err := cachepkg.NewRedis(cachepkg.RedisOptions{URL: url, Prefix: prefix, TTL: time.Hour})
+	r, err := rediscache.New(url, rediscache.Options{Prefix: prefix, TTL: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,8 +27,72 @@ func newRedis(t *testing.T, url, prefix string) *cachepkg.Redis {
 	return r
 }
 
-// TestCaches runs the Cache contract on every implementation: Memory, a
-// Redis server, and Memory in front of Redis.
+// universal returns a go-redis client made by the caller, as
+// redis.NewUniversalClient makes it for one server, closed at the end of
+// the test.
+func universal(t *testing.T, url string) redis.UniversalClient {
+	t.Helper()
+	opt, err := redis.ParseURL(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := redis.NewUniversalClient(&redis.UniversalOptions{Addrs: []string{opt.Addr}})
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func newFromClient(t *testing.T, c redis.UniversalClient, opt rediscache.Options) *rediscache.Cache {
+	t.Helper()
+	r, err := rediscache.NewClient(c, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r
+}
+
+// TestRedisNewClient checks a cache on the caller's client: its keys
+// carry the prefix and the TTL, errors name the client's server, and
+// Close leaves the client open.
+func TestRedisNewClient(t *testing.T) {
+	srv := testenv.Redis(t)
+	ctx := context.Background()
+	raw := universal(t, srv.URL)
+	r, err := rediscache.NewClient(raw, rediscache.Options{Prefix: t.Name() + ":", TTL: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.PutMany(ctx, map[string][]byte{"a": []byte("1"), "b": []byte("2")}); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := raw.Get(ctx, t.Name()+":a").Result(); err != nil || v != "1" {
+		t.Fatalf("the client reads %q, %v under the prefixed key; want \"1\"", v, err)
+	}
+	if ttl, err := raw.TTL(ctx, t.Name()+":b").Result(); err != nil || ttl <= 59*time.Minute || ttl > time.Hour {
+		t.Errorf("TTL of b = %v, %v; want about 1h", ttl, err)
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := raw.Ping(ctx).Err(); err != nil {
+		t.Fatalf("the caller's client after Close: %v; want it left open", err)
+	}
+
+	// A client on a closed port: the error names its address, and the
+	// next call fails fast with ErrUnavailable.
+	dead := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1, DialerRetries: 1})
+	defer dead.Close()
+	d := newFromClient(t, dead, rediscache.Options{Backoff: time.Hour})
+	if _, _, err := d.Get(ctx, "k"); err == nil || !strings.Contains(err.Error(), "127.0.0.1:1") {
+		t.Fatalf("Get on a dead server = %v; want an error naming 127.0.0.1:1", err)
+	}
+	if _, _, err := d.Get(ctx, "k"); !errors.Is(err, cachepkg.ErrUnavailable) {
+		t.Fatalf("second Get during the backoff = %v; want ErrUnavailable", err)
+	}
+}
+
+// TestCaches runs the Cache contract on Memory (the reference), a Redis
+// cache from New and one from NewClient, and Memory in front of Redis.
 func TestCaches(t *testing.T) {
 	srv := testenv.Redis(t)
 	impls := []struct {
@@ -35,6 +101,9 @@ func TestCaches(t *testing.T) {
 	}{
 		{"memory", func(t *testing.T) cachepkg.Cache { return cachepkg.NewMemory(1 << 20) }},
 		{"redis", func(t *testing.T) cachepkg.Cache { return newRedis(t, srv.URL, t.Name()+":") }},
+		{"redis client", func(t *testing.T) cachepkg.Cache {
+			return newFromClient(t, universal(t, srv.URL), rediscache.Options{Prefix: t.Name() + ":"})
+		}},
 		{"tiered", func(t *testing.T) cachepkg.Cache {
 			return cachepkg.NewTiered(cachepkg.NewMemory(1<<20), newRedis(t, srv.URL, t.Name()+":"))
 		}},
@@ -121,11 +190,14 @@ func TestRedisNamespaces(t *testing.T) {
 	if err != nil || ttl <= 59*time.Minute || ttl > time.Hour {
 		t.Errorf("TTL of nsB:k = %v, %v; want about 1h", ttl, err)
 	}
-	if _, err := cachepkg.NewRedis(cachepkg.RedisOptions{URL: "http://nope"}); err == nil {
-		t.Error("NewRedis accepted an http:// URL")
+	if _, err := rediscache.New("http://nope", rediscache.Options{}); err == nil {
+		t.Error("New accepted an http:// URL")
 	}
-	if _, err := cachepkg.NewRedis(cachepkg.RedisOptions{}); err == nil {
-		t.Error("NewRedis accepted no URL")
+	if _, err := rediscache.New("", rediscache.Options{}); err == nil {
+		t.Error("New accepted no URL")
+	}
+	if _, err := rediscache.NewClient(nil, rediscache.Options{}); err == nil {
+		t.Error("NewClient accepted a nil client")
 	}
 }
 
@@ -135,7 +207,7 @@ func TestRedisNamespaces(t *testing.T) {
 func TestRedisDown(t *testing.T) {
 	srv := testenv.NewRedis(t)
 	ctx := context.Background()
-	r, err := cachepkg.NewRedis(cachepkg.RedisOptions{URL: srv.URL, Backoff: 300 * time.Millisecond, Timeout: 200 * time.Millisecond})
+	r, err := rediscache.New(srv.URL, rediscache.Options{Backoff: 300 * time.Millisecond, Timeout: 200 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

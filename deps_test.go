@@ -1,0 +1,94 @@
+package chromafs_test
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// Heavy modules that must stay out of the packages that do not use them:
+// a program that imports the filesystem or an adapter must not link a
+// Redis client, a Chroma client, afero or x/net's WebDAV server.
+const (
+	modRedis  = "github.com/redis/go-redis"
+	modChroma = "github.com/amikos-tech/chroma-go"
+	modAfero  = "github.com/spf13/afero"
+	modXNet   = "golang.org/x/net"
+)
+
+// allowedXNet is the one x/net package the root package may use:
+// pointerguard.go maps international host names to ASCII with
+// idna.Lookup, as net/http does when it dials (the standard library's
+// copy of it is not importable). It is a small package over x/text.
+const allowedXNet = "golang.org/x/net/idna"
+
+// TestDependencies runs `go list -deps` (the go command on PATH) on the
+// module's packages and checks that each depends on none of the modules
+// it must not link; cachepkg/rediscache must depend on go-redis, which
+// proves that the check sees dependencies at all.
+func TestDependencies(t *testing.T) {
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("no go command on PATH: %v", err)
+		}
+		t.Skipf("no go command on PATH: %v", err)
+	}
+	list := func(t *testing.T, args ...string) []string {
+		t.Helper()
+		cmd := exec.Command(goCmd, append([]string{"list"}, args...)...)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("go list %s: %v\n%s", strings.Join(args, " "), err, stderr.Bytes())
+		}
+		return strings.Fields(string(out))
+	}
+	adapters := list(t, "./adapters/...")
+	if len(adapters) < 3 {
+		t.Fatalf("go list ./adapters/... = %v; want the adapters", adapters)
+	}
+	type rule struct {
+		pkg    string
+		forbid []string // module paths
+		allow  []string // packages under a forbidden module that are allowed
+		need   string   // a module the package must depend on
+	}
+	all := []string{modRedis, modChroma, modAfero, modXNet}
+	rules := []rule{
+		{pkg: ".", forbid: all, allow: []string{allowedXNet}},
+		{pkg: "./memstore", forbid: all, allow: []string{allowedXNet}},
+		{pkg: "./grepx/...", forbid: all},
+		{pkg: "./cachepkg", forbid: all},
+		{pkg: "./cachepkg/rediscache", forbid: []string{modChroma, modAfero}, need: modRedis},
+	}
+	for _, a := range adapters {
+		// aferofs is an afero.Fs and webdavfs a WebDAV server (x/net).
+		rules = append(rules, rule{pkg: a, forbid: []string{modRedis, modChroma}})
+	}
+	in := func(p, mod string) bool { return p == mod || strings.HasPrefix(p, mod+"/") }
+	for _, r := range rules {
+		t.Run(strings.TrimPrefix(r.pkg, "github.com/chromafs/chromafs/"), func(t *testing.T) {
+			deps := list(t, "-deps", "-f", "{{.ImportPath}}", r.pkg)
+			found := false
+			for _, d := range deps {
+				found = found || (r.need != "" && in(d, r.need))
+				if slices.Contains(r.allow, d) {
+					continue
+				}
+				for _, m := range r.forbid {
+					if in(d, m) {
+						t.Errorf("%s depends on %s (module %s); run `go list -deps %s` and `go mod why -m %s` to see through which import", r.pkg, d, m, r.pkg, m)
+					}
+				}
+			}
+			if r.need != "" && !found {
+				t.Errorf("%s does not depend on %s; go list -deps returned %d packages", r.pkg, r.need, len(deps))
+			}
+		})
+	}
+}
