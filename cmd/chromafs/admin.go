@@ -199,7 +199,11 @@ only the errors, without warnings or the summary line.`,
 				return err
 			}
 			defer store.Close()
-			rep, err := validate.Run(ctx, store, validate.Options{Layout: g.layout(), Separator: g.separatorValue(), CheckPointers: pointers})
+			res, err := g.pointers.resolver()
+			if err != nil {
+				return err
+			}
+			rep, err := validate.Run(ctx, store, validate.Options{Layout: g.layout(), Separator: g.separatorValue(), CheckPointers: pointers, Resolver: res})
 			if err != nil {
 				return err
 			}

@@ -65,6 +65,7 @@ type globals struct {
 	cloudLimits             bool
 	timeout                 time.Duration
 	net                     netFlags
+	pointers                *pointerFlags // --pointer-allow, --pointer-timeout
 	stderr                  io.Writer
 }
 
@@ -137,7 +138,7 @@ resolve against the root.`,
 	pf.StringVar(&g.token, "chroma-token", envOr("CHROMA_API_KEY", ""), "API key sent as x-chroma-token, as Chroma Cloud wants (env CHROMA_API_KEY)")
 	pf.BoolVar(&g.cloudLimits, "cloud-limits", envOr("CHROMAFS_CLOUD_LIMITS", "") == "1", "keep every request within Chroma Cloud's limits, and shard path trees over 16 KiB on ingest (env CHROMAFS_CLOUD_LIMITS=1)")
 	addNetFlags(pf, &g.net, stderr)
-	addPointerFlags(pf, stderr)
+	g.pointers = addPointerFlags(pf, stderr)
 
 	for _, c := range gnuCommands {
 		root.AddCommand(gnuCommand(g, c.name, c.use, c.short))
@@ -198,11 +199,16 @@ func (g *globals) openFS(ctx context.Context) (*chromafs.FS, error) {
 	}
 	trace.phase("open store (collection lookup)")
 	log := slog.New(slog.NewTextHandler(g.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	res, err := g.pointers.resolver()
+	if err != nil {
+		return nil, err
+	}
 	opts := []chromafs.Option{
 		chromafs.WithLayout(g.layout()),
 		chromafs.WithGroups(g.groupList()...),
 		chromafs.WithSeparator(g.separatorValue()),
 		chromafs.WithLogger(log),
+		chromafs.WithResolver(res),
 	}
 	if g.redisURL != "" {
 		rc, err := rediscache.New(g.redisURL, rediscache.Options{Logger: log})

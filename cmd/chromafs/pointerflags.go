@@ -1,51 +1,16 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"os"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/chromafs/chromafs"
-	"github.com/chromafs/chromafs/tree"
 )
-
-// The lazy pointers of every filesystem this process opens (ls, cat,
-// grep, validate --pointers, serve) are fetched through
-// chromafs.DefaultResolver, which this package sets, once, to
-// cliResolver: it delegates to the HTTPResolver that the global flags
-// --pointer-allow and --pointer-timeout describe. A command line is one
-// process, so the flags are process-wide; each newRoot starts again from
-// the environment's values.
-func init() { chromafs.DefaultResolver = cliResolver{} }
-
-// currentPointers is the resolver the flags of the latest command line
-// give. It is replaced, never modified, so a server's goroutines read it
-// without locks.
-var currentPointers atomic.Pointer[chromafs.HTTPResolver]
-
-// cliResolver is chromafs.DefaultResolver in this process.
-type cliResolver struct{}
-
-func pointerResolver() *chromafs.HTTPResolver {
-	if r := currentPointers.Load(); r != nil {
-		return r
-	}
-	return &chromafs.HTTPResolver{}
-}
-
-func (cliResolver) Fetch(ctx context.Context, e *tree.Entry) ([]byte, error) {
-	return pointerResolver().Fetch(ctx, e)
-}
-
-func (cliResolver) FetchRange(ctx context.Context, e *tree.Entry, off, n int64) ([]byte, bool, error) {
-	return pointerResolver().FetchRange(ctx, e, off, n)
-}
 
 // pointerFlags holds the values of --pointer-allow and --pointer-timeout
 // for one command line.
@@ -56,11 +21,12 @@ type pointerFlags struct {
 }
 
 // addPointerFlags registers --pointer-allow (env CHROMAFS_POINTER_ALLOW)
-// and --pointer-timeout (env CHROMAFS_POINTER_TIMEOUT) on pf and makes
-// their values the process's pointer policy. Environment values that do
-// not parse are reported on stderr and left out (the default policy is
-// the strictest).
-func addPointerFlags(pf *pflag.FlagSet, stderr io.Writer) {
+// and --pointer-timeout (env CHROMAFS_POINTER_TIMEOUT) on pf and returns
+// their values, from which resolver builds the HTTPResolver of every
+// filesystem the command opens (ls, cat, grep, validate --pointers,
+// serve). Environment values that do not parse are reported on stderr and
+// left out (the default policy is the strictest).
+func addPointerFlags(pf *pflag.FlagSet, stderr io.Writer) *pointerFlags {
 	p := &pointerFlags{timeout: chromafs.DefaultPointerTimeout}
 	if v := os.Getenv("CHROMAFS_POINTER_ALLOW"); v != "" {
 		for _, s := range splitAllow(v) {
@@ -79,10 +45,6 @@ func addPointerFlags(pf *pflag.FlagSet, stderr io.Writer) {
 			p.timeout = d
 		}
 	}
-	if err := p.apply(); err != nil {
-		// Every entry was checked above.
-		fmt.Fprintf(stderr, "chromafs: %v\n", err)
-	}
 	pf.Var((*allowValue)(p), "pointer-allow",
 		"let lazy pointers be fetched from URL (a prefix such as https://specs.example.com/api/; once one is given, only URLs under one are fetched) "+
 			"or from ADDR (an IP address, address:port or CIDR prefix such as 127.0.0.1:9000 or 10.0.0.0/8). Without it, pointers are fetched "+
@@ -90,6 +52,7 @@ func addPointerFlags(pf *pflag.FlagSet, stderr io.Writer) {
 			"Repeatable or comma-separated (env CHROMAFS_POINTER_ALLOW)")
 	pf.Var((*timeoutValue)(p), "pointer-timeout",
 		"deadline of each lazy pointer fetch; negative for none other than --timeout (env CHROMAFS_POINTER_TIMEOUT)")
+	return p
 }
 
 // splitAllow splits a comma-separated list of allow entries.
@@ -103,14 +66,14 @@ func splitAllow(v string) []string {
 	return out
 }
 
-// apply makes p the process's pointer resolver.
-func (p *pointerFlags) apply() error {
+// resolver returns the HTTPResolver that the flags describe. Every entry
+// was checked when it was given, so it fails only on a programming error.
+func (p *pointerFlags) resolver() (*chromafs.HTTPResolver, error) {
 	policy, err := chromafs.NewPointerPolicy(p.allow...)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	currentPointers.Store(&chromafs.HTTPResolver{Policy: policy, Timeout: p.timeout})
-	return nil
+	return &chromafs.HTTPResolver{Policy: policy, Timeout: p.timeout}, nil
 }
 
 // allowValue is --pointer-allow: each use adds entries.
@@ -133,7 +96,7 @@ func (v *allowValue) Set(s string) error {
 		return err
 	}
 	p.allow = allow
-	return p.apply()
+	return nil
 }
 
 // timeoutValue is --pointer-timeout.
@@ -147,7 +110,6 @@ func (v *timeoutValue) Set(s string) error {
 	if err != nil {
 		return fmt.Errorf("%q is not a duration such as 30s", s)
 	}
-	p := (*pointerFlags)(v)
-	p.timeout = d
-	return p.apply()
+	(*pointerFlags)(v).timeout = d
+	return nil
 }

@@ -118,6 +118,12 @@ X-Content-Type-Options: nosniff.`,
 			}
 			if noPointerFetch {
 				opts = append(opts, chromafs.WithResolver(nil))
+			} else {
+				res, err := g.pointers.resolver()
+				if err != nil {
+					return err
+				}
+				opts = append(opts, chromafs.WithResolver(res))
 			}
 			if staleTree > 0 {
 				opts = append(opts, chromafs.WithStaleTree(staleTree))
