@@ -1,7 +1,6 @@
 package chromafs_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -9,7 +8,6 @@ import (
 	"log/slog"
 	"net"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -135,24 +133,6 @@ func TestSharedRedisCache(t *testing.T) {
 	}
 }
 
-// syncBuffer is a log destination safe for concurrent writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // TestRedisFaults stops and restarts a real Redis under a session: reads
 // go on from Chroma with a logged warning, never an error, and Redis is
 // used again once it is back.
@@ -164,7 +144,7 @@ func TestRedisFaults(t *testing.T) {
 	coll := &countingColl{Collection: openColl(t, testenv.Chroma(t).URL)}
 	ingested(t, coll.Collection, files)
 	rc := redisCache(t, rdb.URL, "faults:", rediscache.Options{Backoff: 200 * time.Millisecond, Timeout: 300 * time.Millisecond})
-	var logs syncBuffer
+	var logs testenv.LogBuffer
 	newFS := func() *chromafs.FS {
 		fsys, err := chromafs.New(ctx, coll,
 			chromafs.WithCache(cachepkg.NewTiered(cachepkg.NewMemory(0), rc)),

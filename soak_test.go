@@ -60,7 +60,7 @@ func TestSoak(t *testing.T) {
 	const bound = 512 << 10 // the site is about 1.2 MB
 	front := cachepkg.NewMemory(bound)
 	cache := cachepkg.NewTiered(front, rc)
-	var logs syncBuffer
+	var logs testenv.LogBuffer
 	log := slog.New(slog.NewTextHandler(&logs, nil))
 	groupSets := [][]string{nil, {gen.PrivateGroup}, {"other"}, {gen.PrivateGroup, "other"}}
 	newFS := func(groups []string) (*chromafs.FS, error) {

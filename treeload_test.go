@@ -168,7 +168,7 @@ func TestStaleTree(t *testing.T) {
 	ingested(t, coll, files)
 	ctx := context.Background()
 	cache := cachepkg.NewMemory(0)
-	var logs syncBuffer
+	var logs testenv.LogBuffer
 	logger := slog.New(slog.NewTextHandler(&logs, nil))
 	opts := []chromafs.Option{chromafs.WithStaleTree(time.Minute), chromafs.WithCache(cache), chromafs.WithLogger(logger)}
 	fsys, err := chromafs.New(ctx, coll, opts...)

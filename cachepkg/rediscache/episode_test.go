@@ -1,11 +1,9 @@
 package rediscache_test
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,21 +12,10 @@ import (
 )
 
 // lockedBuffer is a log destination safe for concurrent writes.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
+type lockedBuffer struct{ testenv.LogBuffer }
 
 func (l *lockedBuffer) lines() []string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return strings.Split(strings.TrimSpace(l.b.String()), "\n")
+	return strings.Split(strings.TrimSpace(l.String()), "\n")
 }
 
 // count returns how many lines have level and contain text.

@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -158,24 +157,6 @@ func TestServeFrozenChroma(t *testing.T) {
 	}
 }
 
-// syncWriter is a log destination safe for concurrent writes.
-type syncWriter struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncWriter) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncWriter) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // clientFrom returns an HTTP client whose connections come from the
 // loopback address ip.
 func clientFrom(ip string) *http.Client {
@@ -198,7 +179,7 @@ func TestServeSignInLimits(t *testing.T) {
 	if err := os.WriteFile(users, []byte("alice password="+hash+" groups=staff\nbot token-sha256="+server.HashToken("tok")+" groups=staff\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	var logs syncWriter
+	var logs testenv.LogBuffer
 	httpURL, davURL, stop := startServeLog(t, []string{"--chroma-url", srv.URL, "--collection", coll}, []string{"--users", users}, &logs)
 	private := privatePage(t)
 	basic := func(name, pw string) string {

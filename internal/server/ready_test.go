@@ -72,7 +72,7 @@ func TestReadiness(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer rc.Close()
-	var logs syncBuffer
+	var logs testenv.LogBuffer
 	srv := server.New(server.Config{
 		Open: func(ctx context.Context) (chromafs.Store, error) {
 			c, err := chromastore.Open(ctx, cfg)
@@ -145,24 +145,6 @@ func TestReadiness(t *testing.T) {
 	if n := strings.Count(log, `"msg":"chromafs serve: ready"`); n != 2 {
 		t.Errorf("%d ready lines, want 2:\n%s", n, log)
 	}
-}
-
-// syncBuffer is a log destination safe for concurrent writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // TestReadyWithoutRun: with an open store and no Run, /readyz checks
