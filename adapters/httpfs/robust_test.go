@@ -185,23 +185,7 @@ func TestUpstreamFaults(t *testing.T) {
 				}
 				b, _ := io.ReadAll(resp.Body)
 				resp.Body.Close()
-				what := fmt.Sprintf("%s %s %s (pre %v)", s, rq.method, rq.path, rq.pre)
-				if resp.StatusCode != status {
-					t.Errorf("%s = %d %q, want %d", what, resp.StatusCode, b, status)
-					continue
-				}
-				if el := time.Since(start); el > 5*time.Second {
-					t.Errorf("%s took %v", what, el)
-				}
-				if body != "" && rq.method != "HEAD" && string(b) != body+"\n" {
-					t.Errorf("%s: body %q, want %q", what, b, body)
-				}
-				if ra := resp.Header.Get("Retry-After"); (status == 503) != (ra == "5") {
-					t.Errorf("%s: Retry-After %q", what, ra)
-				}
-				if resp.Header.Get("X-Content-Type-Options") != "nosniff" || strings.Contains(string(b), "127.0.0.1") {
-					t.Errorf("%s: headers %v, body %q", what, resp.Header, b)
-				}
+				faulttest.CheckAnswer(t, fmt.Sprintf("%s %s %s (pre %v)", s, rq.method, rq.path, rq.pre), start, resp, b, status, body)
 			}
 		}
 	}

@@ -8,7 +8,9 @@ package faulttest
 
 import (
 	"net"
+	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -181,4 +183,31 @@ func (p *Proxy) shut() {
 	case <-waited:
 	case <-time.After(10 * time.Second):
 	}
+}
+
+// CheckAnswer checks an adapter's answer to a request made while the store
+// is down or frozen (what names the request in messages): the status,
+// an answer within 5 s of start, the body (a fixed text plus a newline;
+// not checked when body is empty or for HEAD), Retry-After: 5 exactly on
+// a 503, nosniff, and no address in the body. It reports whether the
+// status was the one wanted.
+func CheckAnswer(t testing.TB, what string, start time.Time, resp *http.Response, got []byte, status int, body string) bool {
+	t.Helper()
+	if resp.StatusCode != status {
+		t.Errorf("%s = %d %q, want %d", what, resp.StatusCode, got, status)
+		return false
+	}
+	if el := time.Since(start); el > 5*time.Second {
+		t.Errorf("%s took %v", what, el)
+	}
+	if body != "" && resp.Request != nil && resp.Request.Method != http.MethodHead && string(got) != body+"\n" {
+		t.Errorf("%s: body %q, want %q", what, got, body)
+	}
+	if ra := resp.Header.Get("Retry-After"); (status == http.StatusServiceUnavailable) != (ra == "5") {
+		t.Errorf("%s: Retry-After %q", what, ra)
+	}
+	if resp.Header.Get("X-Content-Type-Options") != "nosniff" || strings.Contains(string(got), "127.0.0.1") {
+		t.Errorf("%s: headers %v, body %q", what, resp.Header, got)
+	}
+	return true
 }
