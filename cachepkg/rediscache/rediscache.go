@@ -1,10 +1,18 @@
-// Package rediscache is a [cachepkg.Cache] on a Redis server, shared by
-// every process that uses the same server and key prefix. It lives apart
-// from cachepkg so that only the programs that use Redis link go-redis.
+// Package rediscache is a [cachepkg.Cache] on Redis, shared by every
+// process that uses the same servers and key prefix: one server, a Redis
+// Cluster (to scale out), or the master that Redis Sentinel names. It
+// lives apart from cachepkg so that only the programs that use Redis link
+// go-redis.
 //
-// [New] dials a redis:// URL with settings tuned for a cache (fail fast,
-// one dial a call, a pool sized for many concurrent readers); [NewClient]
-// wraps a go-redis client that the caller configured and owns.
+// [New] dials a URL (redis://, rediss://, unix://, redis+cluster:// or
+// redis+sentinel://) with settings tuned for a cache (fail fast, one dial
+// a call, a pool sized for many concurrent readers); [NewClient] wraps a
+// go-redis client that the caller configured and owns.
+//
+// Every command names one key, so that a cluster can serve it: batches
+// are pipelines of single-key commands (or one MGET on a single server),
+// and no key carries a hash tag, so that a cluster spreads the pages
+// over all its masters.
 package rediscache
 
 import (
@@ -13,6 +21,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -63,81 +72,128 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// Cache is a [cachepkg.Cache] on a Redis server. Batch operations are
-// pipelined (MGET and pipelined SETs, batchSize keys at a time). It
-// reports every failure as an error (a cache is an optimisation; chromafs
-// treats an error as a miss and logs it), or, with Options.Logger, logs
-// one warning per failure episode and reports failures as misses; after a
-// network failure it fails fast with errors wrapping
-// [cachepkg.ErrUnavailable] for Options.Backoff instead of making every
-// read wait for a dead server. It is safe for concurrent use.
+// Cache is a [cachepkg.Cache] on a Redis server, a Redis Cluster or the
+// master that Redis Sentinel names. Batch operations are pipelined (MGET
+// and pipelined SETs on one server; in a cluster, pipelined GETs and SETs,
+// which go-redis sends to each key's master, as one MGET may not span hash
+// slots) batchSize keys at a time. It reports every failure as an error
+// (a cache is an optimisation; chromafs treats an error as a miss and
+// logs it), or, with Options.Logger, logs one warning per failure episode
+// and reports failures as misses; after a network failure it fails fast
+// with errors wrapping [cachepkg.ErrUnavailable] for Options.Backoff
+// instead of making every read wait for a dead server. In a cluster each
+// master has its own episodes: keys on a dead master miss (one warning
+// for it) while the others keep hitting. It is safe for concurrent use.
 type Cache struct {
 	c       redis.UniversalClient
+	cc      *redis.ClusterClient // c, when it is a cluster client
 	own     bool
-	addrs   string // the server, for messages
+	all     *node // the whole deployment: the server, or a cluster's seeds
+	nodes   sync.Map
 	prefix  string
 	ttl     time.Duration
 	timeout time.Duration
 	backoff time.Duration
 	log     *slog.Logger // Options.Logger
+}
+
+// node is the failure state of one server: the standalone or Sentinel
+// master, a cluster master, or a cluster as a whole (for a failure before
+// a command reached a master, such as no seed answering).
+type node struct {
+	addr string // for messages
 	// down is 0 while the server works, else the unix nanoseconds until
-	// which calls fail fast; it stays non-zero (the episode goes on) until
-	// a call succeeds.
+	// which calls fail fast; it stays non-zero (the episode goes on)
+	// until a call succeeds.
 	down atomic.Int64
 }
 
 var _ cachepkg.Cache = (*Cache)(nil)
 
-// New returns a cache on the server that url names, as redis.ParseURL
-// reads it: redis://[user:password@]host:port[/db], or rediss:// for
-// TLS. It makes the client, which Close closes, with settings for a
-// cache: no retries, one dial a call, Options.Timeout as the dial, read
-// and write timeout, context deadlines honoured, and a pool of at least
-// 64 connections. It does not contact the server: an unreachable server
-// shows up as errors from the cache's methods (and Ping).
+// New returns a cache on the Redis deployment that url names, in
+// go-redis's URL syntax (its query options included):
+//
+//   - redis://[user:password@]host:port[/db], rediss:// for TLS, or
+//     unix:///path/to/socket: one server (redis.ParseURL);
+//   - redis+cluster://[user:password@]host:port?addr=host2:port&addr=…
+//     (rediss+cluster:// for TLS): a Redis Cluster, found from these seed
+//     nodes, one of which is enough (redis.ParseClusterURL);
+//   - redis+sentinel://[user:password@]host:port[/db]?master_name=NAME&addr=host2:port…
+//     (rediss+sentinel:// for TLS): the master that these Sentinels name
+//     (redis.ParseFailoverURL; the userinfo authenticates to the
+//     Sentinels, the query's username and password to the master).
+//
+// A URL that is none of these is an error wrapping [ErrBadURL] that
+// names the problem and shows the URL without its credentials. New makes
+// the client, which Close closes, with settings for a cache: no retries,
+// one dial a call, Options.Timeout as the dial, read and write timeout,
+// context deadlines honoured, and a pool of at least 64 connections (per
+// master in a cluster). It does not contact the servers: an unreachable
+// one shows up as errors from the cache's methods (and Ping).
 func New(url string, opt Options) (*Cache, error) {
-	if url == "" {
-		return nil, errors.New("rediscache: no server URL (want redis://host:port[/db])")
-	}
-	ro, err := redis.ParseURL(url)
+	p, err := parseURL(url)
 	if err != nil {
-		return nil, fmt.Errorf("rediscache: server URL %q: %w", url, err)
+		return nil, err
 	}
 	r := newCache(opt)
-	// Fail fast: the cache is an optimisation, and a read that waits
-	// for a dead server is slower than a miss.
-	ro.MaxRetries = -1
-	// One dial a call: go-redis's default of 5, 100 ms apart, makes a
-	// read wait 400 ms for a refused connection.
-	ro.DialerRetries = 1
-	ro.DialTimeout = r.timeout
-	ro.ReadTimeout = r.timeout
-	ro.WriteTimeout = r.timeout
-	ro.ContextTimeoutEnabled = true
-	// Many sessions read at once (a server, a grep's prefetch): a larger
-	// pool than go-redis's 10 per CPU keeps them from queueing for a
-	// connection until their deadline.
-	ro.PoolSize = max(ro.PoolSize, 64)
-	r.c, r.own, r.addrs = redis.NewClient(ro), true, ro.Addr
+	// Fail fast: the cache is an optimisation, and a read that waits for
+	// a dead server is slower than a miss. One dial a call: go-redis's
+	// default of 5, 100 ms apart, makes a read wait 400 ms for a refused
+	// connection. Many sessions read at once (a server, a grep's
+	// prefetch): a larger pool than go-redis's 10 per CPU keeps them from
+	// queueing for a connection until their deadline.
+	switch p.mode {
+	case cluster:
+		o := p.cluster
+		o.MaxRetries, o.DialerRetries = -1, 1
+		// A cluster client tries a key's master again (and MOVED
+		// redirections) up to MaxRedirects times: without sleeping.
+		o.MinRetryBackoff, o.MaxRetryBackoff = -1, -1
+		o.DialTimeout, o.ReadTimeout, o.WriteTimeout = r.timeout, r.timeout, r.timeout
+		o.ContextTimeoutEnabled = true
+		o.PoolSize = max(o.PoolSize, 64)
+		r.cc = redis.NewClusterClient(o)
+		r.c, r.all = r.cc, &node{addr: "cluster " + strings.Join(o.Addrs, ",")}
+	case sentinel:
+		o := p.failover
+		o.MaxRetries, o.DialerRetries = -1, 1
+		o.DialTimeout, o.ReadTimeout, o.WriteTimeout = r.timeout, r.timeout, r.timeout
+		o.ContextTimeoutEnabled = true
+		o.PoolSize = max(o.PoolSize, 64)
+		r.c, r.all = redis.NewFailoverClient(o), &node{addr: "master " + o.MasterName + " of sentinels " + strings.Join(o.SentinelAddrs, ",")}
+	default:
+		o := p.single
+		o.MaxRetries, o.DialerRetries = -1, 1
+		o.DialTimeout, o.ReadTimeout, o.WriteTimeout = r.timeout, r.timeout, r.timeout
+		o.ContextTimeoutEnabled = true
+		o.PoolSize = max(o.PoolSize, 64)
+		r.c, r.all = redis.NewClient(o), &node{addr: o.Addr}
+	}
+	r.own = true
 	return r, nil
 }
 
 // NewClient returns a cache on c, a client that the caller made and
 // owns: Close leaves it open. The client's own settings (retries,
 // timeouts, pool) apply; for a cache, fail-fast settings like those of
-// [New] are advisable. Only single-server clients (*redis.Client,
-// including failover clients) are tested; keys of a batch may fall in
-// different hash slots, which a cluster may refuse.
+// [New] are advisable. A *redis.ClusterClient (what
+// redis.NewUniversalClient makes for several addresses) is used as [New]
+// uses one; any other client is taken for one server, whose batches may
+// use MGET.
 func NewClient(c redis.UniversalClient, opt Options) (*Cache, error) {
 	if c == nil {
 		return nil, errors.New("rediscache: NewClient needs a client, got nil")
 	}
 	r := newCache(opt)
 	r.c = c
-	if rc, ok := c.(*redis.Client); ok {
-		r.addrs = rc.Options().Addr
-	} else {
-		r.addrs = fmt.Sprintf("%T", c)
+	switch c := c.(type) {
+	case *redis.Client:
+		r.all = &node{addr: c.Options().Addr}
+	case *redis.ClusterClient:
+		r.cc = c
+		r.all = &node{addr: "cluster " + strings.Join(c.Options().Addrs, ",")}
+	default:
+		r.all = &node{addr: fmt.Sprintf("%T", c)}
 	}
 	return r, nil
 }
@@ -195,167 +251,350 @@ func (r *Cache) Close() error {
 	return nil
 }
 
-// Ping checks that the server answers.
+// Ping checks that the server answers; in a cluster, that every master
+// answers.
 func (r *Cache) Ping(ctx context.Context) error {
-	ctx, cancel, err := r.begin(ctx)
+	if r.cc != nil {
+		cctx, cancel, err := r.begin(ctx, r.all, 1)
+		if err != nil {
+			return err
+		}
+		defer cancel()
+		err = r.cc.ForEachMaster(cctx, func(ctx context.Context, c *redis.Client) error {
+			n := r.node(c.Options().Addr)
+			ctx, cancel, err := r.begin(ctx, n, 1)
+			if err != nil {
+				return err
+			}
+			defer cancel()
+			return r.done(n, "ping", c.Ping(ctx).Err())
+		})
+		var ne *nodeError
+		if errors.As(err, &ne) {
+			return err // its master's episode has it
+		}
+		return r.done(r.all, "ping", err)
+	}
+	ctx, cancel, err := r.begin(ctx, r.all, 1)
 	if err != nil {
 		return err
 	}
 	defer cancel()
-	return r.done("ping", r.c.Ping(ctx).Err())
+	return r.done(r.all, "ping", r.c.Ping(ctx).Err())
 }
 
-// begin applies the timeout, or fails fast while the server is deemed
-// down.
-func (r *Cache) begin(ctx context.Context) (context.Context, context.CancelFunc, error) {
-	return r.beginN(ctx, 1)
-}
+// nodeError is an error of a call to one server, wrapped by done.
+type nodeError struct{ err error }
 
-// beginN is begin for a batch of n keys, whose timeout grows by 50 µs a
-// key (a pipeline of 512 pages gets 25 ms more than one GET).
-func (r *Cache) beginN(ctx context.Context, n int) (context.Context, context.CancelFunc, error) {
-	if until := r.down.Load(); until != 0 && time.Now().UnixNano() < until {
-		return nil, nil, fmt.Errorf("rediscache: redis %s: %w (retrying after %s)", r.addrs, cachepkg.ErrUnavailable, time.Unix(0, until).Format(time.RFC3339Nano))
+func (e *nodeError) Error() string { return e.err.Error() }
+func (e *nodeError) Unwrap() error { return e.err }
+
+// node returns the state of the server at addr.
+func (r *Cache) node(addr string) *node {
+	if n, ok := r.nodes.Load(addr); ok {
+		return n.(*node)
 	}
-	ctx, cancel := context.WithTimeout(ctx, r.timeout+time.Duration(n)*50*time.Microsecond)
+	n, _ := r.nodes.LoadOrStore(addr, &node{addr: addr})
+	return n.(*node)
+}
+
+// nodeFor returns the state of the server that holds the (prefixed) key:
+// in a cluster, its master as the client last saw the cluster's slots.
+// It returns r.all when it cannot tell (with the error of finding out).
+func (r *Cache) nodeFor(ctx context.Context, key string) (*node, error) {
+	if r.cc == nil {
+		return r.all, nil
+	}
+	c, err := r.cc.MasterForKey(ctx, key)
+	if err != nil {
+		return r.all, err
+	}
+	if r.all.down.Load() != 0 {
+		_ = r.done(r.all, "", nil) // the cluster's slots are known again
+	}
+	return r.node(c.Options().Addr), nil
+}
+
+// begin applies the timeout for a call of nkeys keys to n, whose timeout
+// grows by 50 µs a key (a pipeline of 512 pages gets 25 ms more than one
+// GET), or fails fast while n is deemed down.
+func (r *Cache) begin(ctx context.Context, n *node, nkeys int) (context.Context, context.CancelFunc, error) {
+	if err := r.failFast(n); err != nil {
+		return nil, nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, r.timeout+time.Duration(nkeys)*50*time.Microsecond)
 	return ctx, cancel, nil
 }
 
-// done wraps err, and marks the server down after an error that is not
-// the caller's own cancellation.
-// With a Logger, the first failure of an episode is logged as a warning
-// and the success that ends it as info.
-func (r *Cache) done(op string, err error) error {
+// failFast returns the error of a call to n while n is deemed down.
+func (r *Cache) failFast(n *node) error {
+	if until := n.down.Load(); until != 0 && time.Now().UnixNano() < until {
+		return &nodeError{fmt.Errorf("rediscache: redis %s: %w (retrying after %s)", n.addr, cachepkg.ErrUnavailable, time.Unix(0, until).Format(time.RFC3339Nano))}
+	}
+	return nil
+}
+
+// done wraps err, and marks n down after an error that is not the
+// caller's own cancellation. With a Logger, the first failure of an
+// episode is logged as a warning and the success that ends it as info.
+func (r *Cache) done(n *node, op string, err error) error {
 	if err == nil || errors.Is(err, redis.Nil) {
-		if r.down.Swap(0) != 0 && r.log != nil {
-			r.log.Info("chromafs: redis cache answers again", "addr", r.addrs)
+		if n.down.Swap(0) != 0 && r.log != nil {
+			r.log.Info("chromafs: redis cache answers again", "addr", n.addr)
 		}
 		return nil
 	}
-	err = fmt.Errorf("rediscache: redis %s at %s: %w", op, r.addrs, err)
+	var ne *nodeError
+	if errors.As(err, &ne) {
+		return err // already n's (or its master's) failure
+	}
+	err = fmt.Errorf("rediscache: redis %s at %s: %w", op, n.addr, err)
 	if !errors.Is(err, context.Canceled) {
-		if r.down.Swap(time.Now().Add(r.backoff).UnixNano()) == 0 && r.log != nil {
+		if n.down.Swap(time.Now().Add(r.backoff).UnixNano()) == 0 && r.log != nil {
 			r.log.Warn("chromafs: redis cache unreachable; reading pages from the store until it answers again",
-				"addr", r.addrs, "err", err)
+				"addr", n.addr, "err", err)
 		}
 	}
-	return err
+	return &nodeError{err}
 }
 
 func (r *Cache) key(k string) string { return r.prefix + k }
 
+// one runs a command on key's server: f gets the prefixed key and the
+// call's context.
+func (r *Cache) one(ctx context.Context, op, key string, f func(ctx context.Context, key string) error) error {
+	full := r.key(key)
+	if err := r.failFast(r.all); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, r.timeout+50*time.Microsecond)
+	defer cancel()
+	n, err := r.nodeFor(ctx, full)
+	if err != nil {
+		return r.done(n, op, err)
+	}
+	if err := r.failFast(n); err != nil {
+		return err
+	}
+	return r.done(n, op, f(ctx, full))
+}
+
 // Get implements cachepkg.Cache.
 func (r *Cache) Get(ctx context.Context, key string) ([]byte, bool, error) {
-	ctx, cancel, err := r.begin(ctx)
-	if err != nil {
+	var v []byte
+	found := false
+	err := r.one(ctx, "get", key, func(ctx context.Context, key string) (err error) {
+		v, err = r.c.Get(ctx, key).Bytes()
+		found = err == nil
+		return err
+	})
+	if err != nil || !found {
 		return nil, false, r.quiet(err)
 	}
-	defer cancel()
-	v, err := r.c.Get(ctx, r.key(key)).Bytes()
-	if errors.Is(err, redis.Nil) {
-		return nil, false, r.done("get", nil)
-	}
-	if err != nil {
-		return nil, false, r.quiet(r.done("get", err))
-	}
-	return v, true, r.done("get", nil)
+	return v, true, nil
 }
 
 // Put implements cachepkg.Cache.
 func (r *Cache) Put(ctx context.Context, key string, value []byte) error {
-	ctx, cancel, err := r.begin(ctx)
-	if err != nil {
-		return r.quiet(err)
-	}
-	defer cancel()
-	return r.quiet(r.done("set", r.c.Set(ctx, r.key(key), value, r.ttl).Err()))
+	return r.quiet(r.one(ctx, "set", key, func(ctx context.Context, key string) error {
+		return r.c.Set(ctx, key, value, r.ttl).Err()
+	}))
 }
 
 // Has implements cachepkg.Cache.
 func (r *Cache) Has(ctx context.Context, key string) (bool, error) {
-	ctx, cancel, err := r.begin(ctx)
-	if err != nil {
-		return false, r.quiet(err)
-	}
-	defer cancel()
-	n, err := r.c.Exists(ctx, r.key(key)).Result()
-	return n > 0, r.quiet(r.done("exists", err))
+	var n int64
+	err := r.one(ctx, "exists", key, func(ctx context.Context, key string) (err error) {
+		n, err = r.c.Exists(ctx, key).Result()
+		return err
+	})
+	return n > 0, r.quiet(err)
 }
 
 // batchSize is the most keys one MGET or pipeline carries.
 const batchSize = 512
 
-// GetMany implements cachepkg.Cache with MGET, batchSize keys at a time.
-func (r *Cache) GetMany(ctx context.Context, keys []string) (map[string][]byte, error) {
-	out := make(map[string][]byte, len(keys))
+// batch runs op on keys (unprefixed), batchSize at a time. For each
+// batch it finds each key's server, leaves out the keys of servers deemed
+// down, and calls run with the rest (prefixed) and the batch's context;
+// run returns one error per key, or one error for all of them (keyErrs
+// nil). It returns the first error.
+func (r *Cache) batch(ctx context.Context, op string, keys []string,
+	run func(ctx context.Context, full []string, idx []int) (keyErrs []error, err error)) error {
+	var first error
+	note := func(err error) {
+		if err != nil && first == nil {
+			first = err
+		}
+	}
 	for i := 0; i < len(keys); i += batchSize {
 		batch := keys[i:min(i+batchSize, len(keys))]
-		full := make([]string, len(batch))
-		for j, k := range batch {
-			full[j] = r.key(k)
+		if err := r.failFast(r.all); err != nil {
+			note(err)
+			break
 		}
-		cctx, cancel, err := r.beginN(ctx, len(batch))
-		if err != nil {
-			return out, r.quiet(err)
-		}
-		vals, err := r.c.MGet(cctx, full...).Result()
-		cancel()
-		if err != nil {
-			return out, r.quiet(r.done("mget", err))
-		}
-		for j, v := range vals {
-			if s, ok := v.(string); ok {
-				out[batch[j]] = []byte(s)
+		func() {
+			cctx, cancel := context.WithTimeout(ctx, r.timeout+time.Duration(len(batch))*50*time.Microsecond)
+			defer cancel()
+			full := make([]string, 0, len(batch))
+			idx := make([]int, 0, len(batch)) // i+idx[j] is the key of full[j]
+			nodes := make([]*node, 0, len(batch))
+			for j, k := range batch {
+				fk := r.key(k)
+				n, err := r.nodeFor(cctx, fk)
+				if err != nil {
+					note(r.done(n, op, err))
+					return
+				}
+				if err := r.failFast(n); err != nil {
+					note(err)
+					continue
+				}
+				full, idx, nodes = append(full, fk), append(idx, i+j), append(nodes, n)
 			}
-		}
-		_ = r.done("mget", nil)
+			if len(full) == 0 {
+				return
+			}
+			keyErrs, err := run(cctx, full, idx)
+			// A server answered if one of its keys had no error;
+			// else its first error ends (or goes on with) its episode.
+			failed := map[*node]error{}
+			ok := map[*node]bool{}
+			for j, n := range nodes {
+				e := err
+				if keyErrs != nil {
+					e = keyErrs[j]
+				}
+				if e == nil || errors.Is(e, redis.Nil) {
+					ok[n] = true
+				} else if failed[n] == nil {
+					failed[n] = e
+				}
+			}
+			for n := range ok {
+				if failed[n] == nil {
+					_ = r.done(n, op, nil)
+				}
+			}
+			for j := range nodes { // in key order, for a stable first error
+				if e := failed[nodes[j]]; e != nil {
+					note(r.done(nodes[j], op, e))
+					delete(failed, nodes[j])
+				}
+			}
+		}()
 	}
-	return out, nil
+	return first
+}
+
+// GetMany implements cachepkg.Cache: with MGET on one server, with
+// pipelined GETs in a cluster.
+func (r *Cache) GetMany(ctx context.Context, keys []string) (map[string][]byte, error) {
+	out := make(map[string][]byte, len(keys))
+	err := r.batch(ctx, "mget", keys, func(ctx context.Context, full []string, idx []int) ([]error, error) {
+		if r.cc == nil {
+			vals, err := r.c.MGet(ctx, full...).Result()
+			if err != nil {
+				return nil, err
+			}
+			for j, v := range vals {
+				if s, ok := v.(string); ok {
+					out[keys[idx[j]]] = []byte(s)
+				}
+			}
+			return nil, nil
+		}
+		pipe := r.c.Pipeline()
+		cmds := make([]*redis.StringCmd, len(full))
+		for j, k := range full {
+			cmds[j] = pipe.Get(ctx, k)
+		}
+		_, _ = pipe.Exec(ctx) // the errors are the commands'
+		errs := make([]error, len(full))
+		for j, cmd := range cmds {
+			v, err := cmd.Bytes()
+			if err == nil {
+				out[keys[idx[j]]] = v
+			}
+			errs[j] = err
+		}
+		return errs, nil
+	})
+	return out, r.quiet(err)
 }
 
 // PutMany implements cachepkg.Cache with pipelined SETs, batchSize at a
 // time.
 func (r *Cache) PutMany(ctx context.Context, values map[string][]byte) error {
-	pipe := r.c.Pipeline()
-	flush := func() error {
-		if pipe.Len() == 0 {
-			return nil
-		}
-		cctx, cancel, err := r.beginN(ctx, pipe.Len())
-		if err != nil {
-			pipe.Discard()
-			return err
-		}
-		defer cancel()
-		_, err = pipe.Exec(cctx)
-		return r.done("pipelined set", err)
+	keys := make([]string, 0, len(values))
+	for k := range values {
+		keys = append(keys, k)
 	}
-	for k, v := range values {
-		pipe.Set(ctx, r.key(k), v, r.ttl)
-		if pipe.Len() >= batchSize {
-			if err := flush(); err != nil {
-				return r.quiet(err)
-			}
+	return r.quiet(r.batch(ctx, "pipelined set", keys, func(ctx context.Context, full []string, idx []int) ([]error, error) {
+		pipe := r.c.Pipeline()
+		cmds := make([]*redis.StatusCmd, len(full))
+		for j, k := range full {
+			cmds[j] = pipe.Set(ctx, k, values[keys[idx[j]]], r.ttl)
 		}
-	}
-	return r.quiet(flush())
+		_, _ = pipe.Exec(ctx) // the errors are the commands'
+		errs := make([]error, len(full))
+		for j, cmd := range cmds {
+			errs[j] = cmd.Err()
+		}
+		return errs, nil
+	}))
 }
 
 // Clear implements cachepkg.Cache: it deletes the keys under the prefix
-// (SCAN and UNLINK), leaving the rest of the server alone.
+// (SCAN and UNLINK; on every master of a cluster), leaving the rest of
+// the server alone.
 func (r *Cache) Clear(ctx context.Context) error {
+	if r.cc == nil {
+		return r.clear(ctx, r.c, r.all, true)
+	}
+	cctx, cancel, err := r.begin(ctx, r.all, 1)
+	if err != nil {
+		return err
+	}
+	defer cancel()
+	// ForEachMaster's context only bounds finding the masters: each
+	// SCAN and UNLINK has its own timeout.
+	err = r.cc.ForEachMaster(cctx, func(_ context.Context, c *redis.Client) error {
+		return r.clear(ctx, c, r.node(c.Options().Addr), false)
+	})
+	var ne *nodeError
+	if errors.As(err, &ne) {
+		return err
+	}
+	return r.done(r.all, "clear", err)
+}
+
+// clear deletes the keys under the prefix from the server of c: with one
+// UNLINK for each SCAN's keys when multi, else (in a cluster, where the
+// keys of one UNLINK must share a hash slot) with a pipelined UNLINK a
+// key.
+func (r *Cache) clear(ctx context.Context, c redis.Cmdable, n *node, multi bool) error {
 	var cursor uint64
 	for {
-		cctx, cancel, err := r.begin(ctx)
+		cctx, cancel, err := r.begin(ctx, n, 1)
 		if err != nil {
 			return err
 		}
-		keys, next, err := r.c.Scan(cctx, cursor, r.prefix+"*", 1000).Result()
-		if err == nil && len(keys) > 0 {
-			err = r.c.Unlink(cctx, keys...).Err()
+		keys, next, err := c.Scan(cctx, cursor, r.prefix+"*", 1000).Result()
+		switch {
+		case err != nil || len(keys) == 0:
+		case multi:
+			err = c.Unlink(cctx, keys...).Err()
+		default:
+			_, err = c.Pipelined(cctx, func(p redis.Pipeliner) error {
+				for _, k := range keys {
+					p.Unlink(cctx, k)
+				}
+				return nil
+			})
 		}
 		cancel()
-		if err := r.done("clear", err); err != nil {
+		if err := r.done(n, "clear", err); err != nil {
 			return err
 		}
 		if cursor = next; cursor == 0 {

@@ -108,53 +108,64 @@ func TestCaches(t *testing.T) {
 			return cachepkg.NewTiered(cachepkg.NewMemory(1<<20), newRedis(t, srv.URL, t.Name()+":"))
 		}},
 	}
-	ctx := context.Background()
 	for _, impl := range impls {
-		t.Run(impl.name, func(t *testing.T) {
-			c := impl.new(t)
-			if _, ok, err := c.Get(ctx, "a"); ok || err != nil {
-				t.Fatalf("Get on empty cache = %v, %v; want a miss", ok, err)
-			}
-			if err := c.Put(ctx, "a", []byte("alpha")); err != nil {
-				t.Fatal(err)
-			}
-			if v, ok, err := c.Get(ctx, "a"); err != nil || !ok || string(v) != "alpha" {
-				t.Fatalf("Get(a) = %q, %v, %v", v, ok, err)
-			}
-			if has, err := c.Has(ctx, "a"); err != nil || !has {
-				t.Fatalf("Has(a) = %v, %v", has, err)
-			}
-			if has, err := c.Has(ctx, "zzz"); err != nil || has {
-				t.Fatalf("Has(zzz) = %v, %v", has, err)
-			}
-			big := map[string][]byte{}
-			for i := range 1300 { // more than one MGET/pipeline batch
-				big[fmt.Sprintf("k%04d", i)] = []byte(fmt.Sprintf("value %d", i))
-			}
-			big["empty"] = []byte{}
-			if err := c.PutMany(ctx, big); err != nil {
-				t.Fatal(err)
-			}
-			keys := []string{"a", "nope", "empty"}
-			for k := range big {
-				keys = append(keys, k)
-			}
-			got, err := c.GetMany(ctx, keys)
-			if err != nil || len(got) != len(big)+1 {
-				t.Fatalf("GetMany = %d values, %v; want %d", len(got), err, len(big)+1)
-			}
-			for k, v := range big {
-				if string(got[k]) != string(v) {
-					t.Fatalf("GetMany[%s] = %q, want %q", k, got[k], v)
-				}
-			}
-			if err := c.Clear(ctx); err != nil {
-				t.Fatal(err)
-			}
-			if got, err := c.GetMany(ctx, keys); err != nil || len(got) != 0 {
-				t.Fatalf("after Clear: %d values, %v", len(got), err)
-			}
-		})
+		t.Run(impl.name, func(t *testing.T) { checkContract(t, impl.new(t)) })
+	}
+}
+
+// checkContract checks the cachepkg.Cache contract on an empty cache c:
+// misses, Put and Get, Has, batches larger than one MGET or pipeline,
+// an empty value, and Clear.
+func checkContract(t *testing.T, c cachepkg.Cache) {
+	t.Helper()
+	ctx := context.Background()
+	if _, ok, err := c.Get(ctx, "a"); ok || err != nil {
+		t.Fatalf("Get on empty cache = %v, %v; want a miss", ok, err)
+	}
+	if err := c.Put(ctx, "a", []byte("alpha")); err != nil {
+		t.Fatal(err)
+	}
+	if v, ok, err := c.Get(ctx, "a"); err != nil || !ok || string(v) != "alpha" {
+		t.Fatalf("Get(a) = %q, %v, %v", v, ok, err)
+	}
+	if has, err := c.Has(ctx, "a"); err != nil || !has {
+		t.Fatalf("Has(a) = %v, %v", has, err)
+	}
+	if has, err := c.Has(ctx, "zzz"); err != nil || has {
+		t.Fatalf("Has(zzz) = %v, %v", has, err)
+	}
+	big := map[string][]byte{}
+	for i := range 1300 { // more than one MGET/pipeline batch
+		big[fmt.Sprintf("k%04d", i)] = []byte(fmt.Sprintf("value %d", i))
+	}
+	big["empty"] = []byte{}
+	if err := c.PutMany(ctx, big); err != nil {
+		t.Fatal(err)
+	}
+	keys := []string{"a", "nope", "empty"}
+	for k := range big {
+		keys = append(keys, k)
+	}
+	got, err := c.GetMany(ctx, keys)
+	if err != nil || len(got) != len(big)+1 {
+		t.Fatalf("GetMany = %d values, %v; want %d", len(got), err, len(big)+1)
+	}
+	for k, v := range big {
+		if string(got[k]) != string(v) {
+			t.Fatalf("GetMany[%s] = %q, want %q", k, got[k], v)
+		}
+	}
+	if v, ok, err := c.Get(ctx, "empty"); err != nil || !ok || len(v) != 0 {
+		t.Fatalf("Get(empty) = %q, %v, %v; want a hit with no bytes", v, ok, err)
+	}
+	if err := c.Clear(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := c.GetMany(ctx, keys); err != nil || len(got) != 0 {
+		t.Fatalf("after Clear: %d values, %v", len(got), err)
+	}
+	if _, ok, err := c.Get(ctx, "a"); ok || err != nil {
+		t.Fatalf("Get(a) after Clear = %v, %v; want a miss", ok, err)
 	}
 }
 

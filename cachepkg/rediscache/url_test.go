@@ -1,0 +1,54 @@
+package rediscache_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/chromafs/chromafs/cachepkg/rediscache"
+)
+
+// TestNewURLs checks the URL forms of New: each accepted form makes a
+// cache without contacting a server, and each bad URL is one error that
+// wraps ErrBadURL, names the problem and never shows a password.
+func TestNewURLs(t *testing.T) {
+	for _, u := range []string{
+		"redis://localhost:6379/0",
+		"redis://:s3cret@localhost:6379",
+		"rediss://user:s3cret@cache.example:6380/2",
+		"unix:///run/redis/redis.sock",
+		"redis://localhost:6379?dial_timeout=3s",
+		"redis+cluster://10.0.0.1:7000?addr=10.0.0.2:7000&addr=10.0.0.3:7000",
+		"redis+cluster://user:s3cret@10.0.0.1:7000",
+		"rediss+cluster://10.0.0.1:7000?addr=10.0.0.2:7000",
+		"redis+sentinel://10.0.0.1:26379?master_name=cache&addr=10.0.0.2:26379",
+		"rediss+sentinel://:s3cret@10.0.0.1:26379/1?master_name=cache&password=s3cret2",
+	} {
+		r, err := rediscache.New(u, rediscache.Options{})
+		if err != nil {
+			t.Errorf("New(%q): %v", u, err)
+			continue
+		}
+		r.Close()
+	}
+	for _, c := range []struct{ url, problem string }{
+		{"", "empty"},
+		{"localhost:6379", "no scheme"},
+		{"http://:s3cret@localhost", "invalid URL scheme: http"},
+		{"redis+cluster://:s3cret@10.0.0.1:7000?addr=nope", "unable to parse addr param: nope"},
+		{"redis+cluster://:s3cret@10.0.0.1:7000?master_name=x", "unexpected option: master_name"},
+		{"redis+sentinel://:s3cret@10.0.0.1:26379?password=s3cret2", "needs ?master_name=NAME"},
+		{"redis://:s3cret@localhost:6379/zero", `invalid database number: "zero"`},
+		{"redis://:s3cret@localhost:port", `invalid port ":port"`},
+		{"redis://:s3cret@localhost:6379?dial_timeout=soon", "invalid dial_timeout duration"},
+	} {
+		_, err := rediscache.New(c.url, rediscache.Options{})
+		if !errors.Is(err, rediscache.ErrBadURL) {
+			t.Errorf("New(%q) = %v; want ErrBadURL", c.url, err)
+			continue
+		}
+		if msg := err.Error(); !strings.Contains(msg, c.problem) || strings.Contains(msg, "s3cret") || strings.Count(msg, "rediscache:") != 1 {
+			t.Errorf("New(%q): %q; want one message naming %q without the password", c.url, msg, c.problem)
+		}
+	}
+}
