@@ -45,7 +45,7 @@ func parseURL(raw string) (*parsed, error) {
 			err = ue.Err
 		}
 		msg := strings.TrimPrefix(err.Error(), "redis: ")
-		return fmt.Errorf("%w %s: %s (want %s)", ErrBadURL, redact(raw), msg, urlForms)
+		return fmt.Errorf("%w %s: %s (want %s)", ErrBadURL, RedactURL(raw), msg, urlForms)
 	}
 	if raw == "" {
 		return nil, fmt.Errorf("%w: empty (want %s)", ErrBadURL, urlForms)
@@ -78,14 +78,18 @@ func parseURL(raw string) (*parsed, error) {
 	return &parsed{mode: standalone, single: o}, nil
 }
 
-// redact returns raw without its credentials, for messages: the
-// userinfo (a user name can be a token too) and the values of query parameters whose name contains
-// "password" become "xxxxx". A string that does not parse keeps
-// only its scheme.
-func redact(raw string) string {
+// RedactURL returns raw without its credentials, for messages: the
+// userinfo (a user name can be a token too) and the values of query
+// parameters whose name contains "password" become "xxxxx", and the
+// fragment goes. A string that is not an absolute URL is shown only if
+// it has no "@", "?" or "#"; else only its scheme, if any, is kept.
+func RedactURL(raw string) string {
 	u, err := url.Parse(raw)
-	if err != nil {
-		if scheme, _, ok := strings.Cut(raw, "://"); ok && !strings.ContainsAny(scheme, "@:/?#") {
+	if err != nil || u.Scheme == "" || u.Opaque != "" {
+		if !strings.ContainsAny(raw, "@?#") {
+			return raw
+		}
+		if scheme, _, ok := strings.Cut(raw, "://"); ok && scheme != "" && !strings.ContainsAny(scheme, "@:/?#") {
 			return scheme + "://xxxxx"
 		}
 		return "xxxxx"
@@ -94,19 +98,18 @@ func redact(raw string) string {
 		u.User = url.User("xxxxx")
 	}
 	if u.RawQuery != "" {
-		q, err := url.ParseQuery(u.RawQuery)
-		if err != nil {
-			u.RawQuery = "xxxxx"
-		} else {
-			for k, vs := range q {
-				if strings.Contains(strings.ToLower(k), "password") {
-					for i := range vs {
-						vs[i] = "xxxxx"
-					}
-				}
+		params := strings.Split(u.RawQuery, "&")
+		for i, p := range params {
+			k, _, _ := strings.Cut(p, "=")
+			name, err := url.QueryUnescape(k)
+			if err != nil {
+				name = k
 			}
-			u.RawQuery = q.Encode()
+			if strings.Contains(strings.ToLower(name), "password") {
+				params[i] = k + "=xxxxx"
+			}
 		}
+		u.RawQuery = strings.Join(params, "&")
 	}
 	u.Fragment, u.RawFragment = "", ""
 	return u.String()

@@ -52,3 +52,21 @@ func TestNewURLs(t *testing.T) {
 		}
 	}
 }
+
+// TestRedactURL checks what RedactURL leaves of a URL: no userinfo, no
+// password parameter, and everything else (the addresses above all).
+func TestRedactURL(t *testing.T) {
+	for in, want := range map[string]string{
+		"redis://localhost:6379/0":                                   "redis://localhost:6379/0",
+		"redis://:s3cret@localhost:6379/0":                           "redis://xxxxx@localhost:6379/0",
+		"rediss://token@cache.example:6380":                          "rediss://xxxxx@cache.example:6380",
+		"redis+cluster://u:s3cret@h1:7000?addr=h2:7000&addr=h3:7000": "redis+cluster://xxxxx@h1:7000?addr=h2:7000&addr=h3:7000",
+		"redis+sentinel://h:26379?master_name=m&password=s3cret":     "redis+sentinel://h:26379?master_name=m&password=xxxxx",
+		"redis://:s3cret@localhost:port":                             "redis://xxxxx",
+		"s3cret@nowhere":                                             "xxxxx",
+	} {
+		if got := rediscache.RedactURL(in); got != want {
+			t.Errorf("RedactURL(%q) = %q; want %q", in, got, want)
+		}
+	}
+}

@@ -131,8 +131,11 @@ resolve against the root.`,
 	pf.StringVar(&g.indexField, "index-field", envOr("CHROMAFS_INDEX_FIELD", chromafs.DefaultLayout.IndexField), "metadata field holding a chunk's index (env CHROMAFS_INDEX_FIELD)")
 	pf.StringVar(&g.treeID, "tree-id", envOr("CHROMAFS_TREE_ID", chromafs.DefaultLayout.TreeID), "id of the path tree record (env CHROMAFS_TREE_ID)")
 	pf.StringVar(&g.separator, "separator", envOr("CHROMAFS_SEPARATOR", ""), `string between chunks when a page is reassembled, e.g. "\n" (env CHROMAFS_SEPARATOR)`)
-	pf.StringVar(&g.redisURL, "redis-url", envOr("CHROMAFS_REDIS_URL", ""), "Redis server shared as a page cache by every process that uses it, e.g. redis://localhost:6379/0 (env CHROMAFS_REDIS_URL)")
+	pf.StringVar(&g.redisURL, "redis-url", envOr("CHROMAFS_REDIS_URL", ""), "Redis shared as a page cache by every process that uses it: redis://host:6379/0 (one server), redis+cluster://host1:6379?addr=host2:6379 (a Redis Cluster) or redis+sentinel://host:26379?master_name=NAME (env CHROMAFS_REDIS_URL)")
 	pf.DurationVar(&g.timeout, "timeout", 60*time.Second, "deadline for the whole command")
+	// The help shows CHROMAFS_REDIS_URL as the default: without its
+	// password.
+	pf.Lookup("redis-url").DefValue = rediscache.RedactURL(g.redisURL)
 	pf.StringVar(&g.tenant, "tenant", envOr("CHROMA_TENANT", ""), "Chroma tenant (env CHROMA_TENANT; default default_tenant)")
 	pf.StringVar(&g.database, "database", envOr("CHROMA_DATABASE", ""), "Chroma database (env CHROMA_DATABASE; default default_database)")
 	pf.StringVar(&g.token, "chroma-token", envOr("CHROMA_API_KEY", ""), "API key sent as x-chroma-token, as Chroma Cloud wants (env CHROMA_API_KEY)")
@@ -193,12 +196,20 @@ func (g *globals) openStore(ctx context.Context, create bool) (*chromastore.Coll
 
 // openFS connects and bootstraps the filesystem for the user's groups.
 func (g *globals) openFS(ctx context.Context) (*chromafs.FS, error) {
+	log := slog.New(slog.NewTextHandler(g.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	// A bad --redis-url is reported before Chroma is asked anything.
+	var rc *rediscache.Cache
+	if g.redisURL != "" {
+		var err error
+		if rc, err = rediscache.New(g.redisURL, rediscache.Options{Logger: log}); err != nil {
+			return nil, err
+		}
+	}
 	store, err := g.openStore(ctx, false)
 	if err != nil {
 		return nil, err
 	}
 	trace.phase("open store (collection lookup)")
-	log := slog.New(slog.NewTextHandler(g.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	res, err := g.pointers.resolver()
 	if err != nil {
 		return nil, err
@@ -210,11 +221,7 @@ func (g *globals) openFS(ctx context.Context) (*chromafs.FS, error) {
 		chromafs.WithLogger(log),
 		chromafs.WithResolver(res),
 	}
-	if g.redisURL != "" {
-		rc, err := rediscache.New(g.redisURL, rediscache.Options{Logger: log})
-		if err != nil {
-			return nil, err
-		}
+	if rc != nil {
 		opts = append(opts, chromafs.WithCache(cachepkg.NewTiered(cachepkg.NewMemory(0), rc)))
 		trace.phase("redis client")
 	}

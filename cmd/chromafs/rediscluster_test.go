@@ -1,0 +1,88 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/chromafs/chromafs/internal/testenv"
+)
+
+// TestScaleOutRedisCluster is the scale-out path: stateless chromafs
+// processes share pages through a real Redis Cluster of 3 masters. The
+// first `chromafs --redis-url redis+cluster://… grep -rc` reads every page
+// from Chroma, the second makes no content request to Chroma, and with
+// one master killed a third still answers the same (the pages of the dead
+// master from Chroma) with one warning and no error.
+func TestScaleOutRedisCluster(t *testing.T) {
+	cl := testenv.NewRedisCluster(t, 3)
+	srv := testenv.Chroma(t)
+	coll := testenv.CollectionName(t)
+	if _, errOut, code := cli(t, "--chroma-url", srv.URL, "--collection", coll, "ingest", "--rules", "../../examples/access.rules", docsDir); code != 0 {
+		t.Fatalf("ingest: %s", errOut)
+	}
+	counter := newContentCounter(t, srv.URL)
+	bin := chromafsBinary(t)
+	run := func() (stdout, stderr string, content int64) {
+		t.Helper()
+		before := counter.content.Load()
+		// Every page: grep reads them all, in batches that span the
+		// cluster's masters.
+		cmd := exec.Command(bin, "--chroma-url", counter.srv.URL, "--collection", coll, "grep", "-rc", "", "/")
+		cmd.Env = append(os.Environ(), "CHROMAFS_REDIS_URL="+cl.URL)
+		var errb bytes.Buffer
+		cmd.Stderr = &errb
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("chromafs grep: %v\n%s", err, errb.String())
+		}
+		return string(out), errb.String(), counter.content.Load() - before
+	}
+	first, errOut, n := run()
+	if errOut != "" || n == 0 || strings.Count(first, "\n") < 5 {
+		t.Fatalf("first process: %d content requests, stderr %q, output:\n%s", n, errOut, first)
+	}
+	second, errOut, n := run()
+	if errOut != "" || n != 0 || second != first {
+		t.Fatalf("second process: %d content requests (want 0), stderr %q, output:\n%s\nwant:\n%s", n, errOut, second, first)
+	}
+
+	// The pages are spread over the masters: kill one that holds some,
+	// while another holds some too.
+	ctx := context.Background()
+	var holding []int
+	for i, a := range cl.Addrs() {
+		c := redis.NewClient(&redis.Options{Addr: a})
+		size, err := c.DBSize(ctx).Result()
+		c.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if size > 0 {
+			holding = append(holding, i)
+		}
+	}
+	if len(holding) < 2 {
+		t.Fatalf("the cache's keys are on masters %v only; want at least two of 3", holding)
+	}
+	dead := cl.Masters[holding[0]].Addr
+	if err := cl.Kill(holding[0]); err != nil {
+		t.Fatal(err)
+	}
+	third, errOut, n := run()
+	if third != first {
+		t.Fatalf("with master %s killed: output\n%s\nwant:\n%s", dead, third, first)
+	}
+	if n == 0 {
+		t.Errorf("with master %s killed: no content request to Chroma; want its pages read from Chroma", dead)
+	}
+	lines := strings.Split(strings.TrimSpace(errOut), "\n")
+	if len(lines) != 1 || !strings.Contains(lines[0], "level=WARN") || !strings.Contains(lines[0], "redis cache unreachable") || !strings.Contains(lines[0], dead) {
+		t.Errorf("with master %s killed: stderr %q; want one warning naming it", dead, errOut)
+	}
+}
