@@ -125,3 +125,28 @@ func TestRedisCluster(t *testing.T) {
 		t.Errorf("%d errors logged:\n%s", n, logs.String())
 	}
 }
+
+// TestRedisSentinel runs the Cache contract on the master that a real
+// Sentinel names, from a redis+sentinel:// URL, and checks that the
+// entries are on that master.
+func TestRedisSentinel(t *testing.T) {
+	st := testenv.NewRedisSentinel(t)
+	r, err := rediscache.New(st.URL, rediscache.Options{Prefix: "s:"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	checkContract(t, r)
+	ctx := context.Background()
+	if err := r.Put(ctx, "k", []byte("v")); err != nil {
+		t.Fatal(err)
+	}
+	m := redis.NewClient(&redis.Options{Addr: st.Master.Addr})
+	defer m.Close()
+	if v, err := m.Get(ctx, "s:k").Result(); err != nil || v != "v" {
+		t.Fatalf("the master %s has s:k = %q, %v; want \"v\"", st.Master.Addr, v, err)
+	}
+	if err := r.Ping(ctx); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -22,6 +22,11 @@
 // [Server.Start] or [Server.Restart] on it. A restart kills the process
 // and starts a new one on the same port and data directory.
 //
+// [NewRedisCluster] starts a Redis Cluster of masters (redis-server
+// --cluster-enabled, joined by redis-cli --cluster create) and
+// [NewRedisSentinel] a Redis master with a Sentinel, each private to one
+// test as [NewRedis] is; [RedisCluster.Kill] kills one master.
+//
 // # Environment
 //
 //   - CHROMA_URL, REDIS_URL: use this running server instead of starting
