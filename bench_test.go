@@ -21,6 +21,7 @@ import (
 	"github.com/chromafs/chromafs/cachepkg"
 	"github.com/chromafs/chromafs/cachepkg/rediscache"
 	"github.com/chromafs/chromafs/chromastore"
+	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/ingest"
 	"github.com/chromafs/chromafs/internal/gen"
 	"github.com/chromafs/chromafs/internal/testenv"
@@ -235,10 +236,10 @@ type slimWriter struct {
 	keep map[string]bool
 }
 
-func (w slimWriter) Upsert(ctx context.Context, records []chromafs.Record) error {
-	var kept []chromafs.Record
+func (w slimWriter) Upsert(ctx context.Context, records []collection.Record) error {
+	var kept []collection.Record
 	for _, r := range records {
-		if slug, _ := r.Metadata[chromafs.DefaultLayout.SlugField].(string); r.System || w.keep[slug] {
+		if slug, _ := r.Metadata[collection.DefaultLayout().SlugField].(string); r.System || w.keep[slug] {
 			kept = append(kept, r)
 		}
 	}
@@ -246,7 +247,7 @@ func (w slimWriter) Upsert(ctx context.Context, records []chromafs.Record) error
 }
 
 // newBenchFS returns a public user's filesystem over store.
-func newBenchFS(b *testing.B, store chromafs.Store, opts ...chromafs.Option) *chromafs.FS {
+func newBenchFS(b *testing.B, store collection.Store, opts ...chromafs.Option) *chromafs.FS {
 	b.Helper()
 	fsys, err := chromafs.New(context.Background(), store, opts...)
 	if err != nil {
@@ -260,7 +261,7 @@ func largePage(n int) string { return gen.Large(n)[0] }
 
 // benchSessionCold creates sessions with an empty parsed-tree cache: a
 // tree fetch, a parse and a prune for a public user.
-func benchSessionCold(b *testing.B, store chromafs.Store) {
+func benchSessionCold(b *testing.B, store collection.Store) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
@@ -344,7 +345,7 @@ func BenchmarkTreeFetch(b *testing.B) {
 		ctx := context.Background()
 		b.ReportAllocs()
 		for b.Loop() {
-			rec, err := store.Tree(ctx, chromafs.DefaultLayout.TreeID)
+			rec, err := store.Tree(ctx, collection.DefaultLayout().TreeID)
 			if err != nil || len(rec.Document) == 0 {
 				b.Fatal(err)
 			}
@@ -411,7 +412,7 @@ func BenchmarkGlob(b *testing.B) {
 
 // benchCatCold reads an 8 KiB page with an empty page cache: the cache is
 // cleared before each read, outside the timer.
-func benchCatCold(b *testing.B, store chromafs.Store, n int) {
+func benchCatCold(b *testing.B, store collection.Store, n int) {
 	ctx := context.Background()
 	cache := cachepkg.NewMemory(0)
 	fsys := newBenchFS(b, store, chromafs.WithCache(cache))
@@ -453,7 +454,7 @@ func BenchmarkChromaGet(b *testing.B) {
 		slugs := []string{largePage(sz.pages)}
 		b.ReportAllocs()
 		for b.Loop() {
-			chunks, err := store.Chunks(ctx, chromafs.DefaultLayout, slugs)
+			chunks, err := store.Chunks(ctx, collection.DefaultLayout(), slugs)
 			if err != nil || len(chunks) < gen.LargeSize/1024 {
 				b.Fatal(len(chunks), err)
 			}
@@ -462,7 +463,7 @@ func BenchmarkChromaGet(b *testing.B) {
 }
 
 // BenchmarkChromaGetByID is the baseline of CatCold on a collection that
-// declares chromafs.ChunkIDScheme (as ingest and gen write it): the get of
+// declares collection.ChunkIDScheme (as ingest and gen write it): the get of
 // the page's chunks by id alone, as FS sends it.
 func BenchmarkChromaGetByID(b *testing.B) {
 	forSizes(b, func(b *testing.B, sz benchSize) {
@@ -471,16 +472,16 @@ func BenchmarkChromaGetByID(b *testing.B) {
 		slug := largePage(sz.pages)
 		var ids []string
 		for i := range gen.LargeSize / 1024 * 2 {
-			ids = append(ids, chromafs.ChunkID(slug, i))
+			ids = append(ids, collection.ChunkID(slug, i))
 		}
-		chunks, err := store.ChunksByID(ctx, chromafs.DefaultLayout, ids)
+		chunks, err := store.ChunksByID(ctx, collection.DefaultLayout(), ids)
 		if err != nil {
 			b.Fatal(err)
 		}
 		ids = ids[:len(chunks)]
 		b.ReportAllocs()
 		for b.Loop() {
-			chunks, err := store.ChunksByID(ctx, chromafs.DefaultLayout, ids)
+			chunks, err := store.ChunksByID(ctx, collection.DefaultLayout(), ids)
 			if err != nil || len(chunks) != len(ids) {
 				b.Fatal(len(chunks), err)
 			}
@@ -512,7 +513,7 @@ func rawGet(b *testing.B, c *benchColl, body string) {
 // the tree record, its answer read but not decoded.
 func BenchmarkRawTreeGet(b *testing.B) {
 	forSizes(b, func(b *testing.B, sz benchSize) {
-		rawGet(b, chromaColl(b, sz.pages), `{"ids":["`+chromafs.DefaultLayout.TreeID+`"],"include":["documents","metadatas"]}`)
+		rawGet(b, chromaColl(b, sz.pages), `{"ids":["`+collection.DefaultLayout().TreeID+`"],"include":["documents","metadatas"]}`)
 	})
 }
 
@@ -521,7 +522,7 @@ func BenchmarkRawTreeGet(b *testing.B) {
 func BenchmarkRawChunkGet(b *testing.B) {
 	forSizes(b, func(b *testing.B, sz benchSize) {
 		q, _ := json.Marshal(map[string]any{
-			"where":   map[string]any{chromafs.DefaultLayout.SlugField: map[string]any{"$in": []string{largePage(sz.pages)}}},
+			"where":   map[string]any{collection.DefaultLayout().SlugField: map[string]any{"$in": []string{largePage(sz.pages)}}},
 			"include": []string{"documents", "metadatas"},
 			"limit":   300,
 		})
@@ -550,7 +551,7 @@ func BenchmarkRawChunkGetByID(b *testing.B) {
 }
 
 // benchCatWarm reads an 8 KiB page that is in the page cache.
-func benchCatWarm(b *testing.B, store chromafs.Store, n int) {
+func benchCatWarm(b *testing.B, store collection.Store, n int) {
 	fsys := newBenchFS(b, store)
 	name := largePage(n)
 	if _, err := fs.ReadFile(fsys, name); err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/chromafs/chromafs/cachepkg"
 	"github.com/chromafs/chromafs/cachepkg/rediscache"
 	"github.com/chromafs/chromafs/chromastore"
+	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/internal/testenv"
 	"github.com/chromafs/chromafs/memstore"
 )
@@ -28,12 +29,12 @@ type countingColl struct {
 	content atomic.Int64
 }
 
-func (c *countingColl) Chunks(ctx context.Context, l chromafs.Layout, slugs []string) ([]chromafs.Chunk, error) {
+func (c *countingColl) Chunks(ctx context.Context, l collection.Layout, slugs []string) ([]collection.Chunk, error) {
 	c.content.Add(1)
 	return c.Collection.Chunks(ctx, l, slugs)
 }
 
-func (c *countingColl) ChunksByID(ctx context.Context, l chromafs.Layout, ids []string) ([]chromafs.Chunk, error) {
+func (c *countingColl) ChunksByID(ctx context.Context, l collection.Layout, ids []string) ([]collection.Chunk, error) {
 	c.content.Add(1)
 	return c.Collection.ChunksByID(ctx, l, ids)
 }
@@ -85,12 +86,12 @@ func TestSharedRedisCache(t *testing.T) {
 			mem := memstore.New(t.Name())
 			w.write(t, mem, files)
 			rc := redisCache(t, rdb.URL, t.Name()+":", rediscache.Options{})
-			for _, store := range []chromafs.Store{coll, mem} {
+			for _, store := range []collection.Store{coll, mem} {
 				if err := rc.Clear(ctx); err != nil {
 					t.Fatal(err)
 				}
 				content := func() int64 {
-					if store == chromafs.Store(mem) {
+					if store == collection.Store(mem) {
 						r := mem.Requests()
 						return int64(r.Chunks + r.ChunksByID)
 					}

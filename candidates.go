@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/tree"
 )
 
@@ -47,10 +48,10 @@ const (
 // that are directories are dropped silently, as if they did not exist.
 // Files whose content is stored outside the collection (lazy pointers)
 // are always returned. With no literals (or an empty one), or when the
-// store does not implement [Searcher], every visible file among names is
+// store does not implement [collection.Searcher], every visible file among names is
 // returned. When no file needs a query, none is sent.
 //
-// The store is asked, with one [Searcher.Search] per condition, restricted
+// The store is asked, with one [collection.Searcher.Search] per condition, restricted
 // to the visible files among names, for the chunks that contain a literal
 // ($contains) or, with fold, match a regex that spells each literal's
 // case variants (Go's and Rust's (?i) for ASCII literals; explicit
@@ -58,7 +59,7 @@ const (
 //
 // Chroma sees one chunk at a time, so a literal that straddles two chunks
 // is found by no such query. A page needs no more when it is one chunk
-// (per the tree), when the collection declares LineAlignedKey and the
+// (per the tree), when the collection declares collection.LineAlignedKey and the
 // page's entry does not have SplitLines (a literal without a newline
 // cannot cross a line end), or when the separator is made of newlines
 // only (as "\n", the Python package's). With the default empty separator, the other pages get three
@@ -103,7 +104,7 @@ func (fsys *FS) Candidates(ctx context.Context, names []string, literals []strin
 	if len(lits) == 0 || slices.Contains(lits, "") {
 		return all(), nil
 	}
-	searcher, ok := s.store.(Searcher)
+	searcher, ok := s.store.(collection.Searcher)
 	if !ok {
 		return all(), nil
 	}
@@ -135,9 +136,9 @@ func (fsys *FS) Candidates(ctx context.Context, names []string, literals []strin
 		}
 	}
 
-	var mainHits, ends, starts, short []Chunk
+	var mainHits, ends, starts, short []collection.Chunk
 	g, gctx := errgroup.WithContext(ctx)
-	search := func(dst *[]Chunk, slugs []string, f TextFilter) {
+	search := func(dst *[]collection.Chunk, slugs []string, f collection.TextFilter) {
 		g.Go(func() error {
 			got, err := searcher.Search(gctx, s.layout, s.searchScope(slugs), f)
 			if err != nil {
@@ -159,9 +160,9 @@ func (fsys *FS) Candidates(ctx context.Context, names []string, literals []strin
 		search(&mainHits, main, plan.filter)
 	}
 	if len(split) > 0 && plan.maxRunes >= 2 {
-		search(&ends, split, TextFilter{Regexes: []string{plan.ends}})
-		search(&starts, split, TextFilter{Regexes: []string{plan.starts}})
-		search(&short, split, TextFilter{Regexes: []string{plan.short}})
+		search(&ends, split, collection.TextFilter{Regexes: []string{plan.ends}})
+		search(&starts, split, collection.TextFilter{Regexes: []string{plan.starts}})
+		search(&short, split, collection.TextFilter{Regexes: []string{plan.short}})
 	}
 	if err := g.Wait(); err != nil {
 		return nil, err
@@ -187,13 +188,13 @@ func (fsys *FS) Candidates(ctx context.Context, names []string, literals []strin
 			slug  string
 			index int
 		}
-		at := func(chunks []Chunk) map[pos]bool {
+		at := func(chunks []collection.Chunk) map[pos]bool {
 			m := make(map[pos]bool, len(chunks))
 			for _, c := range chunks {
 				if !inSplit[c.Slug] {
 					continue
 				}
-				if c.Index == NoIndex {
+				if c.Index == collection.NoIndex {
 					hit[c.Slug] = true // cannot be placed: keep the page
 				}
 				m[pos{c.Slug, c.Index}] = true
@@ -205,7 +206,7 @@ func (fsys *FS) Candidates(ctx context.Context, names []string, literals []strin
 		// with a prefix of it, chunk k+m starting with the rest, and
 		// every chunk between them short.
 		for _, c := range ends {
-			if !inSplit[c.Slug] || c.Index == NoIndex {
+			if !inSplit[c.Slug] || c.Index == collection.NoIndex {
 				continue
 			}
 			for j := c.Index + 1; ; j++ {
@@ -267,12 +268,12 @@ func uniqueLiterals(literals []string, fold bool) []string {
 
 // searchPlan holds the conditions Candidates sends.
 type searchPlan struct {
-	filter   TextFilter // chunks holding a literal
-	straddle bool       // the boundary regexes below are usable
-	ends     string     // chunks that end with a proper prefix of a literal
-	starts   string     // chunks that start with a proper suffix of a literal
-	short    string     // chunks of at most maxRunes-2 runes
-	maxRunes int        // runes of the longest literal
+	filter   collection.TextFilter // chunks holding a literal
+	straddle bool                  // the boundary regexes below are usable
+	ends     string                // chunks that end with a proper prefix of a literal
+	starts   string                // chunks that start with a proper suffix of a literal
+	short    string                // chunks of at most maxRunes-2 runes
+	maxRunes int                   // runes of the longest literal
 }
 
 // maxExcluded is the longest list of pages a search leaves out (see
@@ -280,9 +281,9 @@ type searchPlan struct {
 const maxExcluded = 16384
 
 // regexLimit and excludedLimit are maxRegexBytes and maxExcluded, or the
-// store's lower limits (see Limiter).
+// store's lower limits (see collection.Limiter).
 func (s *session) regexLimit() int {
-	if l, ok := s.store.(Limiter); ok {
+	if l, ok := s.store.(collection.Limiter); ok {
 		if r, _ := l.Limits(); r > 0 {
 			return min(r, maxRegexBytes)
 		}
@@ -291,7 +292,7 @@ func (s *session) regexLimit() int {
 }
 
 func (s *session) excludedLimit() int {
-	if l, ok := s.store.(Limiter); ok {
+	if l, ok := s.store.(collection.Limiter); ok {
 		if _, e := l.Limits(); e > 0 {
 			return min(e, maxExcluded)
 		}
@@ -299,15 +300,15 @@ func (s *session) excludedLimit() int {
 	return maxExcluded
 }
 
-// scopeOf returns the Scope that searches exactly slugs among the pages
+// scopeOf returns the collection.Scope that searches exactly slugs among the pages
 // of the tree: slugs itself, or, when that is shorter and fits one
 // request, every other page of the tree (which includes every page hidden
 // from this view) left out. Records of pages outside the tree (orphans)
 // may then come back; callers keep only the slugs they asked for.
-func (s *session) scopeOf(slugs []string) Scope {
+func (s *session) scopeOf(slugs []string) collection.Scope {
 	others := s.tree.Len() - len(slugs)
 	if others >= len(slugs) || others > s.excludedLimit() {
-		return Scope{Slugs: slugs}
+		return collection.Scope{Slugs: slugs}
 	}
 	out := make([]string, 0, max(others, 0))
 	entries := s.tree.Entries()
@@ -317,23 +318,23 @@ func (s *session) scopeOf(slugs []string) Scope {
 			out = append(out, entries[i].Slug)
 		}
 	}
-	return Scope{Slugs: out, Exclude: true}
+	return collection.Scope{Slugs: out, Exclude: true}
 }
 
 // searchScope is scopeOf(slugs), asking for ids only when the collection
-// declares that chunk ids follow ChunkID: the slug and index are then read
+// declares that chunk ids follow collection.ChunkID: the slug and index are then read
 // from the ids (see fromID), and Chroma answers a common literal about
 // four times faster (130 ms against 530 ms for 24,500 matching chunks).
-func (s *session) searchScope(slugs []string) Scope {
+func (s *session) searchScope(slugs []string) collection.Scope {
 	sc := s.scopeOf(slugs)
 	sc.IDsOnly = s.byID != nil
 	return sc
 }
 
 // fromID fills in the slug and index of a chunk that a search returned
-// with its id only, reading them from an id made by ChunkID. It reports
+// with its id only, reading them from an id made by collection.ChunkID. It reports
 // false for an id that does not have that form.
-func fromID(c *Chunk) bool {
+func fromID(c *collection.Chunk) bool {
 	if c.Slug != "" {
 		return true
 	}
@@ -342,7 +343,7 @@ func fromID(c *Chunk) bool {
 		return false
 	}
 	n, err := strconv.Atoi(c.ID[i+1:])
-	if err != nil || n < 0 || ChunkID(c.ID[:i], n) != c.ID {
+	if err != nil || n < 0 || collection.ChunkID(c.ID[:i], n) != c.ID {
 		return false
 	}
 	c.Slug, c.Index = c.ID[:i], n

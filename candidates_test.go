@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/chromafs/chromafs"
+	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/memstore"
 )
 
@@ -208,7 +209,7 @@ func TestCandidatesStraddle(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/sep=%q", b.name, sep), func(t *testing.T) {
 				store := b.new(t)
 				mem := memstore.New("straddle")
-				err := memstore.Load(mem, chromafs.DefaultLayout, files, memstore.LoadOptions{
+				err := memstore.Load(mem, collection.DefaultLayout(), files, memstore.LoadOptions{
 					ChunkSize: chunk, Shuffle: rand.New(rand.NewPCG(3, 4)), Separator: sep,
 				})
 				if err != nil {
@@ -314,7 +315,7 @@ func TestCandidatesNoQuery(t *testing.T) {
 	}
 
 	// A store without Searcher: every visible file.
-	plain := mustNew(t, struct{ chromafs.Store }{mem})
+	plain := mustNew(t, struct{ collection.Store }{mem})
 	got, err = plain.Candidates(ctx, []string{"a.md", "b.md", "internal/c.md"}, []string{"alpha"}, false)
 	if err != nil || !slices.Equal(got, []string{"a.md", "b.md"}) {
 		t.Errorf("without Searcher: Candidates = %q, %v", got, err)
@@ -326,7 +327,7 @@ func TestCandidatesNoQuery(t *testing.T) {
 func TestCandidatesLazy(t *testing.T) {
 	mem := memstore.New("lazy")
 	tree := `{"spec.json":{"isPublic":true,"url":"https://example.com/spec.json"},"a.md":{"isPublic":true}}`
-	err := mem.Upsert(context.Background(), []chromafs.Record{
+	err := mem.Upsert(context.Background(), []collection.Record{
 		{ID: "__path_tree__", Document: tree, Metadata: map[string]any{"_system": true}, System: true},
 		{ID: "a", Document: "alpha", Metadata: map[string]any{"page_slug": "a.md", "chunk_index": 0}},
 	})
@@ -377,7 +378,7 @@ func TestCandidatesRandom(t *testing.T) {
 		t.Run(b.name, func(t *testing.T) {
 			store := b.new(t)
 			mem := memstore.New("random")
-			if err := memstore.Load(mem, chromafs.DefaultLayout, files, memstore.LoadOptions{
+			if err := memstore.Load(mem, collection.DefaultLayout(), files, memstore.LoadOptions{
 				ChunkSize: 5, Access: access, Shuffle: rand.New(rand.NewPCG(7, 8)),
 			}); err != nil {
 				t.Fatal(err)
@@ -456,14 +457,14 @@ func TestCandidatesRegexAgreement(t *testing.T) {
 		docs = append(docs, b.String())
 	}
 	docs = append(docs, "", "access_token", "ACCESS_TOKEN", "\u212Aelvin", "miſſion", "οδυσσευς", "ΟΔΥΣΣΕΥΣ")
-	var recs []chromafs.Record
+	var recs []collection.Record
 	slugs := []string{"p.md"}
 	for i, d := range docs {
-		recs = append(recs, chromafs.Record{ID: fmt.Sprint(i), Document: d, Metadata: map[string]any{"page_slug": "p.md", "chunk_index": i}})
+		recs = append(recs, collection.Record{ID: fmt.Sprint(i), Document: d, Metadata: map[string]any{"page_slug": "p.md", "chunk_index": i}})
 	}
 	mem := memstore.New("agree")
 	chroma := backends()[1].new(t)
-	for _, st := range []chromafs.Writer{mem, chroma} {
+	for _, st := range []collection.Writer{mem, chroma} {
 		if err := st.Upsert(context.Background(), recs); err != nil {
 			t.Fatal(err)
 		}
@@ -474,8 +475,8 @@ func TestCandidatesRegexAgreement(t *testing.T) {
 		{"access_token"}, {"kelvin"}, {"mission"}, {"ΟΔΥΣΣΕΥΣ"}, {"ab", "sk", "σς"}, {"abcsSkKſ"},
 	}
 	ctx := context.Background()
-	ids := func(st chromafs.Store, f chromafs.TextFilter) []string {
-		got, err := st.(chromafs.Searcher).Search(ctx, chromafs.DefaultLayout, chromafs.Scope{Slugs: slugs}, f)
+	ids := func(st collection.Store, f collection.TextFilter) []string {
+		got, err := st.(collection.Searcher).Search(ctx, collection.DefaultLayout(), collection.Scope{Slugs: slugs}, f)
 		if err != nil {
 			t.Fatalf("%T.Search(%q): %v", st, f, err)
 		}
@@ -488,10 +489,10 @@ func TestCandidatesRegexAgreement(t *testing.T) {
 	}
 	checked := 0
 	for _, lits := range litSets {
-		filters := []chromafs.TextFilter{{Contains: lits}}
+		filters := []collection.TextFilter{{Contains: lits}}
 		for _, fold := range []bool{false, true} {
 			for _, re := range chromafs.PlanRegexes(lits, fold) {
-				filters = append(filters, chromafs.TextFilter{Regexes: []string{re}})
+				filters = append(filters, collection.TextFilter{Regexes: []string{re}})
 			}
 		}
 		for _, f := range filters {

@@ -57,16 +57,10 @@ func (d *dir) ReadDir(n int) ([]fs.DirEntry, error) {
 	return d.fsys.dirEntries(rest), nil
 }
 
-// TreeModTimeKey is the tree record metadata key under which a writer may
-// record when it wrote the tree: an RFC 3339 string or a number of Unix
-// seconds. A directory none of whose visible pages has a modTime takes
-// this time (see FS's Directory times).
-const TreeModTimeKey = "chromafs_tree_mod_time"
-
 // modTime returns the modification time of a node: a page's modTime from
 // the tree (zero if it has none); for a directory, the newest modTime of
 // the pages below it that this session's view shows (tree.View.ModTime:
-// a hidden page never counts), else the tree record's TreeModTimeKey,
+// a hidden page never counts), else the tree record's collection.TreeModTimeKey,
 // else the zero time. Every view of a session (Sub views included) gives
 // a node the same value.
 func (s *session) modTime(n *tree.Node) time.Time {

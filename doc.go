@@ -20,10 +20,12 @@
 //
 // # Stores
 //
-// The filesystem reads a collection through the small Store interface.
-// Package chromastore implements it over a Chroma server (it is the only
-// package that imports the Chroma client); package memstore implements it
-// in memory for tests and examples.
+// The filesystem reads a collection through the small collection.Store
+// interface; package collection holds the whole data contract (records,
+// layout, metadata keys, sharded trees). Package chromastore implements
+// it over a Chroma server (it is the only package that imports the Chroma
+// client); package memstore implements it in memory for tests and
+// examples.
 //
 // # Access control
 //
@@ -42,8 +44,8 @@
 // default ""). Chunk indexes must be exactly 0..n-1: a gap, a duplicate, a
 // chunk without an index, or a chunk count, size or sha256 hash that
 // disagrees with the tree is an error wrapping ErrCorruptPage, never
-// partial content. When the tree record declares ChunkIDScheme (chromafs
-// ingest writes it) and the store implements IDReader, chunks are fetched
+// partial content. When the tree record declares collection.ChunkIDScheme (chromafs
+// ingest writes it) and the store implements collection.IDReader, chunks are fetched
 // by id, a lookup, instead of by slug, which makes Chroma filter the whole
 // collection; the slug query remains the fallback. Concurrent reads
 // of one page cost one fetch, and pages are kept in a byte-bounded cache
@@ -86,11 +88,12 @@
 // # Sharded trees
 //
 // A store may limit a document's size (Chroma Cloud: 16 KiB), and a tree
-// of a few hundred pages is larger. ShardTree cuts such a tree into shard
-// records plus a manifest in the tree record; ReadTree, which New uses,
-// joins the shards back and checks them against the manifest's size and
-// sha256 (ErrTreeShard otherwise). The joined document has the version it
-// would have in one record, so the layouts are interchangeable.
+// of a few hundred pages is larger. collection.ShardTree cuts such a tree
+// into shard records plus a manifest in the tree record;
+// collection.ReadTree, which New uses, joins the shards back and checks
+// them against the manifest's size and sha256 (collection.ErrShard
+// otherwise). The joined document has the version it would have in one
+// record, so the layouts are interchangeable.
 //
 // # Errors
 //

@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"net"
 	"syscall"
+
+	"github.com/chromafs/chromafs/collection"
 )
 
 // ErrReadOnly is returned (wrapped in an *fs.PathError where a path is
@@ -70,3 +72,19 @@ func IsUnavailable(err error) bool {
 	var ne net.Error
 	return errors.As(err, &ne)
 }
+
+// Errors of the collection's content that FS operations return, wrapped.
+// They are the values of package collection, so errors.Is matches either
+// name.
+var (
+	// ErrNoTree is wrapped by New's error when the collection has no path
+	// tree record: collection.ErrNoTree.
+	ErrNoTree = collection.ErrNoTree
+
+	// ErrCorruptPage is wrapped by errors about a page whose chunks cannot
+	// be reassembled (see collection.Assemble): a missing, duplicate or
+	// invalid chunk index, no chunks at all, or content that disagrees with
+	// the size or hash the tree records. Such a page is never served
+	// partially. It is collection.ErrCorruptPage.
+	ErrCorruptPage = collection.ErrCorruptPage
+)

@@ -7,12 +7,13 @@ import (
 	"log"
 
 	"github.com/chromafs/chromafs"
+	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/memstore"
 )
 
 // exampleStore returns an in-memory collection written the way other
 // writers do it: pages cut into small chunks, internal/ for staff only.
-func exampleStore() chromafs.Store {
+func exampleStore() collection.Store {
 	s := memstore.New("example")
 	files := map[string]string{
 		"index.md":              "# Docs\n",
@@ -20,7 +21,7 @@ func exampleStore() chromafs.Store {
 		"guides/auth/oauth.mdx": "# OAuth\nUse the access_token.\n",
 		"internal/oncall.md":    "# On-call\nweekly rotation\n",
 	}
-	err := memstore.Load(s, chromafs.DefaultLayout, files, memstore.LoadOptions{
+	err := memstore.Load(s, collection.DefaultLayout(), files, memstore.LoadOptions{
 		ChunkSize: 8,
 		Access: func(slug string) (bool, []string) {
 			if slug == "internal/oncall.md" {

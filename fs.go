@@ -18,6 +18,7 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"github.com/chromafs/chromafs/cachepkg"
+	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/tree"
 )
 
@@ -37,7 +38,7 @@ import (
 // none). A directory's ModTime is the newest modTime of the pages below
 // it, at any depth, that this FS's groups may see (a hidden page never
 // counts, so the time reveals nothing about it); when none of them has
-// one, the tree record's TreeModTimeKey; else the zero time, which
+// one, the tree record's collection.TreeModTimeKey; else the zero time, which
 // adapters must present as "unknown" (http.FileServer omits
 // Last-Modified for it). Stat, ReadDir's Info, an open directory's Stat
 // and Sub views give the same value; it is computed once per view.
@@ -49,19 +50,19 @@ type FS struct {
 
 // session is what the views of one New call share.
 type session struct {
-	store   Store
-	layout  Layout
+	store   collection.Store
+	layout  collection.Layout
 	groups  []string
 	sep     string
 	cache   cachepkg.Cache
 	log     *slog.Logger
 	tree    *tree.Tree
 	view    *tree.View
-	version string   // tree version: a digest of the tree document
-	byID    IDReader // non-nil when chunk ids follow ChunkID
-	// lineAligned: the tree record says LineAlignedKey: true.
+	version string              // tree version: a digest of the tree document
+	byID    collection.IDReader // non-nil when chunk ids follow collection.ChunkID
+	// lineAligned: the tree record says collection.LineAlignedKey: true.
 	lineAligned bool
-	treeTime    time.Time // the tree record's TreeModTimeKey, or zero
+	treeTime    time.Time // the tree record's collection.TreeModTimeKey, or zero
 	sizes       sync.Map  // slug -> int64, sizes learned by reading
 	resolver    Resolver  // fetches lazy pointers; nil: none is fetched
 }
@@ -95,7 +96,7 @@ var parsedTrees = otter.Must(&otter.Options[string, *tree.Tree]{MaximumSize: 32}
 // parses it only if it changed. An unreachable store is an error for
 // which IsUnavailable reports true, unless WithStaleTree lets New serve
 // the tree this process fetched last.
-func New(ctx context.Context, store Store, opts ...Option) (*FS, error) {
+func New(ctx context.Context, store collection.Store, opts ...Option) (*FS, error) {
 	if store == nil {
 		return nil, errors.New("chromafs: nil store")
 	}
@@ -128,7 +129,7 @@ func New(ctx context.Context, store Store, opts ...Option) (*FS, error) {
 		treeTime:    st.modTime,
 		resolver:    cfg.resolver,
 	}
-	if ir, ok := store.(IDReader); ok && st.chunkIDs {
+	if ir, ok := store.(collection.IDReader); ok && st.chunkIDs {
 		s.byID = ir
 	}
 	return &FS{s: s, ctx: context.Background()}, nil
@@ -138,9 +139,9 @@ func New(ctx context.Context, store Store, opts ...Option) (*FS, error) {
 type treeState struct {
 	tree        *tree.Tree
 	version     string
-	chunkIDs    bool      // the tree record declares ChunkIDScheme
-	lineAligned bool      // the tree record declares LineAlignedKey
-	modTime     time.Time // the tree record's TreeModTimeKey, or zero
+	chunkIDs    bool      // the tree record declares collection.ChunkIDScheme
+	lineAligned bool      // the tree record declares collection.LineAlignedKey
+	modTime     time.Time // the tree record's collection.TreeModTimeKey, or zero
 	fetched     time.Time
 
 	// An episode of serving this state stale (WithStaleTree): when the
@@ -153,7 +154,7 @@ type treeState struct {
 // treeFailure is a tree that failed to parse (or to assemble), kept so
 // that New does not fetch and parse it again on every call.
 type treeFailure struct {
-	version string // TreeVersionOf the document; "" if not known
+	version string // collection.TreeVersionOf the document; "" if not known
 	limits  tree.Limits
 	err     error
 	retry   time.Time     // no request before then
@@ -171,7 +172,7 @@ var (
 )
 
 // markerMaxAge bounds how long a tree is trusted on the word of the
-// collection's TreeVersionKey alone: a writer other than chromafs ingest
+// collection's TreeVersionKey (collection.TreeVersionKey) alone: a writer other than chromafs ingest
 // may change the tree record without updating the marker.
 const markerMaxAge = time.Minute
 
@@ -189,12 +190,12 @@ const staleRetry = time.Second
 
 // currentTree returns the collection's tree: the one fetched last if it is
 // younger than the max age, or if it is younger than markerMaxAge and the
-// collection's TreeVersionKey names its version; else the tree record
+// collection's TreeVersionKey (collection.TreeVersionKey) names its version; else the tree record
 // fetched now (parsed only if this version was not parsed before). A
 // remembered failure is returned as it is until its retry time; an
 // unreachable store gives the tree fetched last, within WithStaleTree's
 // bound.
-func currentTree(ctx context.Context, store Store, treeID string, cfg *config) (*treeState, error) {
+func currentTree(ctx context.Context, store collection.Store, treeID string, cfg *config) (*treeState, error) {
 	key := store.CollectionID() + "\x00" + treeID
 	prev, _ := latestTrees.GetIfPresent(key)
 	if prev != nil {
@@ -205,7 +206,7 @@ func currentTree(ctx context.Context, store Store, treeID string, cfg *config) (
 		if st, ok := prev.staleWithoutAsking(cfg, age); ok {
 			return st, nil
 		}
-		if tv, ok := store.(TreeVersioner); ok && age < markerMaxAge {
+		if tv, ok := store.(collection.TreeVersioner); ok && age < markerMaxAge {
 			v, err := tv.TreeVersion(ctx)
 			if err == nil {
 				prev.answered()
@@ -286,8 +287,8 @@ var treeParses atomic.Int64
 
 // fetchTree fetches and parses the tree record treeID, remembering a
 // failure to parse in failedTrees and a success in latestTrees.
-func fetchTree(ctx context.Context, store Store, treeID, key string, limits tree.Limits) (*treeState, error) {
-	rec, err := ReadTree(ctx, store, treeID)
+func fetchTree(ctx context.Context, store collection.Store, treeID, key string, limits tree.Limits) (*treeState, error) {
+	rec, err := collection.ReadTree(ctx, store, treeID)
 	if err != nil {
 		err = fmt.Errorf("chromafs: fetch path tree %q: %w", treeID, err)
 		if errors.Is(err, tree.ErrMalformed) {
@@ -296,15 +297,7 @@ func fetchTree(ctx context.Context, store Store, treeID, key string, limits tree
 		}
 		return nil, err
 	}
-	version := ""
-	if m, ok, _ := ParseTreeManifest(rec.Manifest); ok {
-		// ReadTree checked the document against this digest; the
-		// version is its prefix (see TreeVersionOf), so the 7.5 MB
-		// tree of a 100k collection is not hashed twice.
-		version = m.SHA256[:24]
-	} else {
-		version = TreeVersionOf(rec.Document)
-	}
+	version := rec.Version
 	if f, ok := failedTrees.GetIfPresent(key); ok && f.version == version && f.limits == limits {
 		// The same document that failed: not parsed again.
 		rememberFailure(key, version, limits, f.err)
@@ -326,9 +319,9 @@ func fetchTree(ctx context.Context, store Store, treeID, key string, limits tree
 	st := &treeState{
 		tree:        t,
 		version:     version,
-		chunkIDs:    rec.Metadata[ChunkIDsKey] == ChunkIDScheme,
-		lineAligned: rec.Metadata[LineAlignedKey] == true,
-		modTime:     metadataTime(rec.Metadata[TreeModTimeKey]),
+		chunkIDs:    rec.Metadata[collection.ChunkIDsKey] == collection.ChunkIDScheme,
+		lineAligned: rec.Metadata[collection.LineAlignedKey] == true,
+		modTime:     metadataTime(rec.Metadata[collection.TreeModTimeKey]),
 		fetched:     time.Now(),
 	}
 	latestTrees.Set(key, st)

@@ -13,6 +13,7 @@ import (
 	"testing/fstest"
 
 	"github.com/chromafs/chromafs"
+	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/memstore"
 	"github.com/chromafs/chromafs/tree"
 )
@@ -25,13 +26,13 @@ func newMem(t testing.TB, files map[string]string, opt memstore.LoadOptions) *me
 	if opt.Access == nil {
 		opt.Access = access
 	}
-	if err := memstore.Load(s, chromafs.DefaultLayout, files, opt); err != nil {
+	if err := memstore.Load(s, collection.DefaultLayout(), files, opt); err != nil {
 		t.Fatal(err)
 	}
 	return s
 }
 
-func mustNew(t testing.TB, s chromafs.Store, opts ...chromafs.Option) *chromafs.FS {
+func mustNew(t testing.TB, s collection.Store, opts ...chromafs.Option) *chromafs.FS {
 	t.Helper()
 	fsys, err := chromafs.New(context.Background(), s, opts...)
 	if err != nil {
@@ -80,15 +81,15 @@ func TestCorruptPages(t *testing.T) {
 	tests := []struct {
 		name    string
 		entry   tree.Entry
-		chunks  []chromafs.Record
+		chunks  []collection.Record
 		wantErr string
 	}{
 		{"gap", tree.Entry{Size: -1}, recs("p.md", 0, 2), "missing chunk index 1"},
 		{"duplicate", tree.Entry{Size: -1}, recs("p.md", 0, 1, 1), "duplicate chunk index 1"},
 		{"no chunks", tree.Entry{Size: -1}, nil, "has no chunks"},
 		{"starts at 1", tree.Entry{Size: -1}, recs("p.md", 1, 2), "missing chunk index 0"},
-		{"no index", tree.Entry{Size: -1}, append(recs("p.md", 0), chromafs.Record{ID: "x", Document: "x", Metadata: map[string]any{"page_slug": "p.md"}}), "no valid chunk index"},
-		{"bad index", tree.Entry{Size: -1}, append(recs("p.md", 0), chromafs.Record{ID: "x", Document: "x", Metadata: map[string]any{"page_slug": "p.md", "chunk_index": "one"}}), "no valid chunk index"},
+		{"no index", tree.Entry{Size: -1}, append(recs("p.md", 0), collection.Record{ID: "x", Document: "x", Metadata: map[string]any{"page_slug": "p.md"}}), "no valid chunk index"},
+		{"bad index", tree.Entry{Size: -1}, append(recs("p.md", 0), collection.Record{ID: "x", Document: "x", Metadata: map[string]any{"page_slug": "p.md", "chunk_index": "one"}}), "no valid chunk index"},
 		{"size mismatch", tree.Entry{Size: 99}, recs("p.md", 0, 1), "tree records 99 bytes"},
 		{"hash mismatch", tree.Entry{Size: -1, Hash: "sha256:0000"}, recs("p.md", 0, 1), "does not match the tree's sha256:0000"},
 		{"chunk count mismatch", tree.Entry{Size: -1, Chunks: 3}, recs("p.md", 0, 1), "tree records 3 chunks"},
@@ -102,7 +103,7 @@ func TestCorruptPages(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			records := append(tt.chunks, chromafs.Record{ID: "__path_tree__", Document: string(doc), System: true, Metadata: map[string]any{"_system": true}})
+			records := append(tt.chunks, collection.Record{ID: "__path_tree__", Document: string(doc), System: true, Metadata: map[string]any{"_system": true}})
 			if err := s.Upsert(context.Background(), records); err != nil {
 				t.Fatal(err)
 			}
@@ -126,10 +127,10 @@ func TestCorruptPages(t *testing.T) {
 	}
 }
 
-func recs(slug string, idx ...int) []chromafs.Record {
-	var out []chromafs.Record
+func recs(slug string, idx ...int) []collection.Record {
+	var out []collection.Record
 	for k, i := range idx {
-		out = append(out, chromafs.Record{
+		out = append(out, collection.Record{
 			ID:       fmt.Sprintf("%s#%d.%d", slug, i, k),
 			Document: "c" + string(rune('0'+i)),
 			Metadata: map[string]any{"page_slug": slug, "chunk_index": i},
@@ -252,7 +253,7 @@ func TestBootstrapErrors(t *testing.T) {
 		t.Errorf("New on empty store error = %v; want ErrNoTree", err)
 	}
 	s := memstore.New("malformed")
-	if err := s.Upsert(ctx, []chromafs.Record{{ID: "__path_tree__", Document: "H4sI not gzip", System: true}}); err != nil {
+	if err := s.Upsert(ctx, []collection.Record{{ID: "__path_tree__", Document: "H4sI not gzip", System: true}}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := chromafs.New(ctx, s); !errors.Is(err, tree.ErrMalformed) {
@@ -306,7 +307,7 @@ func TestSeekReadAt(t *testing.T) {
 
 func TestSeparator(t *testing.T) {
 	s := memstore.New("sep")
-	err := memstore.Load(s, chromafs.DefaultLayout, map[string]string{"a.md": "one\ntwo\nthree"},
+	err := memstore.Load(s, collection.DefaultLayout(), map[string]string{"a.md": "one\ntwo\nthree"},
 		memstore.LoadOptions{ChunkSize: 4, Separator: "\n"})
 	if err != nil {
 		t.Fatal(err)
@@ -323,7 +324,7 @@ func TestBadSlugsSkipped(t *testing.T) {
 	s := memstore.New("bad")
 	doc := `{"ok.md":{"isPublic":true},"../x":{"isPublic":true},"/abs":{"isPublic":true},"a//b":{"isPublic":true},"dir":{"isPublic":true},"dir/f.md":{"isPublic":true}}`
 	records := append(recs("ok.md", 0), recs("dir/f.md", 0)...)
-	records = append(records, chromafs.Record{ID: "__path_tree__", Document: doc, System: true})
+	records = append(records, collection.Record{ID: "__path_tree__", Document: doc, System: true})
 	if err := s.Upsert(context.Background(), records); err != nil {
 		t.Fatal(err)
 	}
@@ -386,7 +387,7 @@ func TestReadByID(t *testing.T) {
 		s := ingestMem(t, files)
 		// Re-key chunk 1 of b.md, as another writer might: the id lookup
 		// misses it, the slug query finds it.
-		rec, ok := s.Get(chromafs.ChunkID("b.md", 1))
+		rec, ok := s.Get(collection.ChunkID("b.md", 1))
 		if !ok {
 			t.Fatal("no chunk b.md#1")
 		}
@@ -394,7 +395,7 @@ func TestReadByID(t *testing.T) {
 			t.Fatal(err)
 		}
 		rec.ID = "other-writer-id"
-		if err := s.Upsert(ctx, []chromafs.Record{rec}); err != nil {
+		if err := s.Upsert(ctx, []collection.Record{rec}); err != nil {
 			t.Fatal(err)
 		}
 		fsys := mustNew(t, s)
@@ -410,8 +411,8 @@ func TestReadByID(t *testing.T) {
 	t.Run("foreign record under a page's id", func(t *testing.T) {
 		s := ingestMem(t, files)
 		// c.md#0 now holds a chunk of the hidden page.
-		if err := s.Upsert(ctx, []chromafs.Record{{
-			ID: chromafs.ChunkID("c.md", 0), Document: "the secret\n",
+		if err := s.Upsert(ctx, []collection.Record{{
+			ID: collection.ChunkID("c.md", 0), Document: "the secret\n",
 			Metadata: map[string]any{"page_slug": "internal/s.md", "chunk_index": 0},
 		}}); err != nil {
 			t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/chromafs/chromafs"
 	"github.com/chromafs/chromafs/chromastore"
+	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/ingest"
 	"github.com/chromafs/chromafs/internal/testcorpus"
 	"github.com/chromafs/chromafs/internal/testenv"
@@ -36,8 +37,8 @@ func visible(files map[string]string, groups []string) map[string]string {
 }
 
 type target interface {
-	chromafs.Store
-	chromafs.Writer
+	collection.Store
+	collection.Writer
 }
 
 type backend struct {
@@ -205,7 +206,7 @@ func TestEmptyView(t *testing.T) {
 		t.Run(b.name, func(t *testing.T) {
 			store := b.new(t)
 			mem := memstore.New("private")
-			err := memstore.Load(mem, chromafs.DefaultLayout, map[string]string{"a/b.md": "x", "c.md": "y"},
+			err := memstore.Load(mem, collection.DefaultLayout(), map[string]string{"a/b.md": "x", "c.md": "y"},
 				memstore.LoadOptions{Access: func(string) (bool, []string) { return false, []string{"staff"} }})
 			if err != nil {
 				t.Fatal(err)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/chromafs/chromafs"
 	"github.com/chromafs/chromafs/cachepkg"
+	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/grepx"
 	"github.com/chromafs/chromafs/grepx/pattern"
 	"github.com/chromafs/chromafs/internal/gen"
@@ -200,11 +201,11 @@ func BenchmarkGrep(b *testing.B) {
 				got = 0
 				for i := 0; i < len(visible); i += 200 {
 					batch := visible[i:min(i+200, len(visible))]
-					chunks, err := c.store.Chunks(ctx, chromafs.DefaultLayout, batch)
+					chunks, err := c.store.Chunks(ctx, collection.DefaultLayout(), batch)
 					if err != nil {
 						b.Fatal(err)
 					}
-					slices.SortFunc(chunks, func(x, y chromafs.Chunk) int {
+					slices.SortFunc(chunks, func(x, y collection.Chunk) int {
 						if x.Slug != y.Slug {
 							return strings.Compare(x.Slug, y.Slug)
 						}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/chromafs/chromafs"
 	"github.com/chromafs/chromafs/cachepkg"
+	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/memstore"
 )
 
@@ -21,7 +22,7 @@ func TestStatNoRead(t *testing.T) {
 	for _, sized := range []bool{false, true} {
 		s := memstore.New("statnoread")
 		access := func(slug string) (bool, []string) { return slug != "secret/x.md", []string{"staff"} }
-		if err := memstore.Load(s, chromafs.DefaultLayout, files, memstore.LoadOptions{Access: access, WithSizes: sized, ChunkSize: 3}); err != nil {
+		if err := memstore.Load(s, collection.DefaultLayout(), files, memstore.LoadOptions{Access: access, WithSizes: sized, ChunkSize: 3}); err != nil {
 			t.Fatal(err)
 		}
 		fsys, err := chromafs.New(context.Background(), s)
@@ -86,7 +87,7 @@ func TestStatNoReadSharedCache(t *testing.T) {
 	files := map[string]string{"a.md": "alpha\n", "b.md": "beta beta\n"}
 	for _, tiered := range []bool{false, true} {
 		s := memstore.New("statnoread-shared")
-		if err := memstore.Load(s, chromafs.DefaultLayout, files, memstore.LoadOptions{ChunkSize: 3}); err != nil {
+		if err := memstore.Load(s, collection.DefaultLayout(), files, memstore.LoadOptions{ChunkSize: 3}); err != nil {
 			t.Fatal(err)
 		}
 		var cache cachepkg.Cache = cachepkg.NewMemory(0)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/chromafs/chromafs/cachepkg"
+	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/tree"
 )
 
@@ -13,7 +14,7 @@ import (
 type Option func(*config)
 
 type config struct {
-	layout     Layout
+	layout     collection.Layout
 	groups     []string
 	separator  string
 	cache      cachepkg.Cache
@@ -25,7 +26,7 @@ type config struct {
 }
 
 func defaultConfig() config {
-	return config{layout: DefaultLayout, resolver: DefaultResolver}
+	return config{layout: collection.DefaultLayout(), resolver: DefaultResolver}
 }
 
 // WithResolver sets the resolver that fetches lazy file pointers (tree
@@ -105,7 +106,7 @@ func WithTreeID(id string) Option {
 
 // WithLayout sets the slug field, index field and tree id at once. Empty
 // fields keep their defaults.
-func WithLayout(l Layout) Option {
+func WithLayout(l collection.Layout) Option {
 	return func(c *config) { c.layout = l.WithDefaults() }
 }
 

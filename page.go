@@ -2,19 +2,15 @@ package chromafs
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
-	"slices"
-	"strconv"
-	"strings"
 
 	"golang.org/x/sync/errgroup"
 	"golang.org/x/sync/singleflight"
 
 	"github.com/chromafs/chromafs/cachepkg"
+	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/tree"
 )
 
@@ -22,12 +18,6 @@ var (
 	errIsDir  = errors.New("is a directory")
 	errNotDir = errors.New("not a directory")
 )
-
-// ErrCorruptPage is wrapped by errors about a page whose chunks cannot be
-// reassembled: a missing, duplicate or invalid chunk index, no chunks at
-// all, or content that disagrees with the size the tree records. Such a
-// page is never served partially.
-var ErrCorruptPage = errors.New("corrupt page")
 
 // ErrLazyPointer is wrapped by errors from reading a page whose tree entry
 // points at content stored outside the collection (a lazy file pointer),
@@ -146,12 +136,12 @@ func (s *session) cachePut(ctx context.Context, key string, data []byte) {
 }
 
 // fetch returns the chunks of pages, by slug. Pages whose chunk ids are
-// known (the collection declares ChunkIDScheme and the tree records the
+// known (the collection declares collection.ChunkIDScheme and the tree records the
 // chunk count) are read by id, a direct lookup; if that does not give
 // exactly the chunks the tree expects, or for any other page, they are
 // read by slug, which filters the collection's metadata.
-func (s *session) fetch(ctx context.Context, pages []*tree.Node) (map[string][]Chunk, error) {
-	out := make(map[string][]Chunk, len(pages))
+func (s *session) fetch(ctx context.Context, pages []*tree.Node) (map[string][]collection.Chunk, error) {
+	out := make(map[string][]collection.Chunk, len(pages))
 	asked := make(map[string]bool, len(pages))
 	for _, n := range pages {
 		asked[n.Path] = true
@@ -161,7 +151,7 @@ func (s *session) fetch(ctx context.Context, pages []*tree.Node) (map[string][]C
 		var ids []string
 		for _, n := range pages {
 			for i := range n.Entry.Chunks {
-				ids = append(ids, ChunkID(n.Path, i))
+				ids = append(ids, collection.ChunkID(n.Path, i))
 			}
 		}
 		if len(ids) > 0 {
@@ -198,81 +188,19 @@ func (s *session) fetch(ctx context.Context, pages []*tree.Node) (map[string][]C
 	return out, nil
 }
 
-// idsMatch reports whether every chunk has the id ChunkID gives for its
+// idsMatch reports whether every chunk has the id collection.ChunkID gives for its
 // page and index.
-func idsMatch(slug string, chunks []Chunk) bool {
+func idsMatch(slug string, chunks []collection.Chunk) bool {
 	for _, c := range chunks {
-		if c.Slug != slug || c.ID != ChunkID(slug, c.Index) {
+		if c.Slug != slug || c.ID != collection.ChunkID(slug, c.Index) {
 			return false
 		}
 	}
 	return true
 }
 
-func assemble(n *tree.Node, chunks []Chunk, sep string) ([]byte, error) {
-	return Assemble(n.Entry, chunks, sep)
-}
-
-// Assemble reassembles a page from its chunks exactly as FS does: it
-// sorts them by index, checks that the indexes are exactly 0..n-1 and
-// that the count, size and sha256 hash agree with what e records (when it
-// records them), and joins the texts with sep. Every failure wraps ErrCorruptPage
-// and names the page.
-func Assemble(e *tree.Entry, chunks []Chunk, sep string) ([]byte, error) {
-	if len(chunks) == 0 {
-		if e.Size == 0 {
-			return []byte{}, nil
-		}
-		return nil, fmt.Errorf("%w: page %q has no chunks", ErrCorruptPage, e.Slug)
-	}
-	chunks = slices.Clone(chunks)
-	for _, c := range chunks {
-		if c.Index == NoIndex {
-			return nil, fmt.Errorf("%w: page %q: chunk %q has no valid chunk index", ErrCorruptPage, e.Slug, c.ID)
-		}
-		if c.Slug != e.Slug {
-			return nil, fmt.Errorf("%w: page %q: store returned chunk %q of page %q", ErrCorruptPage, e.Slug, c.ID, c.Slug)
-		}
-	}
-	slices.SortFunc(chunks, func(a, b Chunk) int { return a.Index - b.Index })
-	size := 0
-	for i, c := range chunks {
-		if c.Index != i {
-			if i > 0 && c.Index == chunks[i-1].Index {
-				return nil, fmt.Errorf("%w: page %q: duplicate chunk index %d (chunks %q and %q)", ErrCorruptPage, e.Slug, c.Index, chunks[i-1].ID, c.ID)
-			}
-			return nil, fmt.Errorf("%w: page %q: missing chunk index %s", ErrCorruptPage, e.Slug, missingRange(i, c.Index))
-		}
-		size += len(c.Text)
-	}
-	if e.Chunks > 0 && e.Chunks != len(chunks) {
-		return nil, fmt.Errorf("%w: page %q: tree records %d chunks, store has %d", ErrCorruptPage, e.Slug, e.Chunks, len(chunks))
-	}
-	size += len(sep) * (len(chunks) - 1)
-	if e.Size >= 0 && e.Size != int64(size) {
-		return nil, fmt.Errorf("%w: page %q: tree records %d bytes, chunks hold %d", ErrCorruptPage, e.Slug, e.Size, size)
-	}
-	data := make([]byte, 0, size)
-	for i, c := range chunks {
-		if i > 0 {
-			data = append(data, sep...)
-		}
-		data = append(data, c.Text...)
-	}
-	if want, ok := strings.CutPrefix(e.Hash, "sha256:"); ok {
-		sum := sha256.Sum256(data)
-		if got := hex.EncodeToString(sum[:]); got != want {
-			return nil, fmt.Errorf("%w: page %q: content hash sha256:%s does not match the tree's %s", ErrCorruptPage, e.Slug, got, e.Hash)
-		}
-	}
-	return data, nil
-}
-
-func missingRange(from, to int) string {
-	if to-from == 1 {
-		return strconv.Itoa(from)
-	}
-	return strconv.Itoa(from) + "-" + strconv.Itoa(to-1)
+func assemble(n *tree.Node, chunks []collection.Chunk, sep string) ([]byte, error) {
+	return collection.Assemble(n.Entry, chunks, sep)
 }
 
 // pointerPrefetch bounds the lazy pointers that one Prefetch fetches at

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 
 	"github.com/chromafs/chromafs"
+	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/memstore"
 	"github.com/chromafs/chromafs/tree"
 )
@@ -32,8 +33,8 @@ func ExampleWithResolver() {
 		log.Fatal(err)
 	}
 	store := memstore.New("pointers")
-	err = store.Upsert(context.Background(), []chromafs.Record{{
-		ID: chromafs.DefaultLayout.TreeID, Document: string(doc), Metadata: map[string]any{"_system": true}, System: true,
+	err = store.Upsert(context.Background(), []collection.Record{{
+		ID: collection.DefaultLayout().TreeID, Document: string(doc), Metadata: map[string]any{"_system": true}, System: true,
 	}})
 	if err != nil {
 		log.Fatal(err)

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/chromafs/chromafs"
+	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/memstore"
 	"github.com/chromafs/chromafs/tree"
 )
@@ -200,7 +201,7 @@ func newRangeFS(t *testing.T, rs *rangeServer, opts ...chromafs.Option) *chromaf
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = store.Upsert(context.Background(), []chromafs.Record{{ID: chromafs.DefaultLayout.TreeID, Document: string(doc),
+	err = store.Upsert(context.Background(), []collection.Record{{ID: collection.DefaultLayout().TreeID, Document: string(doc),
 		Metadata: map[string]any{"_system": true}, System: true}})
 	if err != nil {
 		t.Fatal(err)

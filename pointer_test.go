@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/chromafs/chromafs"
+	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/grepx"
 	"github.com/chromafs/chromafs/tree"
 )
@@ -131,10 +132,10 @@ func writePointerTree(t *testing.T, dst target, srv *pointerServer) {
 	}
 	pages := map[string]string{"index.md": "# Docs\nsee specs/openapi.yaml\n", "guides/intro.md": "# Intro\noperationId in a page\n"}
 	var entries []tree.Entry
-	var records []chromafs.Record
+	var records []collection.Record
 	for slug, content := range pages {
 		entries = append(entries, tree.Entry{Slug: slug, IsPublic: true, HasIsPublic: true, Size: int64(len(content)), Chunks: 1, Hash: sha(content)})
-		records = append(records, chromafs.Record{ID: slug + ":0", Document: content,
+		records = append(records, collection.Record{ID: slug + ":0", Document: content,
 			Metadata: map[string]any{"page_slug": slug, "chunk_index": 0}})
 	}
 	spec := pub("specs/openapi.yaml", srv.URL+"/spec.yaml", int64(len(specBody)))
@@ -163,7 +164,7 @@ func writePointerTree(t *testing.T, dst target, srv *pointerServer) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	records = append(records, chromafs.Record{ID: chromafs.DefaultLayout.TreeID, Document: string(doc),
+	records = append(records, collection.Record{ID: collection.DefaultLayout().TreeID, Document: string(doc),
 		Metadata: map[string]any{"_system": true}, System: true})
 	if err := dst.Upsert(context.Background(), records); err != nil {
 		t.Fatal(err)

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/chromafs/chromafs"
+	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/internal/testenv"
 	"github.com/chromafs/chromafs/memstore"
 	"github.com/chromafs/chromafs/tree"
@@ -262,7 +263,7 @@ func pointerFS(t *testing.T, url string, r chromafs.Resolver) *chromafs.FS {
 		t.Fatal(err)
 	}
 	store := memstore.New(t.Name())
-	if err := store.Upsert(context.Background(), []chromafs.Record{{ID: chromafs.DefaultLayout.TreeID, Document: string(doc), System: true}}); err != nil {
+	if err := store.Upsert(context.Background(), []collection.Record{{ID: collection.DefaultLayout().TreeID, Document: string(doc), System: true}}); err != nil {
 		t.Fatal(err)
 	}
 	fsys, err := chromafs.New(context.Background(), store, chromafs.WithResolver(r))

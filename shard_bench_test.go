@@ -7,6 +7,7 @@ import (
 
 	"github.com/chromafs/chromafs"
 	"github.com/chromafs/chromafs/chromastore"
+	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/internal/gen"
 	"github.com/chromafs/chromafs/internal/testenv"
 )
@@ -17,8 +18,8 @@ import (
 // 15 minutes.
 type systemOnly struct{ *chromastore.Collection }
 
-func (w systemOnly) Upsert(ctx context.Context, records []chromafs.Record) error {
-	var kept []chromafs.Record
+func (w systemOnly) Upsert(ctx context.Context, records []collection.Record) error {
+	var kept []collection.Record
 	for _, r := range records {
 		if r.System {
 			kept = append(kept, r)

@@ -1,22 +1,20 @@
 package chromafs_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"maps"
 	"net/http"
-	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
 	"time"
-	"unicode/utf8"
 
 	"github.com/chromafs/chromafs"
 	"github.com/chromafs/chromafs/chromastore"
+	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/grepx"
 	"github.com/chromafs/chromafs/ingest"
 	"github.com/chromafs/chromafs/internal/testcorpus"
@@ -25,166 +23,17 @@ import (
 	"github.com/chromafs/chromafs/tree"
 )
 
-func TestShardTree(t *testing.T) {
-	ascii := bytes.Repeat([]byte("0123456789abcdef"), 1000) // 16,000 bytes
-	// Multi-byte runes placed so that plain cuts would split them.
-	var mixed []byte
-	for i := 0; len(mixed) < 9000; i++ {
-		mixed = append(mixed, string([]rune("aé€😀")[:1+i%4])...)
-		mixed = append(mixed, "é€😀"...)
-	}
-	for _, tc := range []struct {
-		name       string
-		doc        []byte
-		max        int
-		wantShards int // 0: stored whole; -1: any number > 1
-		wantErr    bool
-	}{
-		{"no limit", ascii, 0, 0, false},
-		{"fits exactly", ascii, len(ascii), 0, false},
-		{"one byte over", ascii, len(ascii) - 1, 2, false},
-		{"even pieces", ascii, 4000, 4, false},
-		{"uneven pieces", ascii, 3000, 6, false},
-		{"utf-8 at every cut", mixed, 1024, -1, false},
-		{"limit below the minimum", ascii, 100, 0, true},
-		{"empty", nil, 1024, 0, false},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			manifest, shards, err := chromafs.ShardTree("__path_tree__", tc.doc, tc.max)
-			if tc.wantErr {
-				if err == nil {
-					t.Fatal("no error")
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if tc.wantShards == 0 {
-				if len(shards) != 0 || !bytes.Equal(manifest, tc.doc) {
-					t.Fatalf("%d shards, manifest %.40q; want the document whole", len(shards), manifest)
-				}
-				return
-			}
-			if tc.wantShards > 0 && len(shards) != tc.wantShards || len(shards) < 2 {
-				t.Fatalf("%d shards; want %d", len(shards), tc.wantShards)
-			}
-			if len(manifest) > tc.max {
-				t.Fatalf("manifest of %d bytes over the limit %d", len(manifest), tc.max)
-			}
-			m, ok, err := chromafs.ParseTreeManifest(manifest)
-			if err != nil || !ok {
-				t.Fatalf("ParseTreeManifest = %v, %v", ok, err)
-			}
-			if m.Shards != len(shards) || m.Size != int64(len(tc.doc)) {
-				t.Fatalf("manifest %+v for %d shards of %d bytes", m, len(shards), len(tc.doc))
-			}
-			var joined []byte
-			for i, s := range shards {
-				if s.ID != m.ShardID(i) || !chromafs.IsTreeShardID("__path_tree__", s.ID) || !s.System {
-					t.Fatalf("shard %d: id %q, system %v", i, s.ID, s.System)
-				}
-				if len(s.Document) > tc.max || len(s.Document) == 0 || !utf8.ValidString(s.Document) {
-					t.Fatalf("shard %d: %d bytes, valid UTF-8 %v", i, len(s.Document), utf8.ValidString(s.Document))
-				}
-				if _, ok := s.Metadata["page_slug"]; ok {
-					t.Fatalf("shard %d has a slug field", i)
-				}
-				joined = append(joined, s.Document...)
-			}
-			if !bytes.Equal(joined, tc.doc) {
-				t.Fatal("shards do not join into the document")
-			}
-			if _, err := tree.Parse(manifest); !errors.Is(err, tree.ErrMalformed) {
-				t.Fatalf("a reader that knows no shards parses the manifest with %v; want a malformed-tree error", err)
-			}
-		})
-	}
-}
-
-func TestParseTreeManifest(t *testing.T) {
-	good := `{"shards":2,"prefix":"t/shard/0123456789abcdef/","size":10,"sha256":"` + strings.Repeat("0", 64) + `"}`
-	for _, tc := range []struct {
-		doc         string
-		sharded, ok bool
-	}{
-		{`{"a.md":{"isPublic":true}}`, false, true},
-		{`H4sIAAAAAAAA`, false, true},
-		{chromafs.TreeManifestHeader + "\n" + good, true, true},
-		{chromafs.TreeManifestHeader + "\n{", true, false},
-		{chromafs.TreeManifestHeader + "\n" + strings.Replace(good, `"shards":2`, `"shards":0`, 1), true, false},
-		{chromafs.TreeManifestHeader + "\n" + strings.Replace(good, `"size":10`, `"size":-1`, 1), true, false},
-		{chromafs.TreeManifestHeader + "\n" + strings.Replace(good, `"prefix":"t/shard/0123456789abcdef/"`, `"prefix":""`, 1), true, false},
-	} {
-		m, sharded, err := chromafs.ParseTreeManifest([]byte(tc.doc))
-		if sharded != tc.sharded || (err == nil) != tc.ok || err != nil && !errors.Is(err, tree.ErrMalformed) {
-			t.Errorf("ParseTreeManifest(%.50q) = %v, %v, %v", tc.doc, m, sharded, err)
-		}
-	}
-	for id, want := range map[string]bool{
-		"t/shard/0123456789abcdef/0":  true,
-		"t/shard/0123456789abcdef/17": true,
-		"t/shard/0123456789abcdef/":   false,
-		"t/shard/0123456789abcdef/x":  false,
-		"t/shard/0123/0":              false,
-		"u/shard/0123456789abcdef/0":  false,
-		"t#0":                         false,
-	} {
-		if got := chromafs.IsTreeShardID("t", id); got != want {
-			t.Errorf("IsTreeShardID(%q) = %v", id, got)
-		}
-	}
-}
-
-// treeOnly hides every optional interface of a store but Tree and
-// Chunks: ReadTree then reads shards one Tree call each.
-type treeOnly struct{ chromafs.Store }
-
-// shardedStore writes a tree of n pages into a memstore, sharded with
-// limit max, and returns the store, the tree document and the shards.
-func shardedStore(t *testing.T, n, max int) (*memstore.Store, []byte, []chromafs.Record) {
-	t.Helper()
-	var entries []tree.Entry
-	for i := range n {
-		entries = append(entries, tree.Entry{Slug: fmt.Sprintf("d%02d/p%04d.md", i%7, i), HasIsPublic: true, IsPublic: i%3 != 0, Groups: []string{"staff"}, Size: -1})
-	}
-	doc, err := tree.Encode(entries, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	manifest, shards, err := chromafs.ShardTree(chromafs.DefaultLayout.TreeID, doc, max)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st := memstore.New(t.Name())
-	recs := append(slices.Clone(shards), chromafs.Record{ID: chromafs.DefaultLayout.TreeID, Document: string(manifest), System: true})
-	if err := st.Upsert(context.Background(), recs); err != nil {
-		t.Fatal(err)
-	}
-	return st, doc, shards
-}
-
-func TestReadTreeSharded(t *testing.T) {
+// TestShardedTreeVersion: New reads a sharded tree whole, and its
+// TreeVersion is that of the whole document.
+func TestShardedTreeVersion(t *testing.T) {
 	ctx := context.Background()
-	st, doc, shards := shardedStore(t, 500, 2048)
-	if len(shards) < 5 {
-		t.Fatalf("%d shards", len(shards))
-	}
-	for _, s := range []chromafs.Store{st, treeOnly{st}} {
-		rec, err := chromafs.ReadTree(ctx, s, chromafs.DefaultLayout.TreeID)
-		if err != nil || !bytes.Equal(rec.Document, doc) {
-			t.Fatalf("%T: ReadTree = %d bytes, %v; want the %d-byte document", s, len(rec.Document), err, len(doc))
-		}
-		if _, ok, _ := chromafs.ParseTreeManifest(rec.Manifest); !ok {
-			t.Fatalf("%T: ReadTree returned no manifest", s)
-		}
-	}
+	st, doc, _ := testcorpus.ShardedStore(t, 500, 2048)
 	fsys, err := chromafs.New(ctx, st, chromafs.WithGroups("staff"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fsys.TreeVersion() != chromafs.TreeVersionOf(doc) {
-		t.Fatalf("TreeVersion %s; want that of the whole document, %s", fsys.TreeVersion(), chromafs.TreeVersionOf(doc))
+	if fsys.TreeVersion() != collection.TreeVersionOf(doc) {
+		t.Fatalf("TreeVersion %s; want that of the whole document, %s", fsys.TreeVersion(), collection.TreeVersionOf(doc))
 	}
 	names, err := fs.Glob(fsys, "d0?/*.md")
 	if err != nil || len(names) != 500 {
@@ -196,37 +45,37 @@ func TestReadTreeBrokenShards(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name   string
-		break_ func(*memstore.Store, []chromafs.Record)
+		break_ func(*memstore.Store, []collection.Record)
 		want   string
 	}{
-		{"missing shard", func(st *memstore.Store, shards []chromafs.Record) {
+		{"missing shard", func(st *memstore.Store, shards []collection.Record) {
 			if err := st.Delete(ctx, []string{shards[2].ID}); err != nil {
 				t.Fatal(err)
 			}
 		}, "shard 2 of"},
-		{"altered shard", func(st *memstore.Store, shards []chromafs.Record) {
+		{"altered shard", func(st *memstore.Store, shards []collection.Record) {
 			r := shards[1]
 			r.Document = strings.Replace(r.Document, "p", "q", 1)
-			if err := st.Upsert(ctx, []chromafs.Record{r}); err != nil {
+			if err := st.Upsert(ctx, []collection.Record{r}); err != nil {
 				t.Fatal(err)
 			}
 		}, "sha256"},
-		{"truncated shard", func(st *memstore.Store, shards []chromafs.Record) {
+		{"truncated shard", func(st *memstore.Store, shards []collection.Record) {
 			r := shards[0]
 			r.Document = r.Document[:len(r.Document)-1]
-			if err := st.Upsert(ctx, []chromafs.Record{r}); err != nil {
+			if err := st.Upsert(ctx, []collection.Record{r}); err != nil {
 				t.Fatal(err)
 			}
 		}, "the manifest declares"},
-		{"bad manifest", func(st *memstore.Store, _ []chromafs.Record) {
-			rec := chromafs.Record{ID: chromafs.DefaultLayout.TreeID, Document: chromafs.TreeManifestHeader + "\n{\"shards\":", System: true}
-			if err := st.Upsert(ctx, []chromafs.Record{rec}); err != nil {
+		{"bad manifest", func(st *memstore.Store, _ []collection.Record) {
+			rec := collection.Record{ID: collection.DefaultLayout().TreeID, Document: collection.ManifestHeader + "\n{\"shards\":", System: true}
+			if err := st.Upsert(ctx, []collection.Record{rec}); err != nil {
 				t.Fatal(err)
 			}
 		}, "tree manifest"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			st, _, shards := shardedStore(t, 300, 1024)
+			st, _, shards := testcorpus.ShardedStore(t, 300, 1024)
 			tc.break_(st, shards)
 			chromafs.ResetTreeCache()
 			_, err := chromafs.New(ctx, st)
@@ -234,50 +83,6 @@ func TestReadTreeBrokenShards(t *testing.T) {
 				t.Fatalf("New = %v; want a malformed-tree error naming %q", err, tc.want)
 			}
 		})
-	}
-}
-
-// TestReadTreeReplacedMeanwhile: a writer replaces a sharded tree (new
-// shards, new manifest, old shards deleted) between a reader's fetch of
-// the manifest and of the shards; the reader fetches the new manifest and
-// reads the new tree, never a mix.
-func TestReadTreeReplacedMeanwhile(t *testing.T) {
-	ctx := context.Background()
-	st, _, oldShards := shardedStore(t, 300, 1024)
-	newDoc, err := tree.Encode([]tree.Entry{{Slug: "new.md", HasIsPublic: true, IsPublic: true, Size: -1}}, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	newDoc = append(newDoc, bytes.Repeat([]byte(" "), 3000)...) // JSON allows trailing spaces
-	manifest, shards, err := chromafs.ShardTree(chromafs.DefaultLayout.TreeID, newDoc, 1024)
-	if err != nil || len(shards) < 2 {
-		t.Fatalf("%d shards, %v", len(shards), err)
-	}
-	calls := 0
-	st.SetHook(func(_ context.Context, op string) error {
-		if op != memstore.OpTree {
-			return nil
-		}
-		// The second call reads the shards: the manifest is read by now.
-		if calls++; calls != 2 {
-			return nil
-		}
-		recs := append(slices.Clone(shards), chromafs.Record{ID: chromafs.DefaultLayout.TreeID, Document: string(manifest), System: true})
-		var old []string
-		for _, s := range oldShards {
-			old = append(old, s.ID)
-		}
-		if err := st.Upsert(context.Background(), recs); err != nil {
-			return err
-		}
-		return st.Delete(context.Background(), old)
-	})
-	rec, err := chromafs.ReadTree(ctx, st, chromafs.DefaultLayout.TreeID)
-	if err != nil || !bytes.Equal(rec.Document, newDoc) {
-		t.Fatalf("ReadTree = %d bytes, %v; want the new %d-byte tree", len(rec.Document), err, len(newDoc))
-	}
-	if calls != 4 {
-		t.Fatalf("%d tree reads; want 4 (manifest, shards, new manifest, new shards)", calls)
 	}
 }
 
@@ -377,7 +182,7 @@ func TestShardedTreeReadsBackIdentical(t *testing.T) {
 		}
 		n := 0
 		for _, id := range ids {
-			if chromafs.IsTreeShardID(chromafs.DefaultLayout.TreeID, id) {
+			if collection.IsShardID(collection.DefaultLayout().TreeID, id) {
 				n++
 			}
 		}

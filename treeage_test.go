@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/chromafs/chromafs"
+	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/memstore"
 )
 
@@ -67,22 +68,22 @@ func TestTreeVersionMarker(t *testing.T) {
 			store := b.new(t)
 			files := map[string]string{"a.md": "alpha\n"}
 			ingested(t, store, files)
-			tv, ok := store.(chromafs.TreeVersioner)
+			tv, ok := store.(collection.TreeVersioner)
 			if !ok {
 				t.Fatalf("%T does not implement TreeVersioner", store)
 			}
-			rec, err := store.Tree(ctx, chromafs.DefaultLayout.TreeID)
+			rec, err := store.Tree(ctx, collection.DefaultLayout().TreeID)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if v, err := tv.TreeVersion(ctx); err != nil || v != chromafs.TreeVersionOf(rec.Document) {
-				t.Fatalf("TreeVersion = %q, %v; want %q", v, err, chromafs.TreeVersionOf(rec.Document))
+			if v, err := tv.TreeVersion(ctx); err != nil || v != collection.TreeVersionOf(rec.Document) {
+				t.Fatalf("TreeVersion = %q, %v; want %q", v, err, collection.TreeVersionOf(rec.Document))
 			}
 			first, err := chromafs.New(ctx, store)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if first.TreeVersion() != chromafs.TreeVersionOf(rec.Document) {
+			if first.TreeVersion() != collection.TreeVersionOf(rec.Document) {
 				t.Fatalf("FS.TreeVersion = %q", first.TreeVersion())
 			}
 			if mem, ok := store.(*memstore.Store); ok {

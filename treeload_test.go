@@ -19,6 +19,7 @@ import (
 
 	"github.com/chromafs/chromafs"
 	"github.com/chromafs/chromafs/cachepkg"
+	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/internal/testenv"
 	"github.com/chromafs/chromafs/memstore"
 	"github.com/chromafs/chromafs/tree"
@@ -47,17 +48,17 @@ func bombDoc(t testing.TB, n int) string {
 
 // treeCounter counts a store's Tree calls.
 type treeCounter struct {
-	chromafs.Store
+	collection.Store
 	calls atomic.Int64
 }
 
-func (c *treeCounter) Tree(ctx context.Context, id string) (chromafs.TreeRecord, error) {
+func (c *treeCounter) Tree(ctx context.Context, id string) (collection.TreeRecord, error) {
 	c.calls.Add(1)
 	return c.Store.Tree(ctx, id)
 }
 
-func treeRecord(doc string) chromafs.Record {
-	return chromafs.Record{ID: chromafs.DefaultLayout.TreeID, Document: doc, System: true, Metadata: map[string]any{"_system": true}}
+func treeRecord(doc string) collection.Record {
+	return collection.Record{ID: collection.DefaultLayout().TreeID, Document: doc, System: true, Metadata: map[string]any{"_system": true}}
 }
 
 // TestTreeBomb: a tree record that inflates to 64 MiB of white space
@@ -73,7 +74,7 @@ func TestTreeBomb(t *testing.T) {
 			chromafs.ResetTreeCache()
 			target := b.new(t)
 			ctx := context.Background()
-			if err := target.Upsert(ctx, []chromafs.Record{treeRecord(bomb)}); err != nil {
+			if err := target.Upsert(ctx, []collection.Record{treeRecord(bomb)}); err != nil {
 				t.Fatal(err)
 			}
 			store := &treeCounter{Store: target}
@@ -144,7 +145,7 @@ func TestTreeNoEntries(t *testing.T) {
 		t.Run(b.name, func(t *testing.T) {
 			chromafs.ResetTreeCache()
 			target := b.new(t)
-			if err := target.Upsert(context.Background(), []chromafs.Record{treeRecord(`{"../etc/passwd": {"isPublic": true}}`)}); err != nil {
+			if err := target.Upsert(context.Background(), []collection.Record{treeRecord(`{"../etc/passwd": {"isPublic": true}}`)}); err != nil {
 				t.Fatal(err)
 			}
 			_, err := chromafs.New(context.Background(), target)
@@ -238,14 +239,14 @@ func TestStaleTree(t *testing.T) {
 // hangingStore answers Tree only until it is told to hang; then every
 // call waits for its context.
 type hangingStore struct {
-	chromafs.Store
+	collection.Store
 	hang atomic.Bool
 }
 
-func (h *hangingStore) Tree(ctx context.Context, id string) (chromafs.TreeRecord, error) {
+func (h *hangingStore) Tree(ctx context.Context, id string) (collection.TreeRecord, error) {
 	if h.hang.Load() {
 		<-ctx.Done()
-		return chromafs.TreeRecord{}, ctx.Err()
+		return collection.TreeRecord{}, ctx.Err()
 	}
 	return h.Store.Tree(ctx, id)
 }
@@ -342,8 +343,8 @@ func TestDirModTime(t *testing.T) {
 				t.Fatal(err)
 			}
 			rec := treeRecord(string(doc))
-			rec.Metadata[chromafs.TreeModTimeKey] = treeTime.Format(time.RFC3339)
-			var all []chromafs.Record
+			rec.Metadata[collection.TreeModTimeKey] = treeTime.Format(time.RFC3339)
+			var all []collection.Record
 			for _, e := range entries {
 				all = append(all, recs(e.Slug, 0, 1)...)
 			}
@@ -447,7 +448,7 @@ func TestStringChunkIndexRead(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			records := []chromafs.Record{
+			records := []collection.Record{
 				{ID: "p#0", Document: "a", Metadata: map[string]any{"page_slug": "p.md", "chunk_index": "0"}},
 				{ID: "p#1", Document: "b", Metadata: map[string]any{"page_slug": "p.md", "chunk_index": 1}},
 				treeRecord(string(doc)),

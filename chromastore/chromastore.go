@@ -17,17 +17,16 @@ import (
 	"time"
 
 	"github.com/amikos-tech/chroma-go/pkg/embeddings"
-
-	"github.com/chromafs/chromafs"
+	"github.com/chromafs/chromafs/collection"
 )
 
 // Compile-time checks that *Collection is a complete store.
 var (
-	_ chromafs.Store    = (*Collection)(nil)
-	_ chromafs.IDReader = (*Collection)(nil)
-	_ chromafs.Scanner  = (*Collection)(nil)
-	_ chromafs.Writer   = (*Collection)(nil)
-	_ chromafs.Searcher = (*Collection)(nil)
+	_ collection.Store    = (*Collection)(nil)
+	_ collection.IDReader = (*Collection)(nil)
+	_ collection.Scanner  = (*Collection)(nil)
+	_ collection.Writer   = (*Collection)(nil)
+	_ collection.Searcher = (*Collection)(nil)
 )
 
 // Defaults of [Config].
@@ -95,8 +94,8 @@ type Config struct {
 const CloudMaxRegexBytes = 256
 
 // Collection is an open Chroma collection. It implements
-// [chromafs.Store], [chromafs.IDReader], [chromafs.Scanner] and
-// [chromafs.Writer], and is safe for concurrent use.
+// [collection.Store], [collection.IDReader], [collection.Scanner] and
+// [collection.Writer], and is safe for concurrent use.
 type Collection struct {
 	rest  *rest
 	ef    embeddings.EmbeddingFunction
@@ -270,7 +269,7 @@ func Open(ctx context.Context, cfg Config) (*Collection, error) {
 	return c, nil
 }
 
-// Limits implements chromafs.Limiter: with Config.CloudLimits, the
+// Limits implements collection.Limiter: with Config.CloudLimits, the
 // longest regex and the longest $nin list a search may send; 0 (no
 // limit) otherwise.
 func (c *Collection) Limits() (maxRegexBytes, maxExcluded int) {
@@ -354,8 +353,8 @@ func (c *Collection) Metadata() map[string]any {
 	return maps.Clone(c.meta)
 }
 
-// TreeVersion implements chromafs.TreeVersioner: it looks the collection
-// up again (one request) and returns its chromafs.TreeVersionKey
+// TreeVersion implements collection.TreeVersioner: it looks the collection
+// up again (one request) and returns its collection.TreeVersionKey
 // metadata, or "" if it has none.
 func (c *Collection) TreeVersion(ctx context.Context) (string, error) {
 	md, err := c.currentMetadata(ctx, "read metadata of collection "+c.where)
@@ -365,7 +364,7 @@ func (c *Collection) TreeVersion(ctx context.Context) (string, error) {
 	c.mu.Lock()
 	c.meta = md
 	c.mu.Unlock()
-	v, _ := md[chromafs.TreeVersionKey].(string)
+	v, _ := md[collection.TreeVersionKey].(string)
 	return v, nil
 }
 

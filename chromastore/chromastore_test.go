@@ -17,14 +17,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromafs/chromafs"
 	"github.com/chromafs/chromafs/chromastore"
+	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/internal/testenv"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
 
-var layout = chromafs.DefaultLayout
+var layout = collection.DefaultLayout()
 
 // recorder is an http.RoundTripper that checks every request against
 // the limits in the package documentation and counts requests by path
@@ -147,19 +147,19 @@ func open(t *testing.T, rec *recorder) (*chromastore.Collection, chromastore.Con
 	return c, cfg
 }
 
-func content(slug string, index any, text string) chromafs.Record {
+func content(slug string, index any, text string) collection.Record {
 	md := map[string]any{layout.SlugField: slug}
 	if index != nil {
 		md[layout.IndexField] = index
 	}
-	return chromafs.Record{ID: fmt.Sprintf("%s#%v", slug, index), Document: text, Metadata: md}
+	return collection.Record{ID: fmt.Sprintf("%s#%v", slug, index), Document: text, Metadata: md}
 }
 
-func treeRecord(doc string) chromafs.Record {
-	return chromafs.Record{ID: layout.TreeID, Document: doc, System: true, Metadata: map[string]any{"format": "json"}}
+func treeRecord(doc string) collection.Record {
+	return collection.Record{ID: layout.TreeID, Document: doc, System: true, Metadata: map[string]any{"format": "json"}}
 }
 
-func sortChunks(cs []chromafs.Chunk) {
+func sortChunks(cs []collection.Chunk) {
 	sort.Slice(cs, func(i, j int) bool {
 		if cs[i].Slug != cs[j].Slug {
 			return cs[i].Slug < cs[j].Slug
@@ -213,7 +213,7 @@ func TestRoundTrip(t *testing.T) {
 	if c.Name() != cfg.Collection || c.CollectionID() == "" {
 		t.Fatalf("Name %q, CollectionID %q", c.Name(), c.CollectionID())
 	}
-	recs := []chromafs.Record{
+	recs := []collection.Record{
 		content("guide/intro.md", 0, "# Intro\nHello, "),
 		content("guide/intro.md", 1, "world.\n"),
 		content("api/users", 0, "GET /users\n"),
@@ -230,7 +230,7 @@ func TestRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	sortChunks(got)
-	want := []chromafs.Chunk{
+	want := []collection.Chunk{
 		{ID: "Makefile#0", Slug: "Makefile", Index: 0, Text: "all:\n\tgo test ./...\n"},
 		{ID: "api/users#0", Slug: "api/users", Index: 0, Text: "GET /users\n"},
 		{ID: "empty.md#0", Slug: "empty.md", Index: 0, Text: ""},
@@ -257,7 +257,7 @@ func TestRoundTrip(t *testing.T) {
 	}
 
 	// Upsert replaces.
-	if err := c.Upsert(ctx, []chromafs.Record{content("api/users", 0, "GET /users/{id}\n")}); err != nil {
+	if err := c.Upsert(ctx, []collection.Record{content("api/users", 0, "GET /users/{id}\n")}); err != nil {
 		t.Fatal(err)
 	}
 	got, err = c.Chunks(ctx, layout, []string{"api/users"})
@@ -301,8 +301,8 @@ func TestCreateStoresNoHashFunction(t *testing.T) {
 func TestCustomLayout(t *testing.T) {
 	c, _ := open(t, nil)
 	ctx := context.Background()
-	l := chromafs.Layout{SlugField: "path", IndexField: "part", TreeID: "tree"}
-	err := c.Upsert(ctx, []chromafs.Record{
+	l := collection.Layout{SlugField: "path", IndexField: "part", TreeID: "tree"}
+	err := c.Upsert(ctx, []collection.Record{
 		{ID: "a0", Document: "A", Metadata: map[string]any{"path": "a", "part": 0}},
 		{ID: "a1", Document: "B", Metadata: map[string]any{"path": "a", "part": 1, "page_slug": "decoy"}},
 		{ID: "d0", Document: "D", Metadata: map[string]any{"page_slug": "a", "chunk_index": 0}},
@@ -319,7 +319,7 @@ func TestCustomLayout(t *testing.T) {
 		t.Errorf("Chunks with a custom layout: %+v", got)
 	}
 	// A zero Layout means the default one.
-	got, err = c.Chunks(ctx, chromafs.Layout{}, []string{"a"})
+	got, err = c.Chunks(ctx, collection.Layout{}, []string{"a"})
 	if err != nil || len(got) != 1 || got[0].ID != "d0" {
 		t.Errorf("Chunks with a zero layout: %+v, %v", got, err)
 	}
@@ -332,7 +332,7 @@ func TestPaging(t *testing.T) {
 
 	// One page of 350 chunks (past one get of 300) and 450 pages of one
 	// chunk (past one $in batch of 200), with 50 records of other pages.
-	var recs []chromafs.Record
+	var recs []collection.Record
 	for i := range 350 {
 		recs = append(recs, content("big.md", i, fmt.Sprintf("line %d\n", i)))
 	}
@@ -445,7 +445,7 @@ func TestIndexConversion(t *testing.T) {
 		strings.Join(ids, ","), strings.Join(metas, ","), strings.Join(embs, ","), strings.Join(docs, ","))
 	rawPostBytes(t, c, "upsert", []byte(body), nil)
 
-	check := func(what string, chunks []chromafs.Chunk) {
+	check := func(what string, chunks []collection.Chunk) {
 		t.Helper()
 		if len(chunks) != len(cases) {
 			t.Fatalf("%s: %d chunks, want %d", what, len(chunks), len(cases))
@@ -453,7 +453,7 @@ func TestIndexConversion(t *testing.T) {
 		for _, ch := range chunks {
 			w, ok := want[ch.ID]
 			if !ok {
-				w = chromafs.NoIndex
+				w = collection.NoIndex
 			}
 			if ch.Index != w {
 				t.Errorf("%s: %s: Index = %d, want %d", what, ch.ID, ch.Index, w)
@@ -465,8 +465,8 @@ func TestIndexConversion(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("Chunks", got)
-	var scanned []chromafs.Chunk
-	if err := c.Scan(ctx, layout, false, func(b []chromafs.Chunk) error { scanned = append(scanned, b...); return nil }); err != nil {
+	var scanned []collection.Chunk
+	if err := c.Scan(ctx, layout, false, func(b []collection.Chunk) error { scanned = append(scanned, b...); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	check("Scan", scanned)
@@ -484,7 +484,7 @@ func TestIndexConversion(t *testing.T) {
 func TestChunksByID(t *testing.T) {
 	c, _ := open(t, nil)
 	ctx := context.Background()
-	recs := []chromafs.Record{
+	recs := []collection.Record{
 		content("guide/intro.md", 0, "# Intro\nHello, "),
 		content("guide/intro.md", 1, "world.\n"),
 		content("api/users", 0, "GET /users\n"),
@@ -509,13 +509,13 @@ func TestChunksByID(t *testing.T) {
 		t.Fatal(err)
 	}
 	sortChunks(got)
-	want := []chromafs.Chunk{
+	want := []collection.Chunk{
 		{ID: "#0", Slug: "", Index: 0, Text: "empty slug"},
 		{ID: "api/users#0", Slug: "api/users", Index: 0, Text: "GET /users\n"},
 		{ID: "empty.md#0", Slug: "empty.md", Index: 0, Text: ""},
 		{ID: "guide/intro.md#0", Slug: "guide/intro.md", Index: 0, Text: "# Intro\nHello, "},
 		{ID: "guide/intro.md#1", Slug: "guide/intro.md", Index: 1, Text: "world.\n"},
-		{ID: "noindex.md#<nil>", Slug: "noindex.md", Index: chromafs.NoIndex, Text: "no index"},
+		{ID: "noindex.md#<nil>", Slug: "noindex.md", Index: collection.NoIndex, Text: "no index"},
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("ChunksByID:\n got %+v\nwant %+v", got, want)
@@ -531,9 +531,9 @@ func TestChunksByID(t *testing.T) {
 
 	// Another layout: records are kept by its slug field, and indexes
 	// come from its index field.
-	l := chromafs.Layout{SlugField: "path", IndexField: "part"}
+	l := collection.Layout{SlugField: "path", IndexField: "part"}
 	got, err = c.ChunksByID(ctx, l, []string{"other-layout", "api/users#0"})
-	if err != nil || !slices.Equal(got, []chromafs.Chunk{{ID: "other-layout", Slug: "x", Index: 2, Text: "o"}}) {
+	if err != nil || !slices.Equal(got, []collection.Chunk{{ID: "other-layout", Slug: "x", Index: 2, Text: "o"}}) {
 		t.Errorf("ChunksByID with a custom layout: %+v, %v", got, err)
 	}
 }
@@ -545,17 +545,17 @@ func TestChunksByIDBatches(t *testing.T) {
 	// 1,000 chunks of one page; ask for 1,150 ids (1,000 that exist, 150
 	// that do not) plus 200 duplicates: 4 gets of at most 300 ids, all at
 	// once.
-	var recs []chromafs.Record
+	var recs []collection.Record
 	var ids []string
 	for i := range 1000 {
 		recs = append(recs, content("big.md", i, fmt.Sprintf("line %d\n", i)))
-		ids = append(ids, chromafs.ChunkID("big.md", i))
+		ids = append(ids, collection.ChunkID("big.md", i))
 	}
 	if err := c.Upsert(ctx, recs); err != nil {
 		t.Fatal(err)
 	}
 	for i := 1000; i < 1150; i++ {
-		ids = append(ids, chromafs.ChunkID("big.md", i))
+		ids = append(ids, collection.ChunkID("big.md", i))
 	}
 	ids = append(ids, ids[:200]...)
 	gets := rec.count("get")
@@ -580,7 +580,7 @@ func TestChunksByIDBatches(t *testing.T) {
 	}
 	sortChunks(got)
 	for i, ch := range got {
-		if ch.Index != i || ch.ID != chromafs.ChunkID("big.md", i) || ch.Text != fmt.Sprintf("line %d\n", i) {
+		if ch.Index != i || ch.ID != collection.ChunkID("big.md", i) || ch.Text != fmt.Sprintf("line %d\n", i) {
 			t.Fatalf("chunk %d: %+v", i, ch)
 		}
 	}
@@ -589,11 +589,11 @@ func TestChunksByIDBatches(t *testing.T) {
 func TestTreeMissing(t *testing.T) {
 	c, _ := open(t, nil)
 	ctx := context.Background()
-	if err := c.Upsert(ctx, []chromafs.Record{content("a.md", 0, "a")}); err != nil {
+	if err := c.Upsert(ctx, []collection.Record{content("a.md", 0, "a")}); err != nil {
 		t.Fatal(err)
 	}
 	_, err := c.Tree(ctx, layout.TreeID)
-	if !errors.Is(err, chromafs.ErrNoTree) {
+	if !errors.Is(err, collection.ErrNoTree) {
 		t.Fatalf("Tree of a collection without one: %v, want ErrNoTree", err)
 	}
 	if !strings.Contains(err.Error(), layout.TreeID) || !strings.Contains(err.Error(), c.Name()) {
@@ -601,7 +601,7 @@ func TestTreeMissing(t *testing.T) {
 	}
 	// A gzip+base64 document comes back byte for byte.
 	doc := "H4sIAAAAAAAA/6tWKkktLlGyUlAqS8wpTVWqBQBkGdmNEgAAAA=="
-	if err := c.Upsert(ctx, []chromafs.Record{{ID: "custom-tree", Document: doc, System: true}}); err != nil {
+	if err := c.Upsert(ctx, []collection.Record{{ID: "custom-tree", Document: doc, System: true}}); err != nil {
 		t.Fatal(err)
 	}
 	tree, err := c.Tree(ctx, "custom-tree")
@@ -618,7 +618,7 @@ func TestTreeMissing(t *testing.T) {
 	}
 	js.WriteString(`"end":{}}`)
 	for id, doc := range map[string]string{"b64-tree": b64, "json-tree": js.String()} {
-		if err := c.Upsert(ctx, []chromafs.Record{{ID: id, Document: doc, System: true}}); err != nil {
+		if err := c.Upsert(ctx, []collection.Record{{ID: id, Document: doc, System: true}}); err != nil {
 			t.Fatal(err)
 		}
 		tree, err := c.Tree(ctx, id)
@@ -632,10 +632,10 @@ func TestSystemRecord(t *testing.T) {
 	c, _ := open(t, nil)
 	ctx := context.Background()
 	// The first write is a system record: the dimension comes from a probe.
-	if err := c.Upsert(ctx, []chromafs.Record{treeRecord("{}")}); err != nil {
+	if err := c.Upsert(ctx, []collection.Record{treeRecord("{}")}); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Upsert(ctx, []chromafs.Record{content("a.md", 0, "text"), content("b.md", 0, "")}); err != nil {
+	if err := c.Upsert(ctx, []collection.Record{content("a.md", 0, "text"), content("b.md", 0, "")}); err != nil {
 		t.Fatal(err)
 	}
 	res := rawGet(t, c, layout.TreeID, "a.md#0", "b.md#0")
@@ -671,7 +671,7 @@ func TestSystemRecord(t *testing.T) {
 	}
 	// The caller's metadata map is not changed.
 	r := treeRecord("{}")
-	if err := c.Upsert(ctx, []chromafs.Record{r}); err != nil {
+	if err := c.Upsert(ctx, []collection.Record{r}); err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := r.Metadata["_system"]; ok {
@@ -691,7 +691,7 @@ func TestHashEmbeddingCollection(t *testing.T) {
 		c.Close()
 		_ = chromastore.DeleteCollection(context.Background(), cfg)
 	}()
-	if err := c.Upsert(ctx, []chromafs.Record{treeRecord("{}"), content("a.md", 0, "text")}); err != nil {
+	if err := c.Upsert(ctx, []collection.Record{treeRecord("{}"), content("a.md", 0, "text")}); err != nil {
 		t.Fatal(err)
 	}
 	res := rawGet(t, c, layout.TreeID, "a.md#0")
@@ -709,7 +709,7 @@ func TestDelete(t *testing.T) {
 	rec := newRecorder(t)
 	c, _ := open(t, rec)
 	ctx := context.Background()
-	var recs []chromafs.Record
+	var recs []collection.Record
 	var del []string
 	for i := range 620 {
 		r := content("d.md", i, "x")
@@ -748,7 +748,7 @@ func TestDelete(t *testing.T) {
 func TestScan(t *testing.T) {
 	c, _ := open(t, nil)
 	ctx := context.Background()
-	recs := []chromafs.Record{
+	recs := []collection.Record{
 		treeRecord("{}"),
 		{ID: "no-slug", Document: "n", Metadata: map[string]any{"chunk_index": 0}},
 		{ID: "int-slug", Document: "i", Metadata: map[string]any{"page_slug": 7}},
@@ -761,9 +761,9 @@ func TestScan(t *testing.T) {
 	if err := c.Upsert(ctx, recs); err != nil {
 		t.Fatal(err)
 	}
-	var got []chromafs.Chunk
+	var got []collection.Chunk
 	calls := 0
-	err := c.Scan(ctx, layout, true, func(b []chromafs.Chunk) error {
+	err := c.Scan(ctx, layout, true, func(b []collection.Chunk) error {
 		calls++
 		if len(b) > chromastore.PageSize {
 			t.Errorf("batch of %d", len(b))
@@ -787,7 +787,7 @@ func TestScan(t *testing.T) {
 	}
 
 	// Without texts.
-	err = c.Scan(ctx, layout, false, func(b []chromafs.Chunk) error {
+	err = c.Scan(ctx, layout, false, func(b []collection.Chunk) error {
 		for _, ch := range b {
 			if ch.Text != "" {
 				t.Fatalf("Scan without texts returned text %q", ch.Text)
@@ -802,7 +802,7 @@ func TestScan(t *testing.T) {
 	// fn's error stops the scan and comes back as it is.
 	stop := errors.New("stop")
 	calls = 0
-	err = c.Scan(ctx, layout, false, func([]chromafs.Chunk) error { calls++; return stop })
+	err = c.Scan(ctx, layout, false, func([]collection.Chunk) error { calls++; return stop })
 	if err != stop || calls != 1 {
 		t.Errorf("Scan with a failing fn: %v after %d calls", err, calls)
 	}
@@ -825,7 +825,7 @@ func TestLargeUpsertSplits(t *testing.T) {
 	c, _ := open(t, rec)
 	ctx := context.Background()
 	doc := strings.Repeat("0123456789abcdef\"\n", 40<<10/18) // ~40 KiB, with escapes
-	var recs []chromafs.Record
+	var recs []collection.Record
 	for i := range 300 {
 		recs = append(recs, content("large.md", i, doc))
 	}
@@ -846,15 +846,15 @@ func TestLargeUpsertSplits(t *testing.T) {
 func TestUpsertRejects(t *testing.T) {
 	c, _ := open(t, nil)
 	ctx := context.Background()
-	err := c.Upsert(ctx, []chromafs.Record{content("a", 0, "x"), content("a", 0, "y")})
+	err := c.Upsert(ctx, []collection.Record{content("a", 0, "x"), content("a", 0, "y")})
 	if err == nil || !strings.Contains(err.Error(), `"a#0" appears twice`) {
 		t.Errorf("duplicate ids: %v", err)
 	}
-	if err := c.Upsert(ctx, []chromafs.Record{{Document: "x"}}); err == nil {
+	if err := c.Upsert(ctx, []collection.Record{{Document: "x"}}); err == nil {
 		t.Errorf("empty id: no error")
 	}
 	// Chroma 1.0 refuses nested metadata: the answer is an *APIError.
-	err = c.Upsert(ctx, []chromafs.Record{{ID: "n", Document: "x", Metadata: map[string]any{"obj": map[string]any{"a": 1}}}})
+	err = c.Upsert(ctx, []collection.Record{{ID: "n", Document: "x", Metadata: map[string]any{"obj": map[string]any{"a": 1}}}})
 	var ae *chromastore.APIError
 	if !errors.As(err, &ae) || ae.Status/100 != 4 {
 		t.Errorf("nested metadata: %v, want a 4xx *APIError", err)
@@ -892,7 +892,7 @@ func TestOpenMissing(t *testing.T) {
 	if _, err := c.Chunks(ctx, layout, []string{"a"}); !errors.Is(err, chromastore.ErrNoCollection) {
 		t.Errorf("Chunks after the collection was deleted: %v", err)
 	}
-	if _, err := c.Tree(ctx, "t"); !errors.Is(err, chromastore.ErrNoCollection) || errors.Is(err, chromafs.ErrNoTree) {
+	if _, err := c.Tree(ctx, "t"); !errors.Is(err, chromastore.ErrNoCollection) || errors.Is(err, collection.ErrNoTree) {
 		t.Errorf("Tree after the collection was deleted: %v", err)
 	}
 	if _, err := c.Count(ctx); !errors.Is(err, chromastore.ErrNoCollection) {
@@ -961,7 +961,7 @@ func TestServerGoesAway(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	if err := c.Upsert(ctx, []chromafs.Record{content("a.md", 0, "a"), treeRecord("{}")}); err != nil {
+	if err := c.Upsert(ctx, []collection.Record{content("a.md", 0, "a"), treeRecord("{}")}); err != nil {
 		t.Fatal(err)
 	}
 	if err := srv.Stop(); err != nil {
@@ -976,7 +976,7 @@ func TestServerGoesAway(t *testing.T) {
 		"Tree":     func() error { _, err := c.Tree(ctx, layout.TreeID); return err },
 		"IDs":      func() error { _, err := c.IDs(ctx); return err },
 		"Count":    func() error { _, err := c.Count(ctx); return err },
-		"Upsert":   func() error { return c.Upsert(ctx, []chromafs.Record{content("b.md", 0, "b")}) },
+		"Upsert":   func() error { return c.Upsert(ctx, []collection.Record{content("b.md", 0, "b")}) },
 		"Delete":   func() error { return c.Delete(ctx, []string{"a.md#0"}) },
 		"ChunkIDs": func() error { _, err := c.ChunkIDs(ctx, layout, []string{"a.md"}); return err },
 		"ChunksByID": func() error {
@@ -988,7 +988,7 @@ func TestServerGoesAway(t *testing.T) {
 			return err
 		},
 		"Scan": func() error {
-			return c.Scan(ctx, layout, true, func([]chromafs.Chunk) error { return nil })
+			return c.Scan(ctx, layout, true, func([]collection.Chunk) error { return nil })
 		},
 		"SetMetadata": func() error { return c.SetMetadata(ctx, map[string]any{"k": 1}) },
 	} {
@@ -1010,7 +1010,7 @@ func TestServerGoesAway(t *testing.T) {
 
 func TestContext(t *testing.T) {
 	c, cfg := open(t, nil)
-	if err := c.Upsert(context.Background(), []chromafs.Record{content("a.md", 0, "a")}); err != nil {
+	if err := c.Upsert(context.Background(), []collection.Record{content("a.md", 0, "a")}); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -1021,21 +1021,21 @@ func TestContext(t *testing.T) {
 		"Chunks":     func() error { _, err := c.Chunks(ctx, layout, []string{"a.md"}); return err },
 		"IDs":        func() error { _, err := c.IDs(ctx); return err },
 		"Count":      func() error { _, err := c.Count(ctx); return err },
-		"Upsert":     func() error { return c.Upsert(ctx, []chromafs.Record{content("b.md", 0, "b")}) },
-		"System":     func() error { return c.Upsert(ctx, []chromafs.Record{treeRecord("{}")}) },
+		"Upsert":     func() error { return c.Upsert(ctx, []collection.Record{content("b.md", 0, "b")}) },
+		"System":     func() error { return c.Upsert(ctx, []collection.Record{treeRecord("{}")}) },
 		"Delete":     func() error { return c.Delete(ctx, []string{"a.md#0"}) },
 		"ChunkIDs":   func() error { _, err := c.ChunkIDs(ctx, layout, []string{"a.md"}); return err },
 		"ChunksByID": func() error { _, err := c.ChunksByID(ctx, layout, []string{"a.md#0"}); return err },
 		"ChunksByIDMany": func() error {
 			ids := make([]string, 1000)
 			for i := range ids {
-				ids[i] = chromafs.ChunkID("a.md", i)
+				ids[i] = collection.ChunkID("a.md", i)
 			}
 			_, err := c.ChunksByID(ctx, layout, ids)
 			return err
 		},
 		"Scan": func() error {
-			return c.Scan(ctx, layout, true, func([]chromafs.Chunk) error { return nil })
+			return c.Scan(ctx, layout, true, func([]collection.Chunk) error { return nil })
 		},
 		"SetMetadata": func() error { return c.SetMetadata(ctx, map[string]any{"k": 1}) },
 	}
@@ -1128,7 +1128,7 @@ func TestClosed(t *testing.T) {
 	if _, err := c.Chunks(ctx, layout, []string{"a"}); !errors.Is(err, chromastore.ErrClosed) {
 		t.Errorf("Chunks after Close: %v", err)
 	}
-	if err := c.Upsert(ctx, []chromafs.Record{content("a", 0, "a")}); !errors.Is(err, chromastore.ErrClosed) {
+	if err := c.Upsert(ctx, []collection.Record{content("a", 0, "a")}); !errors.Is(err, chromastore.ErrClosed) {
 		t.Errorf("Upsert after Close: %v", err)
 	}
 	if _, err := c.Count(ctx); !errors.Is(err, chromastore.ErrClosed) {
@@ -1139,7 +1139,7 @@ func TestClosed(t *testing.T) {
 func TestConcurrentChunks(t *testing.T) {
 	c, _ := open(t, nil)
 	ctx := context.Background()
-	var recs []chromafs.Record
+	var recs []collection.Record
 	var slugs []string
 	for i := range 600 {
 		slug := fmt.Sprintf("c/%d", i)
@@ -1220,6 +1220,6 @@ func ExampleOpen() {
 		return
 	}
 	defer c.Close()
-	chunks, err := c.Chunks(ctx, chromafs.DefaultLayout, []string{"guide/intro.md"})
+	chunks, err := c.Chunks(ctx, collection.DefaultLayout(), []string{"guide/intro.md"})
 	fmt.Println(len(chunks), err)
 }

@@ -16,7 +16,7 @@ import (
 
 	jsonv2 "github.com/go-json-experiment/json"
 
-	"github.com/chromafs/chromafs"
+	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/internal/testenv"
 )
 
@@ -40,7 +40,7 @@ func chunkAnswer() []byte {
 	line := `Call **POST /v1/users** with "name" and <email>; see [auth](../auth.md).` + "\n"
 	for i := range PageSize {
 		slug := fmt.Sprintf("reference/api/users-%d.md", i/9)
-		ids = append(ids, fmt.Sprintf("%q", chromafs.ChunkID(slug, i%9)))
+		ids = append(ids, fmt.Sprintf("%q", collection.ChunkID(slug, i%9)))
 		b, _ := json.Marshal(strings.Repeat(line, 1024/len(line)))
 		docs = append(docs, string(b))
 		metas = append(metas, fmt.Sprintf(`{"page_slug":%q,"chunk_index":%d}`, slug, i%9))
@@ -353,7 +353,7 @@ func FuzzTreeAnswer(f *testing.F) {
 
 // TestStringChunkIndex: on a real Chroma, a chunk_index stored as a string
 // ("0", "1") is not an index: Chunks, ChunksByID and Scan give it
-// chromafs.NoIndex (which reading reports as a chunk without a valid
+// collection.NoIndex (which reading reports as a chunk without a valid
 // index), while integers and integral floats are indexes.
 func TestStringChunkIndex(t *testing.T) {
 	ctx := context.Background()
@@ -364,17 +364,17 @@ func TestStringChunkIndex(t *testing.T) {
 	}
 	defer c.Close()
 	defer DeleteCollection(ctx, cfg)
-	l := chromafs.DefaultLayout
-	want := map[string]int{"s0": chromafs.NoIndex, "s1": chromafs.NoIndex, "i0": 0, "f1": 1, "neg": chromafs.NoIndex}
+	l := collection.DefaultLayout()
+	want := map[string]int{"s0": collection.NoIndex, "s1": collection.NoIndex, "i0": 0, "f1": 1, "neg": collection.NoIndex}
 	values := map[string]any{"s0": "0", "s1": "1", "i0": 0, "f1": 1.0, "neg": -1}
-	var recs []chromafs.Record
+	var recs []collection.Record
 	for id, v := range values {
-		recs = append(recs, chromafs.Record{ID: id, Document: id, Metadata: map[string]any{l.SlugField: "p.md", l.IndexField: v}})
+		recs = append(recs, collection.Record{ID: id, Document: id, Metadata: map[string]any{l.SlugField: "p.md", l.IndexField: v}})
 	}
 	if err := c.Upsert(ctx, recs); err != nil {
 		t.Fatal(err)
 	}
-	check := func(how string, chunks []chromafs.Chunk) {
+	check := func(how string, chunks []collection.Chunk) {
 		t.Helper()
 		if len(chunks) != len(want) {
 			t.Fatalf("%s: %d chunks, want %d", how, len(chunks), len(want))
@@ -396,7 +396,7 @@ func TestStringChunkIndex(t *testing.T) {
 	}
 	check("ChunksByID", chunks)
 	chunks = nil
-	if err := c.Scan(ctx, l, false, func(b []chromafs.Chunk) error { chunks = append(chunks, b...); return nil }); err != nil {
+	if err := c.Scan(ctx, l, false, func(b []collection.Chunk) error { chunks = append(chunks, b...); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	check("Scan", chunks)

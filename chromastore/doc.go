@@ -1,6 +1,6 @@
 // Package chromastore implements chromafs's store interfaces
-// ([chromafs.Store], [chromafs.IDReader], [chromafs.Scanner],
-// [chromafs.Writer]) over a Chroma server's HTTP API. It is the only package of chromafs that imports
+// ([collection.Store], [collection.IDReader], [collection.Scanner],
+// [collection.Writer]) over a Chroma server's HTTP API. It is the only package of chromafs that imports
 // github.com/amikos-tech/chroma-go, for its embedding functions.
 //
 //	c, err := chromastore.Open(ctx, chromastore.Config{
@@ -67,7 +67,7 @@
 // error answer from Chroma is an [*APIError]. Every operation on a
 // collection that does not exist (or was deleted after Open) wraps
 // [ErrNoCollection]; [Collection.Tree] of a missing record wraps
-// [chromafs.ErrNoTree]. Every call honours its context's deadline and
+// [collection.ErrNoTree]. Every call honours its context's deadline and
 // cancellation, and Config.Timeout bounds each HTTP request
 // ([DefaultTimeout], 30 s, unless set): a Chroma that accepts connections
 // but never answers (a frozen process) fails a call with an error

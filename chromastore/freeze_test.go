@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromafs/chromafs"
 	"github.com/chromafs/chromafs/chromastore"
+	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/internal/faulttest"
 	"github.com/chromafs/chromafs/internal/testenv"
 )
@@ -21,7 +21,7 @@ import (
 func TestFrozenChroma(t *testing.T) {
 	c, cfg := open(t, nil)
 	ctx := context.Background()
-	if err := c.Upsert(ctx, []chromafs.Record{treeRecord(`{"a.md":{"isPublic":true}}`), content("a.md", 0, "hello")}); err != nil {
+	if err := c.Upsert(ctx, []collection.Record{treeRecord(`{"a.md":{"isPublic":true}}`), content("a.md", 0, "hello")}); err != nil {
 		t.Fatal(err)
 	}
 	u, err := url.Parse(testenv.Chroma(t).URL)

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromafs/chromafs"
+	"github.com/chromafs/chromafs/collection"
 )
 
 func TestChunkIndex(t *testing.T) {
@@ -22,29 +22,29 @@ func TestChunkIndex(t *testing.T) {
 		{json.Number("7"), 7},
 		{json.Number("3.0"), 3},
 		{json.Number("3e0"), 3},
-		{json.Number("-1"), chromafs.NoIndex},
+		{json.Number("-1"), collection.NoIndex},
 		{json.Number("-0.0"), 0},
-		{json.Number("2.5"), chromafs.NoIndex},
-		{json.Number("99999999999999999999"), chromafs.NoIndex},
-		{json.Number("1e300"), chromafs.NoIndex},
+		{json.Number("2.5"), collection.NoIndex},
+		{json.Number("99999999999999999999"), collection.NoIndex},
+		{json.Number("1e300"), collection.NoIndex},
 		{float64(4), 4},
-		{4.5, chromafs.NoIndex},
+		{4.5, collection.NoIndex},
 		{int64(5), 5},
-		{int64(-5), chromafs.NoIndex},
+		{int64(-5), collection.NoIndex},
 		{6, 6},
-		{-6, chromafs.NoIndex},
-		{"8", chromafs.NoIndex},
-		{"007", chromafs.NoIndex},
-		{"0", chromafs.NoIndex},
-		{"", chromafs.NoIndex},
-		{"-8", chromafs.NoIndex},
-		{"+8", chromafs.NoIndex},
-		{"8.0", chromafs.NoIndex},
-		{" 8", chromafs.NoIndex},
-		{"1234567890123456789", chromafs.NoIndex},
-		{true, chromafs.NoIndex},
-		{nil, chromafs.NoIndex},
-		{[]any{json.Number("1")}, chromafs.NoIndex},
+		{-6, collection.NoIndex},
+		{"8", collection.NoIndex},
+		{"007", collection.NoIndex},
+		{"0", collection.NoIndex},
+		{"", collection.NoIndex},
+		{"-8", collection.NoIndex},
+		{"+8", collection.NoIndex},
+		{"8.0", collection.NoIndex},
+		{" 8", collection.NoIndex},
+		{"1234567890123456789", collection.NoIndex},
+		{true, collection.NoIndex},
+		{nil, collection.NoIndex},
+		{[]any{json.Number("1")}, collection.NoIndex},
 	} {
 		if got := chunkIndex(tc.v); got != tc.want {
 			t.Errorf("chunkIndex(%#v) = %d, want %d", tc.v, got, tc.want)

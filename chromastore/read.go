@@ -9,7 +9,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/chromafs/chromafs"
+	"github.com/chromafs/chromafs/collection"
 )
 
 // Request limits; see the package documentation.
@@ -192,13 +192,13 @@ func pagesOf(n int) string {
 
 // chunk converts record j of the answer, which must have the layout's
 // slug field as a string.
-func (r *getResult) chunk(layout chromafs.Layout, j int) (chromafs.Chunk, bool) {
+func (r *getResult) chunk(layout collection.Layout, j int) (collection.Chunk, bool) {
 	md := r.metadata(j)
 	slug, ok := md[layout.SlugField].(string)
 	if !ok {
-		return chromafs.Chunk{}, false
+		return collection.Chunk{}, false
 	}
-	return chromafs.Chunk{
+	return collection.Chunk{
 		ID:    r.IDs[j],
 		Slug:  slug,
 		Index: chunkIndex(md[layout.IndexField]),
@@ -207,30 +207,30 @@ func (r *getResult) chunk(layout chromafs.Layout, j int) (chromafs.Chunk, bool) 
 }
 
 // Tree returns the record with the given id, with its document and
-// metadata. If there is none, the error wraps [chromafs.ErrNoTree].
+// metadata. If there is none, the error wraps [collection.ErrNoTree].
 //
 // The document is not copied out of the answer when it has no escapes
 // (gzip+base64 documents have none): the tree of a 100k-page collection
 // is a 7.5 MB answer, and decoding it is most of Tree's own time.
-func (c *Collection) Tree(ctx context.Context, id string) (chromafs.TreeRecord, error) {
+func (c *Collection) Tree(ctx context.Context, id string) (collection.TreeRecord, error) {
 	op := fmt.Sprintf("get tree record %q from %s", id, c.where)
 	if c.closed.Load() {
-		return chromafs.TreeRecord{}, ErrClosed
+		return collection.TreeRecord{}, ErrClosed
 	}
 	recs, err := c.getRecords(ctx, []string{id}, map[string]bool{id: true})
 	if err != nil {
-		return chromafs.TreeRecord{}, c.fail(op, err)
+		return collection.TreeRecord{}, c.fail(op, err)
 	}
 	if rec, ok := recs[id]; ok {
 		return rec, nil
 	}
-	return chromafs.TreeRecord{}, fmt.Errorf("chromastore: %s: %w", op, chromafs.ErrNoTree)
+	return collection.TreeRecord{}, fmt.Errorf("chromastore: %s: %w", op, collection.ErrNoTree)
 }
 
 // Chunks returns every chunk, with its text, whose slug field is one of
 // slugs. It asks for the slugs in $in batches of at most MaxIn values,
 // each paged by ChunksPageSize records, up to four requests at a time.
-func (c *Collection) Chunks(ctx context.Context, layout chromafs.Layout, slugs []string) ([]chromafs.Chunk, error) {
+func (c *Collection) Chunks(ctx context.Context, layout collection.Layout, slugs []string) ([]collection.Chunk, error) {
 	layout = layout.WithDefaults()
 	slugs, want := unique(slugs)
 	if len(slugs) == 0 {
@@ -238,7 +238,7 @@ func (c *Collection) Chunks(ctx context.Context, layout chromafs.Layout, slugs [
 	}
 	op := fmt.Sprintf("get chunks of %s from %s", pagesOf(len(slugs)), c.where)
 	parts := batches(slugs, MaxIn)
-	found := make([][]chromafs.Chunk, len(parts))
+	found := make([][]collection.Chunk, len(parts))
 	err := parallel(ctx, len(parts), func(ctx context.Context, i int) error {
 		req := getRequest{
 			Where:   map[string]any{layout.SlugField: map[string]any{"$in": parts[i]}},
@@ -266,7 +266,7 @@ func (c *Collection) Chunks(ctx context.Context, layout chromafs.Layout, slugs [
 // exist are absent from the result. It asks for at most PageSize ids a
 // request, up to four requests at a time. On Chroma a get by id is a
 // direct lookup, much cheaper than Chunks' metadata filter.
-func (c *Collection) ChunksByID(ctx context.Context, layout chromafs.Layout, ids []string) ([]chromafs.Chunk, error) {
+func (c *Collection) ChunksByID(ctx context.Context, layout collection.Layout, ids []string) ([]collection.Chunk, error) {
 	layout = layout.WithDefaults()
 	ids, want := unique(ids)
 	if len(ids) == 0 {
@@ -274,7 +274,7 @@ func (c *Collection) ChunksByID(ctx context.Context, layout chromafs.Layout, ids
 	}
 	op := fmt.Sprintf("get %s by id from %s", recordsOf(len(ids)), c.where)
 	parts := batches(ids, PageSize)
-	found := make([][]chromafs.Chunk, len(parts))
+	found := make([][]collection.Chunk, len(parts))
 	err := parallel(ctx, len(parts), func(ctx context.Context, i int) error {
 		res, err := c.get(ctx, &getRequest{IDs: parts[i], Include: []string{includeDocuments, includeMetadatas}})
 		if err != nil {
@@ -295,12 +295,12 @@ func (c *Collection) ChunksByID(ctx context.Context, layout chromafs.Layout, ids
 
 // flatten concatenates parts, dropping records seen twice (offset paging
 // over a collection that changes between pages can repeat a record).
-func flatten(parts [][]chromafs.Chunk) []chromafs.Chunk {
+func flatten(parts [][]collection.Chunk) []collection.Chunk {
 	n := 0
 	for _, p := range parts {
 		n += len(p)
 	}
-	out := make([]chromafs.Chunk, 0, n)
+	out := make([]collection.Chunk, 0, n)
 	seen := make(map[string]bool, n)
 	for _, p := range parts {
 		for _, ch := range p {
@@ -318,7 +318,7 @@ func flatten(parts [][]chromafs.Chunk) []chromafs.Chunk {
 // when withText is set. Chroma has no "field exists" filter ($ne matches
 // records without the field), so Scan pages through the whole collection
 // and filters here.
-func (c *Collection) Scan(ctx context.Context, layout chromafs.Layout, withText bool, fn func([]chromafs.Chunk) error) error {
+func (c *Collection) Scan(ctx context.Context, layout collection.Layout, withText bool, fn func([]collection.Chunk) error) error {
 	layout = layout.WithDefaults()
 	op := "scan " + c.where
 	include := []string{includeMetadatas}
@@ -327,14 +327,14 @@ func (c *Collection) Scan(ctx context.Context, layout chromafs.Layout, withText 
 	}
 	fromFn := false
 	err := c.pages(ctx, getRequest{Include: include}, PageSize, func(res *getResult) error {
-		batch := make([]chromafs.Chunk, 0, len(res.IDs))
+		batch := make([]collection.Chunk, 0, len(res.IDs))
 		for j, id := range res.IDs {
 			md := res.metadata(j)
 			slug, ok := md[layout.SlugField].(string)
 			if !ok {
 				continue
 			}
-			batch = append(batch, chromafs.Chunk{
+			batch = append(batch, collection.Chunk{
 				ID:    id,
 				Slug:  slug,
 				Index: chunkIndex(md[layout.IndexField]),
@@ -371,7 +371,7 @@ func (c *Collection) IDs(ctx context.Context) ([]string, error) {
 // chunkIndex converts an index metadata value: an integer or an integral
 // float gives a non-negative int; anything else, a string of digits
 // included ("1" is a writer's mistake that sorts "10" before "2" in other
-// tools), gives chromafs.NoIndex, which reading reports as a chunk
+// tools), gives collection.NoIndex, which reading reports as a chunk
 // without a valid index.
 func chunkIndex(v any) int {
 	switch v := v.(type) {
@@ -380,34 +380,34 @@ func chunkIndex(v any) int {
 		if !strings.ContainsAny(s, ".eE") {
 			n, err := strconv.ParseInt(s, 10, 0)
 			if err != nil || n < 0 {
-				return chromafs.NoIndex
+				return collection.NoIndex
 			}
 			return int(n)
 		}
 		f, err := v.Float64()
 		if err != nil {
-			return chromafs.NoIndex
+			return collection.NoIndex
 		}
 		return floatIndex(f)
 	case float64:
 		return floatIndex(v)
 	case int64:
 		if v < 0 || int64(int(v)) != v {
-			return chromafs.NoIndex
+			return collection.NoIndex
 		}
 		return int(v)
 	case int:
 		if v < 0 {
-			return chromafs.NoIndex
+			return collection.NoIndex
 		}
 		return v
 	}
-	return chromafs.NoIndex
+	return collection.NoIndex
 }
 
 func floatIndex(f float64) int {
 	if f < 0 || f != math.Trunc(f) || f > 1<<53 {
-		return chromafs.NoIndex
+		return collection.NoIndex
 	}
 	return int(f)
 }

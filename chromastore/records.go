@@ -4,26 +4,26 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/chromafs/chromafs"
+	"github.com/chromafs/chromafs/collection"
 )
 
-var _ chromafs.RecordReader = (*Collection)(nil)
+var _ collection.RecordReader = (*Collection)(nil)
 
 // RecordsByID returns those of the records with the given ids that exist, by
 // id, with their documents and metadata, whatever their metadata holds
 // (FS reads the shards of a sharded tree with it). It asks for at most
 // PageSize ids a request, up to four requests at a time.
-func (c *Collection) RecordsByID(ctx context.Context, ids []string) (map[string]chromafs.TreeRecord, error) {
+func (c *Collection) RecordsByID(ctx context.Context, ids []string) (map[string]collection.TreeRecord, error) {
 	ids, want := unique(ids)
 	if len(ids) == 0 {
-		return map[string]chromafs.TreeRecord{}, nil
+		return map[string]collection.TreeRecord{}, nil
 	}
 	if c.closed.Load() {
 		return nil, ErrClosed
 	}
 	op := fmt.Sprintf("get %s by id from %s", recordsOf(len(ids)), c.where)
 	parts := batches(ids, PageSize)
-	found := make([]map[string]chromafs.TreeRecord, len(parts))
+	found := make([]map[string]collection.TreeRecord, len(parts))
 	err := parallel(ctx, len(parts), func(ctx context.Context, i int) error {
 		m, err := c.getRecords(ctx, parts[i], want)
 		found[i] = m
@@ -32,7 +32,7 @@ func (c *Collection) RecordsByID(ctx context.Context, ids []string) (map[string]
 	if err != nil {
 		return nil, c.fail(op, err)
 	}
-	out := make(map[string]chromafs.TreeRecord, len(ids))
+	out := make(map[string]collection.TreeRecord, len(ids))
 	for _, m := range found {
 		for id, rec := range m {
 			out[id] = rec
@@ -43,7 +43,7 @@ func (c *Collection) RecordsByID(ctx context.Context, ids []string) (map[string]
 
 // getRecords sends one get of ids and returns the records it answers
 // whose ids are in want, with their documents (never nil) and metadata.
-func (c *Collection) getRecords(ctx context.Context, ids []string, want map[string]bool) (map[string]chromafs.TreeRecord, error) {
+func (c *Collection) getRecords(ctx context.Context, ids []string, want map[string]bool) (map[string]collection.TreeRecord, error) {
 	var res treeResult
 	req := &getRequest{IDs: ids, Include: []string{includeDocuments, includeMetadatas}}
 	if err := c.rest.do(ctx, "POST", c.path+"/get", req, &res); err != nil {
@@ -52,12 +52,12 @@ func (c *Collection) getRecords(ctx context.Context, ids []string, want map[stri
 	if err := checkLengths(len(res.IDs), len(res.Documents), len(res.Metadatas)); err != nil {
 		return nil, err
 	}
-	m := make(map[string]chromafs.TreeRecord, len(res.IDs))
+	m := make(map[string]collection.TreeRecord, len(res.IDs))
 	for j, id := range res.IDs {
 		if !want[id] {
 			continue
 		}
-		rec := chromafs.TreeRecord{Document: []byte{}}
+		rec := collection.TreeRecord{Document: []byte{}}
 		if j < len(res.Documents) && res.Documents[j] != nil {
 			rec.Document = res.Documents[j]
 		}
@@ -71,7 +71,7 @@ func (c *Collection) getRecords(ctx context.Context, ids []string, want map[stri
 
 // CloudMaxDocumentBytes is Chroma Cloud's limit on the size of a
 // document. A tree larger than this must be sharded
-// (ingest.Options.TreeMaxBytes, chromafs.ShardTree) to be written there.
+// (ingest.Options.TreeMaxBytes, collection.ShardTree) to be written there.
 const CloudMaxDocumentBytes = 16 << 10
 
 // MaxDocumentBytes returns the largest document Upsert accepts:

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/chromafs/chromafs"
 	"github.com/chromafs/chromafs/chromastore"
+	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/internal/testenv"
 )
 
@@ -18,11 +18,11 @@ func TestRecordsByID(t *testing.T) {
 	rec := newRecorder(t)
 	c, _ := open(t, rec)
 	ctx := context.Background()
-	var recs []chromafs.Record
+	var recs []collection.Record
 	var ids []string
 	for i := range 650 {
 		id := fmt.Sprintf("sys/%d", i)
-		recs = append(recs, chromafs.Record{ID: id, Document: strings.Repeat("x", i%7) + id, Metadata: map[string]any{"n": i}, System: true})
+		recs = append(recs, collection.Record{ID: id, Document: strings.Repeat("x", i%7) + id, Metadata: map[string]any{"n": i}, System: true})
 		ids = append(ids, id)
 	}
 	if err := c.Upsert(ctx, recs); err != nil {
@@ -61,7 +61,7 @@ func TestCloudDocumentLimit(t *testing.T) {
 	}
 	defer c.Close()
 	before := rec.count("upsert")
-	err = c.Upsert(ctx, []chromafs.Record{
+	err = c.Upsert(ctx, []collection.Record{
 		{ID: "ok", Document: "small", Metadata: map[string]any{"page_slug": "a.md", "chunk_index": 0}},
 		{ID: "big", Document: strings.Repeat("x", chromastore.CloudMaxDocumentBytes+1), Metadata: map[string]any{"page_slug": "b.md", "chunk_index": 0}},
 	})
@@ -71,7 +71,7 @@ func TestCloudDocumentLimit(t *testing.T) {
 	if n := rec.count("upsert") - before; n != 0 {
 		t.Fatalf("%d upsert requests sent; want 0", n)
 	}
-	if err := c.Upsert(ctx, []chromafs.Record{{ID: "edge", Document: strings.Repeat("x", chromastore.CloudMaxDocumentBytes), System: true}}); err != nil {
+	if err := c.Upsert(ctx, []collection.Record{{ID: "edge", Document: strings.Repeat("x", chromastore.CloudMaxDocumentBytes), System: true}}); err != nil {
 		t.Fatalf("Upsert of exactly 16 KiB: %v", err)
 	}
 }

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/chromafs/chromafs"
+	"github.com/chromafs/chromafs/collection"
 )
 
 // SearchMaxIn is the most slugs one $in list of [Collection.Search]
@@ -30,7 +30,7 @@ var searchPageSize = SearchPageSize
 
 // whereDocument converts f into a where_document filter: one $contains or
 // $regex condition, or the $or of several. It returns nil for a zero f.
-func whereDocument(f chromafs.TextFilter) map[string]any {
+func whereDocument(f collection.TextFilter) map[string]any {
 	var conds []map[string]any
 	for _, s := range f.Contains {
 		conds = append(conds, map[string]any{"$contains": s})
@@ -59,9 +59,9 @@ func whereDocument(f chromafs.TextFilter) map[string]any {
 // except with scope.IDsOnly, which asks for ids alone (the include list
 // is empty) and returns them all, with empty slugs.
 // Chroma's regex syntax is Rust's regex crate's; see
-// [chromafs.TextFilter] for the subset that both it and Go's regexp read
+// [collection.TextFilter] for the subset that both it and Go's regexp read
 // the same way.
-func (c *Collection) Search(ctx context.Context, layout chromafs.Layout, scope chromafs.Scope, f chromafs.TextFilter) ([]chromafs.Chunk, error) {
+func (c *Collection) Search(ctx context.Context, layout collection.Layout, scope collection.Scope, f collection.TextFilter) ([]collection.Chunk, error) {
 	layout = layout.WithDefaults()
 	slugs, listed := unique(scope.Slugs)
 	var parts [][]string
@@ -80,7 +80,7 @@ func (c *Collection) Search(ctx context.Context, layout chromafs.Layout, scope c
 	}
 	inScope := func(slug string) bool { return listed[slug] != scope.Exclude }
 	wd := whereDocument(f)
-	found := make([][]chromafs.Chunk, len(parts))
+	found := make([][]collection.Chunk, len(parts))
 	err := parallel(ctx, len(parts), func(ctx context.Context, i int) error {
 		req := getRequest{WhereDocument: wd, Include: []string{includeMetadatas}}
 		if scope.IDsOnly {
@@ -95,7 +95,7 @@ func (c *Collection) Search(ctx context.Context, layout chromafs.Layout, scope c
 		return c.pages(ctx, req, c.searchPage(), func(res *getResult) error {
 			for j, id := range res.IDs {
 				if scope.IDsOnly {
-					found[i] = append(found[i], chromafs.Chunk{ID: id, Index: chromafs.NoIndex})
+					found[i] = append(found[i], collection.Chunk{ID: id, Index: collection.NoIndex})
 					continue
 				}
 				// Never hand out a page that was not asked for.

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"maps"
 
-	"github.com/chromafs/chromafs"
+	"github.com/chromafs/chromafs/collection"
 )
 
 // Body size limits of an upsert; see the package documentation.
@@ -19,8 +19,8 @@ const (
 )
 
 // SystemKey is the metadata key, set to true, that marks a record written
-// with Record.System (the tree record): chromafs.SystemKey.
-const SystemKey = chromafs.SystemKey
+// with Record.System (the tree record): collection.SystemKey.
+const SystemKey = collection.SystemKey
 
 // dimensionProbe is embedded to learn the dimension of the embedding
 // function when the collection has no vectors yet.
@@ -54,7 +54,7 @@ func recordsOf(n int) string {
 // metadata SystemKey = true. Batches are sent in order; an error leaves
 // the batches before it written. With Config.CloudLimits, a document over
 // CloudMaxDocumentBytes fails the call before anything is sent.
-func (c *Collection) Upsert(ctx context.Context, records []chromafs.Record) error {
+func (c *Collection) Upsert(ctx context.Context, records []collection.Record) error {
 	if len(records) == 0 {
 		return nil
 	}
@@ -86,7 +86,7 @@ func (c *Collection) Upsert(ctx context.Context, records []chromafs.Record) erro
 }
 
 // upsertRequest embeds batch and builds its request.
-func (c *Collection) upsertRequest(ctx context.Context, batch []chromafs.Record) (*upsertRequest, error) {
+func (c *Collection) upsertRequest(ctx context.Context, batch []collection.Record) (*upsertRequest, error) {
 	if c.closed.Load() {
 		return nil, ErrClosed
 	}
@@ -217,7 +217,7 @@ func (c *Collection) Delete(ctx context.Context, ids []string) error {
 // ChunkIDs returns, for each of slugs that has records, the ids of its
 // records, asking for metadata only, in $in batches of at most MaxIn
 // slugs paged by PageSize records.
-func (c *Collection) ChunkIDs(ctx context.Context, layout chromafs.Layout, slugs []string) (map[string][]string, error) {
+func (c *Collection) ChunkIDs(ctx context.Context, layout collection.Layout, slugs []string) (map[string][]string, error) {
 	layout = layout.WithDefaults()
 	slugs, want := unique(slugs)
 	out := map[string][]string{}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/chromafs/chromafs"
+	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/gnu"
 	"github.com/chromafs/chromafs/memstore"
 )
@@ -42,7 +43,7 @@ func docsFS(t *testing.T, mod time.Time) (*chromafs.FS, map[string]string) {
 		t.Fatal(err)
 	}
 	mem := memstore.New("docs")
-	if err := memstore.Load(mem, chromafs.DefaultLayout, files, memstore.LoadOptions{ChunkSize: 100, WithSizes: true, ModTime: mod}); err != nil {
+	if err := memstore.Load(mem, collection.DefaultLayout(), files, memstore.LoadOptions{ChunkSize: 100, WithSizes: true, ModTime: mod}); err != nil {
 		t.Fatal(err)
 	}
 	fsys, err := chromafs.New(context.Background(), mem)

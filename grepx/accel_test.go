@@ -13,6 +13,7 @@ import (
 
 	"github.com/chromafs/chromafs"
 	"github.com/chromafs/chromafs/chromastore"
+	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/grepx"
 	"github.com/chromafs/chromafs/grepx/pattern"
 	"github.com/chromafs/chromafs/ingest"
@@ -52,10 +53,10 @@ func site() map[string]string {
 }
 
 type fullStore interface {
-	chromafs.Store
-	chromafs.Writer
-	chromafs.IDReader
-	chromafs.Searcher
+	collection.Store
+	collection.Writer
+	collection.IDReader
+	collection.Searcher
 }
 
 // recorder wraps a store and records every slug whose content it returned
@@ -64,7 +65,7 @@ type recorder struct {
 	fullStore
 	mu       sync.Mutex
 	fetched  map[string]bool
-	scopes   []chromafs.Scope
+	scopes   []collection.Scope
 	requests int
 }
 
@@ -72,7 +73,7 @@ func newRecorder(s fullStore) *recorder {
 	return &recorder{fullStore: s, fetched: map[string]bool{}}
 }
 
-func (r *recorder) note(chunks []chromafs.Chunk, scope *chromafs.Scope) {
+func (r *recorder) note(chunks []collection.Chunk, scope *collection.Scope) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.requests++
@@ -86,19 +87,19 @@ func (r *recorder) note(chunks []chromafs.Chunk, scope *chromafs.Scope) {
 	}
 }
 
-func (r *recorder) Chunks(ctx context.Context, l chromafs.Layout, slugs []string) ([]chromafs.Chunk, error) {
+func (r *recorder) Chunks(ctx context.Context, l collection.Layout, slugs []string) ([]collection.Chunk, error) {
 	c, err := r.fullStore.Chunks(ctx, l, slugs)
 	r.note(c, nil)
 	return c, err
 }
 
-func (r *recorder) ChunksByID(ctx context.Context, l chromafs.Layout, ids []string) ([]chromafs.Chunk, error) {
+func (r *recorder) ChunksByID(ctx context.Context, l collection.Layout, ids []string) ([]collection.Chunk, error) {
 	c, err := r.fullStore.ChunksByID(ctx, l, ids)
 	r.note(c, nil)
 	return c, err
 }
 
-func (r *recorder) Search(ctx context.Context, l chromafs.Layout, scope chromafs.Scope, f chromafs.TextFilter) ([]chromafs.Chunk, error) {
+func (r *recorder) Search(ctx context.Context, l collection.Layout, scope collection.Scope, f collection.TextFilter) ([]collection.Chunk, error) {
 	c, err := r.fullStore.Search(ctx, l, scope, f)
 	r.note(c, &scope)
 	return c, err
@@ -185,7 +186,7 @@ func stores(t *testing.T, files map[string]string) []loaded {
 				}
 			} else {
 				mem := memstore.New("foreign")
-				err := memstore.Load(mem, chromafs.DefaultLayout, files, memstore.LoadOptions{
+				err := memstore.Load(mem, collection.DefaultLayout(), files, memstore.LoadOptions{
 					ChunkSize: 97, Shuffle: rand.New(rand.NewPCG(1, 2)), Access: gen.Access, Compressed: true,
 				})
 				if err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/chromafs/chromafs"
 	"github.com/chromafs/chromafs/chromastore"
+	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/internal/testenv"
 	"github.com/chromafs/chromafs/memstore"
 )
@@ -92,7 +93,7 @@ func TestChroma(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer col.Close()
-	if _, err := col.Tree(cctx, chromafs.DefaultLayout.TreeID); !errors.Is(err, chromafs.ErrNoTree) {
+	if _, err := col.Tree(cctx, collection.DefaultLayout().TreeID); !errors.Is(err, collection.ErrNoTree) {
 		t.Fatalf("new collection: Tree = %v, want ErrNoTree", err)
 	}
 
@@ -107,7 +108,7 @@ func TestChroma(t *testing.T) {
 	if r.Added != len(v1) {
 		t.Fatalf("first run:\n%s", r)
 	}
-	tr, err := col.Tree(cctx, chromafs.DefaultLayout.TreeID)
+	tr, err := col.Tree(cctx, collection.DefaultLayout().TreeID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +137,7 @@ func TestChroma(t *testing.T) {
 		t.Fatal(err)
 	}
 	var wantChunks int
-	err = col.Scan(cctx, chromafs.DefaultLayout, false, func(cs []chromafs.Chunk) error {
+	err = col.Scan(cctx, collection.DefaultLayout(), false, func(cs []collection.Chunk) error {
 		for _, c := range cs {
 			if _, ok := v2[c.Slug]; !ok {
 				t.Errorf("stale chunk %s of %q", c.ID, c.Slug)

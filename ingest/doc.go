@@ -28,7 +28,7 @@
 // (chromafs's default separator) the chunks are the file, byte for byte.
 // The tree record's metadata says chromafs_line_aligned: true,
 // chromafs_writer: "chromafs-ingest/1", and chromafs_chunk_ids:
-// "slug#index" (chromafs.ChunkIDsKey), which lets readers fetch a page's
+// "slug#index" (collection.ChunkIDsKey), which lets readers fetch a page's
 // chunks by id instead of filtering by slug.
 //
 // A chunk's record id is "<slug>#<index>" (for example "auth/oauth.md#0"),

@@ -16,20 +16,20 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/chromafs/chromafs"
+	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/tree"
 )
 
 // Target is a collection that ingest can read and write:
 // *memstore.Store and *chromastore.Collection both satisfy it.
 type Target interface {
-	chromafs.Store
-	chromafs.Writer
+	collection.Store
+	collection.Writer
 }
 
 // metadataSetter is implemented by targets whose collection has metadata
 // (chromastore.Collection, memstore.Store): Run records the tree's version
-// there (chromafs.TreeVersionKey).
+// there (collection.TreeVersionKey).
 type metadataSetter interface {
 	SetMetadata(ctx context.Context, set map[string]any) error
 }
@@ -37,14 +37,14 @@ type metadataSetter interface {
 // Markers that Run writes into the tree record's metadata.
 const (
 	// MetaSystem marks the tree record as not content; it is
-	// chromafs.SystemKey.
-	MetaSystem = chromafs.SystemKey
+	// collection.SystemKey.
+	MetaSystem = collection.SystemKey
 	// MetaWriter names the program that wrote the collection; its value
 	// is WriterName.
 	MetaWriter = "chromafs_writer"
 	// MetaLineAligned is true when every chunk ends at a line end, except
 	// in pages whose tree entry has SplitLines set.
-	MetaLineAligned = chromafs.LineAlignedKey
+	MetaLineAligned = collection.LineAlignedKey
 	// MetaDirty is set to true on the previous tree record before a run
 	// writes its first chunk, and to false by the run's new tree. A run
 	// that finds it true (a previous run failed part way, so chunks may no
@@ -64,8 +64,8 @@ const (
 // Options control [Run]. The zero value is usable.
 type Options struct {
 	// Layout names the metadata fields and the tree record. Empty fields
-	// are those of chromafs.DefaultLayout.
-	Layout chromafs.Layout
+	// are those of collection.DefaultLayout().
+	Layout collection.Layout
 
 	// MaxChunk is the chunk size in bytes (default DefaultMaxChunk); see
 	// the package documentation, section "Chunking".
@@ -80,9 +80,9 @@ type Options struct {
 
 	// TreeMaxBytes, when positive, is the largest document the tree
 	// record may have: a larger tree is written as a manifest plus shards
-	// of at most this many bytes (see chromafs.ShardTree; Chroma Cloud's
+	// of at most this many bytes (see collection.ShardTree; Chroma Cloud's
 	// limit is chromastore.CloudMaxDocumentBytes). It must be 0 or at least
-	// chromafs.MinTreeShardBytes. 0 means the target's own limit when it
+	// collection.MinShardBytes. 0 means the target's own limit when it
 	// declares one (a MaxDocumentBytes method, as chromastore.Collection
 	// has under CloudLimits), else none. Readers assemble the shards
 	// transparently; a tree that fits is written whole, as always.
@@ -105,7 +105,7 @@ type Options struct {
 	// orphans left by a run that failed between writing its tree and
 	// deleting the chunks of removed pages, or by another writer. It
 	// reads the whole collection, so dst must implement
-	// chromafs.Scanner.
+	// collection.Scanner.
 	Prune bool
 
 	// DryRun computes the report, reading the collection but writing and
@@ -265,10 +265,10 @@ type ingestion struct {
 
 	// the previous tree record, while it must be marked dirty before the
 	// first write
-	toMark *chromafs.TreeRecord
+	toMark *collection.TreeDoc
 
 	// pending chunk records, and the pages they complete
-	pending      []chromafs.Record
+	pending      []collection.Record
 	pendingPages []pendingPage
 }
 
@@ -284,10 +284,10 @@ func run(ctx context.Context, dst Target, src fs.FS, opt Options, rulesSlug stri
 	if err != nil {
 		return nil, err
 	}
-	var scanner chromafs.Scanner
+	var scanner collection.Scanner
 	if opt.Prune {
 		var ok bool
-		if scanner, ok = dst.(chromafs.Scanner); !ok {
+		if scanner, ok = dst.(collection.Scanner); !ok {
 			return nil, fmt.Errorf("ingest: prune: %T cannot scan its collection", dst)
 		}
 	}
@@ -309,10 +309,11 @@ func run(ctx context.Context, dst Target, src fs.FS, opt Options, rulesSlug stri
 	if dl, ok := dst.(interface{ MaxDocumentBytes() int }); ok && opt.TreeMaxBytes == 0 {
 		opt.TreeMaxBytes = dl.MaxDocumentBytes()
 	}
-	if opt.TreeMaxBytes > 0 && opt.TreeMaxBytes < chromafs.MinTreeShardBytes {
-		return nil, fmt.Errorf("ingest: tree document limit of %d bytes is below the minimum of %d", opt.TreeMaxBytes, chromafs.MinTreeShardBytes)
+	if opt.TreeMaxBytes > 0 && opt.TreeMaxBytes < collection.MinShardBytes {
+		return nil, fmt.Errorf("ingest: tree document limit of %d bytes is below the minimum of %d", opt.TreeMaxBytes, collection.MinShardBytes)
 	}
-	old, oldRec, oldManifest, trusted, err := readTree(ctx, dst, opt.Layout.TreeID)
+	old, oldRec, trusted, err := readTree(ctx, dst, opt.Layout.TreeID)
+	oldManifest := oldRec.Manifest // nil for a tree in one record
 	if err != nil {
 		return nil, err
 	}
@@ -449,27 +450,27 @@ func run(ctx context.Context, dst Target, src fs.FS, opt Options, rulesSlug stri
 }
 
 // readTree returns the collection's current tree (nil if there is none),
-// its record, and whether its hashes can be trusted to describe chunks
-// that ingest wrote.
-func readTree(ctx context.Context, dst Target, id string) (*tree.Tree, chromafs.TreeRecord, *chromafs.TreeManifest, bool, error) {
+// its record as ReadTree read it (with the manifest of a sharded tree),
+// and whether its hashes can be trusted to describe chunks that ingest
+// wrote.
+func readTree(ctx context.Context, dst Target, id string) (*tree.Tree, collection.TreeDoc, bool, error) {
 	// A sharded tree comes back whole, with its manifest in Manifest.
-	rec, err := chromafs.ReadTree(ctx, dst, id)
+	rec, err := collection.ReadTree(ctx, dst, id)
 	fix := "(delete it, or use another collection, to ingest from scratch)"
 	switch {
-	case errors.Is(err, chromafs.ErrNoTree):
-		return nil, rec, nil, false, nil
+	case errors.Is(err, collection.ErrNoTree):
+		return nil, rec, false, nil
 	case errors.Is(err, tree.ErrMalformed):
-		return nil, rec, nil, false, fmt.Errorf("ingest: existing tree record %q: %w %s", id, err, fix)
+		return nil, rec, false, fmt.Errorf("ingest: existing tree record %q: %w %s", id, err, fix)
 	case err != nil:
-		return nil, rec, nil, false, fmt.Errorf("ingest: read tree record %q: %w", id, err)
+		return nil, rec, false, fmt.Errorf("ingest: read tree record %q: %w", id, err)
 	}
-	m, _, _ := chromafs.ParseTreeManifest(rec.Manifest) // nil for a tree in one record
 	t, err := tree.Parse(rec.Document)
 	if err != nil {
-		return nil, rec, nil, false, fmt.Errorf("ingest: existing tree record %q: %w %s", id, err, fix)
+		return nil, rec, false, fmt.Errorf("ingest: existing tree record %q: %w %s", id, err, fix)
 	}
 	writer, _ := rec.Metadata[MetaWriter].(string)
-	return t, rec, m, writer == WriterName && rec.Metadata[MetaDirty] != true, nil
+	return t, rec, writer == WriterName && rec.Metadata[MetaDirty] != true, nil
 }
 
 // markDirty marks the previous tree record dirty, once, before the first
@@ -484,12 +485,10 @@ func (in *ingestion) markDirty() error {
 		md = map[string]any{}
 	}
 	md[MetaDirty] = true
-	doc := in.toMark.Document
-	if in.toMark.Manifest != nil {
-		doc = in.toMark.Manifest // a sharded tree: its shards stay as they are
-	}
-	rec := chromafs.Record{ID: in.opt.Layout.TreeID, Document: string(doc), Metadata: md, System: true}
-	if err := in.dst.Upsert(in.ctx, []chromafs.Record{rec}); err != nil {
+	// A sharded tree's manifest: its shards stay as they are.
+	doc := in.toMark.RecordDocument
+	rec := collection.Record{ID: in.opt.Layout.TreeID, Document: string(doc), Metadata: md, System: true}
+	if err := in.dst.Upsert(in.ctx, []collection.Record{rec}); err != nil {
 		return in.failed("mark tree record "+strconv.Quote(in.opt.Layout.TreeID)+" dirty", err)
 	}
 	in.toMark = nil
@@ -538,7 +537,7 @@ func (in *ingestion) page(src fs.FS, f file, old *tree.Tree, trusted bool) (e tr
 			return e, false, fmt.Errorf("ingest: page %s: chunk id %q is the tree record's id", displayPath(f.slug), id)
 		}
 		page.ids[id] = true
-		in.pending = append(in.pending, chromafs.Record{
+		in.pending = append(in.pending, collection.Record{
 			ID:       id,
 			Document: text,
 			Metadata: map[string]any{in.opt.Layout.SlugField: f.slug, in.opt.Layout.IndexField: i},
@@ -562,7 +561,7 @@ func (in *ingestion) page(src fs.FS, f file, old *tree.Tree, trusted bool) (e tr
 // "<slug>#<index>". Ids are unique because the index is the digits after
 // the last "#".
 func ChunkID(slug string, index int) string {
-	return chromafs.ChunkID(slug, index)
+	return collection.ChunkID(slug, index)
 }
 
 // flush upserts the pending records, then deletes the records of their
@@ -635,16 +634,16 @@ func (in *ingestion) deletePages(slugs []string) error {
 // (seen) nor removed (their records are deleted already, or would be in a
 // dry run).
 //
-// It also deletes tree shards (chromafs.IsTreeShardID) that the new
+// It also deletes tree shards (collection.IsShardID) that the new
 // manifest does not name (keepShards): shards left by a run that failed
 // between writing them and writing their manifest.
-func (in *ingestion) prune(sc chromafs.Scanner, seen map[string]bool, removed []string, keepShards map[string]bool) error {
+func (in *ingestion) prune(sc collection.Scanner, seen map[string]bool, removed []string, keepShards map[string]bool) error {
 	skip := make(map[string]bool, len(removed))
 	for _, slug := range removed {
 		skip[slug] = true
 	}
 	var orphans []string
-	err := sc.Scan(in.ctx, in.opt.Layout, false, func(cs []chromafs.Chunk) error {
+	err := sc.Scan(in.ctx, in.opt.Layout, false, func(cs []collection.Chunk) error {
 		for _, c := range cs {
 			if !seen[c.Slug] && !skip[c.Slug] && c.ID != in.opt.Layout.TreeID {
 				orphans = append(orphans, c.ID)
@@ -660,7 +659,7 @@ func (in *ingestion) prune(sc chromafs.Scanner, seen map[string]bool, removed []
 		return in.failed("prune: list record ids", err)
 	}
 	for _, id := range ids {
-		if chromafs.IsTreeShardID(in.opt.Layout.TreeID, id) && !keepShards[id] {
+		if collection.IsShardID(in.opt.Layout.TreeID, id) && !keepShards[id] {
 			orphans = append(orphans, id)
 		}
 	}
@@ -703,7 +702,7 @@ func (in *ingestion) failed(what string, err error) error {
 }
 
 // pageRange names the pages of a batch of records.
-func pageRange(batch []chromafs.Record, slugField string) string {
+func pageRange(batch []collection.Record, slugField string) string {
 	first, _ := batch[0].Metadata[slugField].(string)
 	last, _ := batch[len(batch)-1].Metadata[slugField].(string)
 	if first == last {

@@ -17,7 +17,7 @@ import (
 	"testing/fstest"
 	"time"
 
-	"github.com/chromafs/chromafs"
+	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/memstore"
 	"github.com/chromafs/chromafs/tree"
 )
@@ -36,12 +36,12 @@ func mapFS(files map[string]string) fstest.MapFS {
 	return m
 }
 
-// collection reads a collection back the way chromafs does and checks
+// checkCollection reads a collection back the way chromafs does and checks
 // that it is consistent: the tree names exactly the pages of want, each
 // page's chunks have indexes 0..n-1 with n the entry's chunk count, join
 // to the content and match the entry's size; and there is no other
 // record than those chunks and the tree.
-func collection(t *testing.T, s *memstore.Store, l chromafs.Layout, want map[string]string) *tree.Tree {
+func checkCollection(t *testing.T, s *memstore.Store, l collection.Layout, want map[string]string) *tree.Tree {
 	t.Helper()
 	rec, err := s.Tree(ctx, l.TreeID)
 	if err != nil {
@@ -67,7 +67,7 @@ func collection(t *testing.T, s *memstore.Store, l chromafs.Layout, want map[str
 	if wantSlugs := slices.Sorted(maps.Keys(want)); !slices.Equal(slugs, wantSlugs) {
 		t.Fatalf("tree pages = %q, want %q", slugs, wantSlugs)
 	}
-	byPage := map[string][]chromafs.Chunk{}
+	byPage := map[string][]collection.Chunk{}
 	for _, r := range s.Records() {
 		if r.ID == l.TreeID {
 			continue
@@ -83,7 +83,7 @@ func collection(t *testing.T, s *memstore.Store, l chromafs.Layout, want map[str
 		if r.ID != ChunkID(slug, idx) {
 			t.Errorf("record id %q, want %q", r.ID, ChunkID(slug, idx))
 		}
-		byPage[slug] = append(byPage[slug], chromafs.Chunk{ID: r.ID, Slug: slug, Index: idx, Text: r.Document})
+		byPage[slug] = append(byPage[slug], collection.Chunk{ID: r.ID, Slug: slug, Index: idx, Text: r.Document})
 	}
 	for slug, content := range want {
 		e, _ := tr.Entry(slug)
@@ -123,7 +123,7 @@ func TestRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := chromafs.Layout{SlugField: "slug", IndexField: "idx", TreeID: "tree"}
+	l := collection.Layout{SlugField: "slug", IndexField: "idx", TreeID: "tree"}
 	for _, compressed := range []bool{false, true} {
 		t.Run(fmt.Sprint("compressed=", compressed), func(t *testing.T) {
 			s := memstore.New("c")
@@ -135,7 +135,7 @@ func TestRun(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			tr := collection(t, s, l, docs)
+			tr := checkCollection(t, s, l, docs)
 			if r.Pages != len(docs) || r.Added != len(docs) || r.Updated+r.Unchanged+r.Removed+r.Deleted != 0 || len(r.Skipped) != 0 {
 				t.Errorf("report:\n%s", r)
 			}
@@ -216,7 +216,7 @@ func TestContentType(t *testing.T) {
 
 func TestReingest(t *testing.T) {
 	s := memstore.New("c")
-	l := chromafs.DefaultLayout
+	l := collection.DefaultLayout()
 	v1 := map[string]string{
 		"keep.md":    "unchanged\n",
 		"shrink.md":  strings.Repeat("line of text\n", 20), // 260 bytes: 5 chunks of 64
@@ -229,7 +229,7 @@ func TestReingest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	collection(t, s, l, v1)
+	checkCollection(t, s, l, v1)
 	if r.Added != 5 {
 		t.Fatalf("first run:\n%s", r)
 	}
@@ -246,7 +246,7 @@ func TestReingest(t *testing.T) {
 	if got := s.Requests(); got.Upsert != 1 || got.Delete != 0 || got.ChunkIDs != 0 {
 		t.Fatalf("identical run made requests %+v", got)
 	}
-	collection(t, s, l, v1)
+	checkCollection(t, s, l, v1)
 
 	v2 := map[string]string{
 		"keep.md":    "unchanged\n",
@@ -269,7 +269,7 @@ func TestReingest(t *testing.T) {
 		r.Removed != want.Removed || r.Chunks != want.Chunks || r.Deleted != want.Deleted {
 		t.Fatalf("second run:\n%s\nwant\n%s", r, &want)
 	}
-	tr := collection(t, s, l, v2) // no stale chunk remains
+	tr := checkCollection(t, s, l, v2) // no stale chunk remains
 	if e, _ := tr.Entry("private.md"); e.IsPublic || !slices.Equal(e.Groups, []string{"ops"}) {
 		t.Fatalf("unchanged page did not get its new access: %v %v", e.IsPublic, e.Groups)
 	}
@@ -279,7 +279,7 @@ func TestReingestForeignCollection(t *testing.T) {
 	s := memstore.New("c")
 	files := map[string]string{"a.md": strings.Repeat("abc\n", 30), "b.md": "bee\n"}
 	// Another writer: ids "<slug>:<i>", cuts at arbitrary offsets, hashes.
-	if err := memstore.Load(s, chromafs.DefaultLayout, files, memstore.LoadOptions{ChunkSize: 10, WithSizes: true}); err != nil {
+	if err := memstore.Load(s, collection.DefaultLayout(), files, memstore.LoadOptions{ChunkSize: 10, WithSizes: true}); err != nil {
 		t.Fatal(err)
 	}
 	r, err := Run(ctx, s, mapFS(files), Options{})
@@ -289,16 +289,16 @@ func TestReingestForeignCollection(t *testing.T) {
 	if r.Updated != 2 || r.Unchanged != 0 || r.Chunks != 2 || r.Deleted != 13 {
 		t.Fatalf("report:\n%s", r)
 	}
-	collection(t, s, chromafs.DefaultLayout, files)
+	checkCollection(t, s, collection.DefaultLayout(), files)
 }
 
 func TestReingestStrayChunks(t *testing.T) {
 	// A previous run that failed before writing its tree left chunks of a
 	// page that the tree does not name, with more chunks than now.
 	s := memstore.New("c")
-	stray := []chromafs.Record{}
+	stray := []collection.Record{}
 	for i := range 4 {
-		stray = append(stray, chromafs.Record{ID: ChunkID("a.md", i), Document: "old",
+		stray = append(stray, collection.Record{ID: ChunkID("a.md", i), Document: "old",
 			Metadata: map[string]any{"page_slug": "a.md", "chunk_index": i}})
 	}
 	if err := s.Upsert(ctx, stray); err != nil {
@@ -312,7 +312,7 @@ func TestReingestStrayChunks(t *testing.T) {
 	if r.Added != 1 || r.Deleted != 3 {
 		t.Fatalf("report:\n%s", r)
 	}
-	collection(t, s, chromafs.DefaultLayout, files)
+	checkCollection(t, s, collection.DefaultLayout(), files)
 }
 
 func TestForce(t *testing.T) {
@@ -376,7 +376,7 @@ func TestSkipped(t *testing.T) {
 	if r.Excluded != 4 {
 		t.Errorf("excluded %d, want 4 (drafts/, 2 × *.tmp, /build)", r.Excluded)
 	}
-	collection(t, s, chromafs.DefaultLayout, map[string]string{
+	checkCollection(t, s, collection.DefaultLayout(), map[string]string{
 		"ok.md": "fine\n", "sub/page.md": "page\n", "sub/build/in.md": "kept: build/ is anchored",
 	})
 	str := r.String()
@@ -410,7 +410,7 @@ func TestDryRun(t *testing.T) {
 	if got := s.Requests(); got.Upsert != 0 || got.Delete != 0 {
 		t.Fatalf("dry run wrote: %+v", got)
 	}
-	if !slices.EqualFunc(before, s.Records(), func(a, b chromafs.Record) bool {
+	if !slices.EqualFunc(before, s.Records(), func(a, b collection.Record) bool {
 		return a.ID == b.ID && a.Document == b.Document
 	}) {
 		t.Fatal("dry run changed the store")
@@ -426,7 +426,7 @@ func TestDryRun(t *testing.T) {
 	if dry.String() != real.String() {
 		t.Fatalf("dry run predicted\n%s\nbut the run did\n%s", dry, real)
 	}
-	collection(t, s, chromafs.DefaultLayout, v2)
+	checkCollection(t, s, collection.DefaultLayout(), v2)
 }
 
 func TestFailureMidway(t *testing.T) {
@@ -451,7 +451,7 @@ func TestFailureMidway(t *testing.T) {
 			if _, err := Run(ctx, s, mapFS(v1), Options{}); err != nil {
 				t.Fatal(err)
 			}
-			oldTree, _ := s.Get(chromafs.DefaultLayout.TreeID)
+			oldTree, _ := s.Get(collection.DefaultLayout().TreeID)
 			calls := 0
 			s.SetHook(func(_ context.Context, op string) error {
 				if op == tt.op {
@@ -470,7 +470,7 @@ func TestFailureMidway(t *testing.T) {
 			if !strings.Contains(err.Error(), " of 20 files (") {
 				t.Errorf("error does not say how far it got: %v", err)
 			}
-			newTree, _ := s.Get(chromafs.DefaultLayout.TreeID)
+			newTree, _ := s.Get(collection.DefaultLayout().TreeID)
 			if changed := newTree.Document != oldTree.Document; changed != tt.treeWritten {
 				t.Fatalf("tree changed: %v, want %v", changed, tt.treeWritten)
 			}
@@ -486,7 +486,7 @@ func TestFailureMidway(t *testing.T) {
 			if tt.treeWritten && r.Orphans != 2 {
 				t.Errorf("pruned %d orphans, want 2", r.Orphans)
 			}
-			collection(t, s, chromafs.DefaultLayout, v2)
+			checkCollection(t, s, collection.DefaultLayout(), v2)
 		})
 	}
 }
@@ -509,7 +509,7 @@ func TestRevertAfterFailure(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 	s.SetHook(nil)
-	if rec, _ := s.Tree(ctx, chromafs.DefaultLayout.TreeID); rec.Metadata[MetaDirty] != true {
+	if rec, _ := s.Tree(ctx, collection.DefaultLayout().TreeID); rec.Metadata[MetaDirty] != true {
 		t.Fatalf("failed run left tree metadata %v", rec.Metadata)
 	}
 	// a.md's content is back to what the (old) tree says, but its chunk
@@ -521,8 +521,8 @@ func TestRevertAfterFailure(t *testing.T) {
 	if r.Updated != 2 || r.Unchanged != 0 {
 		t.Fatalf("report:\n%s", r)
 	}
-	collection(t, s, chromafs.DefaultLayout, v1)
-	if rec, _ := s.Tree(ctx, chromafs.DefaultLayout.TreeID); rec.Metadata[MetaDirty] != false {
+	checkCollection(t, s, collection.DefaultLayout(), v1)
+	if rec, _ := s.Tree(ctx, collection.DefaultLayout().TreeID); rec.Metadata[MetaDirty] != false {
 		t.Fatalf("new tree metadata %v", rec.Metadata)
 	}
 	r, err = Run(ctx, s, mapFS(v1), Options{})
@@ -534,7 +534,7 @@ func TestRevertAfterFailure(t *testing.T) {
 func TestPrune(t *testing.T) {
 	s := memstore.New("c")
 	files := map[string]string{"a.md": "a\n"}
-	if err := s.Upsert(ctx, []chromafs.Record{
+	if err := s.Upsert(ctx, []collection.Record{
 		{ID: "orphan-1", Document: "x", Metadata: map[string]any{"page_slug": "old.md", "chunk_index": 0}},
 		{ID: "unrelated", Document: "y", Metadata: map[string]any{"other": true}},
 	}); err != nil {
@@ -575,7 +575,7 @@ func TestFailingTarget(t *testing.T) {
 
 func TestMalformedTree(t *testing.T) {
 	s := memstore.New("c")
-	if err := s.Upsert(ctx, []chromafs.Record{{ID: chromafs.DefaultLayout.TreeID, Document: "{not json"}}); err != nil {
+	if err := s.Upsert(ctx, []collection.Record{{ID: collection.DefaultLayout().TreeID, Document: "{not json"}}); err != nil {
 		t.Fatal(err)
 	}
 	_, err := Run(ctx, s, mapFS(docs), Options{})
@@ -596,14 +596,14 @@ func TestCancelled(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v", err)
 	}
-	if _, ok := s.Get(chromafs.DefaultLayout.TreeID); ok {
+	if _, ok := s.Get(collection.DefaultLayout().TreeID); ok {
 		t.Fatal("cancelled run wrote a tree")
 	}
 }
 
 func TestTreeIDCollision(t *testing.T) {
 	s := memstore.New("c")
-	_, err := Run(ctx, s, mapFS(map[string]string{"x": "x"}), Options{Layout: chromafs.Layout{TreeID: "x#0"}})
+	_, err := Run(ctx, s, mapFS(map[string]string{"x": "x"}), Options{Layout: collection.Layout{TreeID: "x#0"}})
 	if err == nil || !strings.Contains(err.Error(), "tree record's id") {
 		t.Fatalf("err = %v", err)
 	}
@@ -643,7 +643,7 @@ func TestRunDir(t *testing.T) {
 	if !slices.Equal(r.Skipped, want) {
 		t.Errorf("skipped %v, want %v", r.Skipped, want)
 	}
-	tr := collection(t, s, chromafs.DefaultLayout, map[string]string{"guide/start.md": "# Start\n", "internal/ops.md": "ops\n"})
+	tr := checkCollection(t, s, collection.DefaultLayout(), map[string]string{"guide/start.md": "# Start\n", "internal/ops.md": "ops\n"})
 	e, _ := tr.Entry("internal/ops.md")
 	if e.IsPublic || !e.ModTime.Equal(mtimeU) {
 		t.Errorf("internal/ops.md: public %v, mod time %v", e.IsPublic, e.ModTime)

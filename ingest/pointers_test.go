@@ -17,6 +17,7 @@ import (
 
 	"github.com/chromafs/chromafs"
 	"github.com/chromafs/chromafs/chromastore"
+	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/internal/testenv"
 	"github.com/chromafs/chromafs/memstore"
 )
@@ -70,7 +71,7 @@ func pointerRoundTrip(t *testing.T, ctx context.Context, dst Target) {
 	if r.Pointers != 1 || r.Updated != 1 || r.Pages != len(docs)+1 || r.Deleted == 0 {
 		t.Fatalf("pointer run:\n%s", r)
 	}
-	chunkIDs, err := dst.ChunkIDs(ctx, chromafs.DefaultLayout, []string{"internal/specs/openapi.json"})
+	chunkIDs, err := dst.ChunkIDs(ctx, collection.DefaultLayout(), []string{"internal/specs/openapi.json"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,7 +219,7 @@ func TestPointerClashes(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("error %v, want one containing %q", err, tt.want)
 			}
-			if _, err := s.Tree(ctx, chromafs.DefaultLayout.TreeID); err == nil {
+			if _, err := s.Tree(ctx, collection.DefaultLayout().TreeID); err == nil {
 				t.Fatal("a tree was written")
 			}
 		})

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/chromafs/chromafs"
+	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/memstore"
 )
 
@@ -16,7 +17,7 @@ func shardIDs(t *testing.T, s *memstore.Store) []string {
 	t.Helper()
 	var ids []string
 	for _, r := range s.Records() {
-		if chromafs.IsTreeShardID(chromafs.DefaultLayout.TreeID, r.ID) {
+		if collection.IsShardID(collection.DefaultLayout().TreeID, r.ID) {
 			ids = append(ids, r.ID)
 		}
 	}
@@ -58,7 +59,7 @@ func TestShardedTree(t *testing.T) {
 			t.Fatalf("record %q has a %d-byte document, over the limit", r.ID, len(r.Document))
 		}
 	}
-	rec, err := chromafs.ReadTree(ctx, s, chromafs.DefaultLayout.TreeID)
+	rec, err := collection.ReadTree(ctx, s, collection.DefaultLayout().TreeID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,8 +106,8 @@ func TestShardedTree(t *testing.T) {
 
 	// A shard left by a run that failed before its manifest: --prune
 	// deletes it, and nothing else.
-	stray := chromafs.DefaultLayout.TreeID + "/shard/0123456789abcdef/0"
-	if err := s.Upsert(ctx, []chromafs.Record{{ID: stray, Document: "x", System: true}}); err != nil {
+	stray := collection.DefaultLayout().TreeID + "/shard/0123456789abcdef/0"
+	if err := s.Upsert(ctx, []collection.Record{{ID: stray, Document: "x", System: true}}); err != nil {
 		t.Fatal(err)
 	}
 	r, err = Run(ctx, s, mapFS(files), Options{TreeMaxBytes: 2048, Prune: true})
@@ -127,7 +128,7 @@ func TestShardedTree(t *testing.T) {
 	if got := shardIDs(t, s); len(got) != 0 {
 		t.Fatalf("%d shards left after an unsharded ingest", len(got))
 	}
-	collection(t, s, chromafs.DefaultLayout, files)
+	checkCollection(t, s, collection.DefaultLayout(), files)
 }
 
 func TestShardedTreeLimitTooSmall(t *testing.T) {

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/chromafs/chromafs"
+	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/tree"
 )
 
@@ -20,28 +20,28 @@ type TreeRecords struct {
 	Doc []byte
 
 	// Shards are the shard records of a tree document larger than the
-	// limit given to BuildTree (see chromafs.ShardTree), nil when the
+	// limit given to BuildTree (see collection.ShardTree), nil when the
 	// document fits in the tree record. They are written before Record.
-	Shards []chromafs.Record
+	Shards []collection.Record
 
 	// Record is the tree record (id Layout.TreeID), System set. Its
 	// document is Doc, or the manifest naming Shards. Its metadata is
 	// TreeMetadata().
-	Record chromafs.Record
+	Record collection.Record
 }
 
 // TreeMetadata returns the metadata of a tree record written by ingest:
-// chromafs.SystemKey (MetaSystem) true, MetaWriter WriterName,
+// collection.SystemKey (MetaSystem) true, MetaWriter WriterName,
 // MetaLineAligned true (every chunk is cut by [Chunk]), MetaDirty false,
-// and chromafs.ChunkIDsKey chromafs.ChunkIDScheme (chunk ids are
+// and collection.ChunkIDsKey collection.ChunkIDScheme (chunk ids are
 // [ChunkID]). Each call returns a new map.
 func TreeMetadata() map[string]any {
 	return map[string]any{
-		MetaSystem:           true,
-		MetaWriter:           WriterName,
-		MetaLineAligned:      true,
-		MetaDirty:            false,
-		chromafs.ChunkIDsKey: chromafs.ChunkIDScheme,
+		MetaSystem:             true,
+		MetaWriter:             WriterName,
+		MetaLineAligned:        true,
+		MetaDirty:              false,
+		collection.ChunkIDsKey: collection.ChunkIDScheme,
 	}
 }
 
@@ -50,20 +50,20 @@ func TreeMetadata() map[string]any {
 // store it under treeID: the tree record with TreeMetadata, and, when
 // maxBytes is positive and the document is larger, the shards that the
 // tree record's manifest names. maxBytes must be 0 (no limit) or at least
-// chromafs.MinTreeShardBytes. The result depends on its arguments only.
+// collection.MinShardBytes. The result depends on its arguments only.
 func BuildTree(treeID string, entries []tree.Entry, compressed bool, maxBytes int) (*TreeRecords, error) {
 	doc, err := tree.Encode(entries, compressed)
 	if err != nil {
 		return nil, fmt.Errorf("encode tree: %w", err)
 	}
-	manifest, shards, err := chromafs.ShardTree(treeID, doc, maxBytes)
+	manifest, shards, err := collection.ShardTree(treeID, doc, maxBytes)
 	if err != nil {
 		return nil, err
 	}
 	return &TreeRecords{
 		Doc:    doc,
 		Shards: shards,
-		Record: chromafs.Record{
+		Record: collection.Record{
 			ID:       treeID,
 			Document: string(manifest),
 			System:   true,
@@ -72,15 +72,15 @@ func BuildTree(treeID string, entries []tree.Entry, compressed bool, maxBytes in
 	}, nil
 }
 
-// Version returns the tree's version, chromafs.TreeVersionOf(Doc): the
-// value Write records under chromafs.TreeVersionKey.
-func (t *TreeRecords) Version() string { return chromafs.TreeVersionOf(t.Doc) }
+// Version returns the tree's version, collection.TreeVersionOf(Doc): the
+// value Write records under collection.TreeVersionKey.
+func (t *TreeRecords) Version() string { return collection.TreeVersionOf(t.Doc) }
 
 // Write writes the tree into dst in the order readers rely on:
 //
 //  1. when dst has collection metadata (a SetMetadata method, as
 //     chromastore.Collection and memstore.Store have), it clears
-//     chromafs.TreeVersionKey, so that no reader takes the previous
+//     collection.TreeVersionKey, so that no reader takes the previous
 //     tree's version marker for the new tree;
 //  2. the shards, batchSize records per Upsert (all at once when
 //     batchSize <= 0); their ids carry the document's digest, so the
@@ -94,10 +94,10 @@ func (t *TreeRecords) Version() string { return chromafs.TreeVersionOf(t.Doc) }
 // new tree; an error says which step failed. An error after step 3 leaves
 // a correct collection whose readers fetch the tree record until the
 // marker is set again.
-func (t *TreeRecords) Write(ctx context.Context, dst chromafs.Writer, batchSize int) (written bool, err error) {
+func (t *TreeRecords) Write(ctx context.Context, dst collection.Writer, batchSize int) (written bool, err error) {
 	ms, marks := dst.(metadataSetter)
 	if marks {
-		if err := ms.SetMetadata(ctx, map[string]any{chromafs.TreeVersionKey: ""}); err != nil {
+		if err := ms.SetMetadata(ctx, map[string]any{collection.TreeVersionKey: ""}); err != nil {
 			return false, fmt.Errorf("clear the collection's tree version: %w", err)
 		}
 	}
@@ -109,11 +109,11 @@ func (t *TreeRecords) Write(ctx context.Context, dst chromafs.Writer, batchSize 
 			return false, fmt.Errorf("write tree shards: %w", err)
 		}
 	}
-	if err := dst.Upsert(ctx, []chromafs.Record{t.Record}); err != nil {
+	if err := dst.Upsert(ctx, []collection.Record{t.Record}); err != nil {
 		return false, fmt.Errorf("write tree record %s: %w", strconv.Quote(t.Record.ID), err)
 	}
 	if marks {
-		if err := ms.SetMetadata(ctx, map[string]any{chromafs.TreeVersionKey: t.Version()}); err != nil {
+		if err := ms.SetMetadata(ctx, map[string]any{collection.TreeVersionKey: t.Version()}); err != nil {
 			return true, fmt.Errorf("the tree was written, but recording its version in the collection's metadata failed (readers fetch the tree record meanwhile): %w", err)
 		}
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/chromafs/chromafs"
+	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/memstore"
 	"github.com/chromafs/chromafs/tree"
 )
@@ -23,7 +23,7 @@ func treeEntries(n int) []tree.Entry {
 
 // TestBuildTree checks the records BuildTree makes: the tree record with
 // the ingest metadata, System set, the encoded document (plain or
-// gzip+base64) or the manifest of shards that carry chromafs.SystemKey.
+// gzip+base64) or the manifest of shards that carry collection.SystemKey.
 func TestBuildTree(t *testing.T) {
 	for _, tc := range []struct {
 		name       string
@@ -36,9 +36,9 @@ func TestBuildTree(t *testing.T) {
 		{"plain", 10, false, 0, false, false},
 		{"compressed", 10, true, 0, false, false},
 		{"fits the limit", 10, false, 64 << 10, false, false},
-		{"plain sharded", 500, false, chromafs.MinTreeShardBytes, true, false},
-		{"compressed sharded", 2000, true, chromafs.MinTreeShardBytes, true, false},
-		{"limit below minimum", 500, false, chromafs.MinTreeShardBytes - 1, false, true},
+		{"plain sharded", 500, false, collection.MinShardBytes, true, false},
+		{"compressed sharded", 2000, true, collection.MinShardBytes, true, false},
+		{"limit below minimum", 500, false, collection.MinShardBytes - 1, false, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			entries := treeEntries(tc.entries)
@@ -62,7 +62,7 @@ func TestBuildTree(t *testing.T) {
 			if got := strings.HasPrefix(string(tr.Doc), "{"); got == tc.compressed {
 				t.Fatalf("document starts with %q, compressed = %v", tr.Doc[:1], tc.compressed)
 			}
-			if tr.Version() != chromafs.TreeVersionOf(doc) {
+			if tr.Version() != collection.TreeVersionOf(doc) {
 				t.Fatal("Version is not TreeVersionOf the document")
 			}
 			rec := tr.Record
@@ -70,8 +70,8 @@ func TestBuildTree(t *testing.T) {
 				t.Fatalf("tree record %q, System %v, metadata %v", rec.ID, rec.System, rec.Metadata)
 			}
 			want := map[string]any{
-				chromafs.SystemKey: true, MetaWriter: WriterName, chromafs.LineAlignedKey: true,
-				MetaDirty: false, chromafs.ChunkIDsKey: chromafs.ChunkIDScheme,
+				collection.SystemKey: true, MetaWriter: WriterName, collection.LineAlignedKey: true,
+				MetaDirty: false, collection.ChunkIDsKey: collection.ChunkIDScheme,
 			}
 			if !reflect.DeepEqual(rec.Metadata, want) {
 				t.Fatalf("tree metadata %v, want %v", rec.Metadata, want)
@@ -85,13 +85,13 @@ func TestBuildTree(t *testing.T) {
 				}
 				return
 			}
-			m, ok, err := chromafs.ParseTreeManifest([]byte(rec.Document))
+			m, ok, err := collection.ParseManifest([]byte(rec.Document))
 			if !ok || err != nil || m.Shards != len(tr.Shards) {
 				t.Fatalf("tree record document is not a manifest of %d shards: %v %v", len(tr.Shards), ok, err)
 			}
 			var joined strings.Builder
 			for i, s := range tr.Shards {
-				if s.ID != m.ShardID(i) || !s.System || s.Metadata[chromafs.SystemKey] != true || s.Metadata[chromafs.TreeShardKey] != i {
+				if s.ID != m.ShardID(i) || !s.System || s.Metadata[collection.SystemKey] != true || s.Metadata[collection.ShardKey] != i {
 					t.Fatalf("shard %d: %q, System %v, metadata %v", i, s.ID, s.System, s.Metadata)
 				}
 				if len(s.Document) > tc.maxBytes {
@@ -135,7 +135,7 @@ func TestTreeRecordsWrite(t *testing.T) {
 			if _, err := old.Write(ctx, s, 0); err != nil {
 				t.Fatal(err)
 			}
-			tr, err := BuildTree("tree", treeEntries(500), false, chromafs.MinTreeShardBytes)
+			tr, err := BuildTree("tree", treeEntries(500), false, collection.MinShardBytes)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -166,7 +166,7 @@ func TestTreeRecordsWrite(t *testing.T) {
 			if v, _ := s.TreeVersion(ctx); v != marker {
 				t.Fatalf("marker %q, want %s (%q)", v, tc.wantMarker, marker)
 			}
-			rec, err := chromafs.ReadTree(ctx, s, "tree")
+			rec, err := collection.ReadTree(ctx, s, "tree")
 			wantDoc := map[string][]byte{"old": old.Doc, "new": tr.Doc}[tc.wantTree]
 			if err != nil || string(rec.Document) != string(wantDoc) {
 				t.Fatalf("ReadTree: %v; want the %s tree", err, tc.wantTree)

@@ -1,5 +1,5 @@
 // Package memstore is an in-memory collection that implements
-// [chromafs.Store], [chromafs.Scanner] and [chromafs.Writer], for fast
+// [collection.Store], [collection.Scanner] and [collection.Writer], for fast
 // unit tests and runnable examples.
 //
 // A [Store] behaves like a Chroma collection in the ways the filesystem
@@ -28,6 +28,6 @@
 // A record belongs to a page when its slug field (named by the layout)
 // holds a string. Its index field counts when it holds a non-negative
 // value of a Go integer type; any other value, floats included, gives
-// [chromafs.NoIndex]. An empty field of a layout is read as the field of
-// [chromafs.DefaultLayout].
+// [collection.NoIndex]. An empty field of a layout is read as the field of
+// [collection.DefaultLayout()].
 package memstore

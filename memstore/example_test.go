@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/chromafs/chromafs"
+	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/memstore"
 )
 
@@ -16,7 +16,7 @@ func Example() {
 		"index.md":       "# Welcome\n",
 		"auth/oauth.mdx": "Use an access_token.\nRefresh it hourly.\n",
 	}
-	err := memstore.Load(s, chromafs.DefaultLayout, files, memstore.LoadOptions{
+	err := memstore.Load(s, collection.DefaultLayout(), files, memstore.LoadOptions{
 		ChunkSize: 16, // cut every 16 bytes, as some writers do
 		Access: func(slug string) (bool, []string) {
 			return !strings.HasPrefix(slug, "auth/"), []string{"staff"}
@@ -28,7 +28,7 @@ func Example() {
 	}
 
 	ctx := context.Background()
-	chunks, err := s.Chunks(ctx, chromafs.DefaultLayout, []string{"auth/oauth.mdx"})
+	chunks, err := s.Chunks(ctx, collection.DefaultLayout(), []string{"auth/oauth.mdx"})
 	if err != nil {
 		fmt.Println(err)
 		return

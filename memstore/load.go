@@ -12,7 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/chromafs/chromafs"
+	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/tree"
 )
 
@@ -58,7 +58,7 @@ type LoadOptions struct {
 // are "<slug>:<index>". Slugs are written as given, unchecked, so that
 // tests can plant bad ones. Load is meant for an empty store: it replaces
 // the tree record, and chunks of pages not in files stay.
-func Load(s *Store, layout chromafs.Layout, files map[string]string, opt LoadOptions) error {
+func Load(s *Store, layout collection.Layout, files map[string]string, opt LoadOptions) error {
 	layout = layout.WithDefaults()
 	slugs := make([]string, 0, len(files))
 	for slug := range files {
@@ -66,13 +66,13 @@ func Load(s *Store, layout chromafs.Layout, files map[string]string, opt LoadOpt
 	}
 	slices.Sort(slugs)
 
-	var records []chromafs.Record
+	var records []collection.Record
 	entries := make([]tree.Entry, 0, len(slugs))
 	for _, slug := range slugs {
 		content := files[slug]
 		chunks := cut(content, opt.ChunkSize, opt.Separator)
 		for i, text := range chunks {
-			records = append(records, chromafs.Record{
+			records = append(records, collection.Record{
 				ID:       slug + ":" + strconv.Itoa(i),
 				Document: text,
 				Metadata: map[string]any{layout.SlugField: slug, layout.IndexField: i},
@@ -100,10 +100,10 @@ func Load(s *Store, layout chromafs.Layout, files map[string]string, opt LoadOpt
 	if err != nil {
 		return fmt.Errorf("memstore: load: encode tree: %w", err)
 	}
-	records = append(records, chromafs.Record{
+	records = append(records, collection.Record{
 		ID:       layout.TreeID,
 		Document: string(doc),
-		Metadata: map[string]any{chromafs.SystemKey: true},
+		Metadata: map[string]any{collection.SystemKey: true},
 		System:   true,
 	})
 	if err := s.Upsert(context.Background(), records); err != nil {

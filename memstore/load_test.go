@@ -10,7 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/chromafs/chromafs"
+	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/tree"
 )
 
@@ -23,17 +23,17 @@ var loadFiles = map[string]string{
 }
 
 // readBack reassembles every page of s the way the filesystem does.
-func readBack(t *testing.T, s *Store, l chromafs.Layout, sep string) map[string]string {
+func readBack(t *testing.T, s *Store, l collection.Layout, sep string) map[string]string {
 	t.Helper()
-	var all []chromafs.Chunk
-	err := s.Scan(context.Background(), l, true, func(cs []chromafs.Chunk) error {
+	var all []collection.Chunk
+	err := s.Scan(context.Background(), l, true, func(cs []collection.Chunk) error {
 		all = append(all, cs...)
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	bySlug := map[string][]chromafs.Chunk{}
+	bySlug := map[string][]collection.Chunk{}
 	for _, c := range all {
 		bySlug[c.Slug] = append(bySlug[c.Slug], c)
 	}
@@ -74,7 +74,7 @@ func TestLoad(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := New("c")
-			l := chromafs.Layout{SlugField: "slug", IndexField: "i", TreeID: "tree"}
+			l := collection.Layout{SlugField: "slug", IndexField: "i", TreeID: "tree"}
 			tt.opt.ModTime = time.Date(2024, 5, 6, 7, 8, 9, 500, time.FixedZone("X", 3600))
 			if err := Load(s, l, loadFiles, tt.opt); err != nil {
 				t.Fatal(err)
@@ -160,7 +160,7 @@ func TestLoad(t *testing.T) {
 
 func TestLoadShuffles(t *testing.T) {
 	s := New("c")
-	if err := Load(s, chromafs.DefaultLayout, loadFiles, LoadOptions{ChunkSize: 8, Shuffle: rand.New(rand.NewPCG(3, 4))}); err != nil {
+	if err := Load(s, collection.DefaultLayout(), loadFiles, LoadOptions{ChunkSize: 8, Shuffle: rand.New(rand.NewPCG(3, 4))}); err != nil {
 		t.Fatal(err)
 	}
 	var prev string
@@ -175,7 +175,7 @@ func TestLoadShuffles(t *testing.T) {
 	if sorted {
 		t.Fatal("shuffled load inserted chunks page by page")
 	}
-	if last := s.Records()[s.Len()-1]; last.ID != chromafs.DefaultLayout.TreeID {
+	if last := s.Records()[s.Len()-1]; last.ID != collection.DefaultLayout().TreeID {
 		t.Fatalf("last record %q, want the tree", last.ID)
 	}
 }

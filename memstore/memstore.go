@@ -10,15 +10,15 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/chromafs/chromafs"
+	"github.com/chromafs/chromafs/collection"
 )
 
 var (
-	_ chromafs.Store    = (*Store)(nil)
-	_ chromafs.Scanner  = (*Store)(nil)
-	_ chromafs.Writer   = (*Store)(nil)
-	_ chromafs.IDReader = (*Store)(nil)
-	_ chromafs.Searcher = (*Store)(nil)
+	_ collection.Store    = (*Store)(nil)
+	_ collection.Scanner  = (*Store)(nil)
+	_ collection.Writer   = (*Store)(nil)
+	_ collection.IDReader = (*Store)(nil)
+	_ collection.Searcher = (*Store)(nil)
 )
 
 // ScanBatch is the number of records that [Store.Scan] passes to its
@@ -59,8 +59,8 @@ type Store struct {
 	id string
 
 	mu      sync.Mutex
-	records []chromafs.Record // insertion order
-	pos     map[string]int    // id -> index in records
+	records []collection.Record // insertion order
+	pos     map[string]int      // id -> index in records
 	counts  Counts
 	failure error
 	hook    func(ctx context.Context, op string) error
@@ -88,14 +88,14 @@ func (s *Store) SetMetadata(ctx context.Context, set map[string]any) error {
 	return nil
 }
 
-// TreeVersion implements chromafs.TreeVersioner.
+// TreeVersion implements collection.TreeVersioner.
 func (s *Store) TreeVersion(ctx context.Context) (string, error) {
 	if err := s.begin(ctx, OpMetadata); err != nil {
 		return "", err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	v, _ := s.meta[chromafs.TreeVersionKey].(string)
+	v, _ := s.meta[collection.TreeVersionKey].(string)
 	return v, nil
 }
 
@@ -148,21 +148,21 @@ func (s *Store) Len() int {
 }
 
 // Get returns a copy of the record with the given id.
-func (s *Store) Get(id string) (chromafs.Record, bool) {
+func (s *Store) Get(id string) (collection.Record, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	i, ok := s.pos[id]
 	if !ok {
-		return chromafs.Record{}, false
+		return collection.Record{}, false
 	}
 	return cloneRecord(s.records[i]), true
 }
 
 // Records returns a copy of every record, in insertion order.
-func (s *Store) Records() []chromafs.Record {
+func (s *Store) Records() []collection.Record {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make([]chromafs.Record, len(s.records))
+	out := make([]collection.Record, len(s.records))
 	for i, r := range s.records {
 		out[i] = cloneRecord(r)
 	}
@@ -216,34 +216,34 @@ func (s *Store) count(op string) {
 }
 
 // Tree returns the document and metadata of the record with the given
-// id. If there is none, the error wraps [chromafs.ErrNoTree].
-func (s *Store) Tree(ctx context.Context, id string) (chromafs.TreeRecord, error) {
+// id. If there is none, the error wraps [collection.ErrNoTree].
+func (s *Store) Tree(ctx context.Context, id string) (collection.TreeRecord, error) {
 	if err := s.begin(ctx, OpTree); err != nil {
-		return chromafs.TreeRecord{}, err
+		return collection.TreeRecord{}, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	i, ok := s.pos[id]
 	if !ok {
-		return chromafs.TreeRecord{}, fmt.Errorf("memstore: collection %q: record %q: %w", s.id, id, chromafs.ErrNoTree)
+		return collection.TreeRecord{}, fmt.Errorf("memstore: collection %q: record %q: %w", s.id, id, collection.ErrNoTree)
 	}
 	r := s.records[i]
-	return chromafs.TreeRecord{Document: []byte(r.Document), Metadata: maps.Clone(r.Metadata)}, nil
+	return collection.TreeRecord{Document: []byte(r.Document), Metadata: maps.Clone(r.Metadata)}, nil
 }
 
 // RecordsByID returns the documents and metadata of those of the records
 // with the given ids that exist, by id. It counts as one OpTree call.
-func (s *Store) RecordsByID(ctx context.Context, ids []string) (map[string]chromafs.TreeRecord, error) {
+func (s *Store) RecordsByID(ctx context.Context, ids []string) (map[string]collection.TreeRecord, error) {
 	if err := s.begin(ctx, OpTree); err != nil {
 		return nil, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make(map[string]chromafs.TreeRecord, len(ids))
+	out := make(map[string]collection.TreeRecord, len(ids))
 	for _, id := range ids {
 		if i, ok := s.pos[id]; ok {
 			r := s.records[i]
-			out[id] = chromafs.TreeRecord{Document: []byte(r.Document), Metadata: maps.Clone(r.Metadata)}
+			out[id] = collection.TreeRecord{Document: []byte(r.Document), Metadata: maps.Clone(r.Metadata)}
 		}
 	}
 	return out, nil
@@ -256,7 +256,7 @@ const cancelCheckEvery = 256
 // Chunks returns the chunks, with texts, of the pages named by slugs, in
 // insertion order. It fails when slugs is empty: callers must never ask
 // for "no restriction".
-func (s *Store) Chunks(ctx context.Context, layout chromafs.Layout, slugs []string) ([]chromafs.Chunk, error) {
+func (s *Store) Chunks(ctx context.Context, layout collection.Layout, slugs []string) ([]collection.Chunk, error) {
 	if err := s.begin(ctx, OpChunks); err != nil {
 		return nil, err
 	}
@@ -264,7 +264,7 @@ func (s *Store) Chunks(ctx context.Context, layout chromafs.Layout, slugs []stri
 		return nil, errors.New("memstore: Chunks: empty slug list")
 	}
 	want := setOf(slugs)
-	return s.collect(ctx, OpChunks, layout, true, func(c chromafs.Chunk, _ string) bool { return want[c.Slug] })
+	return s.collect(ctx, OpChunks, layout, true, func(c collection.Chunk, _ string) bool { return want[c.Slug] })
 }
 
 // setOf returns the set of slugs.
@@ -279,11 +279,11 @@ func setOf(slugs []string) map[string]bool {
 // collect returns, in insertion order, the chunks of the records with the
 // layout's slug field for which keep (given the chunk and the record's
 // document) is true, checking ctx as it goes.
-func (s *Store) collect(ctx context.Context, op string, layout chromafs.Layout, withText bool, keep func(c chromafs.Chunk, doc string) bool) ([]chromafs.Chunk, error) {
+func (s *Store) collect(ctx context.Context, op string, layout collection.Layout, withText bool, keep func(c collection.Chunk, doc string) bool) ([]collection.Chunk, error) {
 	layout = layout.WithDefaults()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var out []chromafs.Chunk
+	var out []collection.Chunk
 	for i, r := range s.records {
 		if i%cancelCheckEvery == cancelCheckEvery-1 {
 			if err := ctx.Err(); err != nil {
@@ -298,11 +298,11 @@ func (s *Store) collect(ctx context.Context, op string, layout chromafs.Layout, 
 }
 
 // Search returns the id, slug and index of every record in scope (see
-// chromafs.Scope) whose document matches f, in insertion order: it
+// collection.Scope) whose document matches f, in insertion order: it
 // contains one of f.Contains or matches one of f.Regexes, compiled with
 // Go's regexp. A zero f matches every record. It fails when an including
 // scope is empty or a regex does not compile.
-func (s *Store) Search(ctx context.Context, layout chromafs.Layout, scope chromafs.Scope, f chromafs.TextFilter) ([]chromafs.Chunk, error) {
+func (s *Store) Search(ctx context.Context, layout collection.Layout, scope collection.Scope, f collection.TextFilter) ([]collection.Chunk, error) {
 	if err := s.begin(ctx, OpSearch); err != nil {
 		return nil, err
 	}
@@ -335,12 +335,12 @@ func (s *Store) Search(ctx context.Context, layout chromafs.Layout, scope chroma
 		return false
 	}
 	want := setOf(slugs)
-	out, err := s.collect(ctx, OpSearch, layout, false, func(c chromafs.Chunk, doc string) bool {
+	out, err := s.collect(ctx, OpSearch, layout, false, func(c collection.Chunk, doc string) bool {
 		return want[c.Slug] != scope.Exclude && match(doc)
 	})
 	if scope.IDsOnly {
 		for i := range out {
-			out[i] = chromafs.Chunk{ID: out[i].ID, Index: chromafs.NoIndex}
+			out[i] = collection.Chunk{ID: out[i].ID, Index: collection.NoIndex}
 		}
 	}
 	return out, err
@@ -349,7 +349,7 @@ func (s *Store) Search(ctx context.Context, layout chromafs.Layout, scope chroma
 // ChunksByID returns the chunks, with texts, of the records with the
 // given ids that exist and belong to a page, in the order of ids. It
 // fails when ids is empty.
-func (s *Store) ChunksByID(ctx context.Context, layout chromafs.Layout, ids []string) ([]chromafs.Chunk, error) {
+func (s *Store) ChunksByID(ctx context.Context, layout collection.Layout, ids []string) ([]collection.Chunk, error) {
 	if err := s.begin(ctx, OpChunksByID); err != nil {
 		return nil, err
 	}
@@ -359,7 +359,7 @@ func (s *Store) ChunksByID(ctx context.Context, layout chromafs.Layout, ids []st
 	layout = layout.WithDefaults()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var out []chromafs.Chunk
+	var out []collection.Chunk
 	seen := make(map[string]bool, len(ids))
 	for _, id := range ids {
 		i, ok := s.pos[id]
@@ -377,13 +377,13 @@ func (s *Store) ChunksByID(ctx context.Context, layout chromafs.Layout, ids []st
 // Scan calls fn with batches of at most [ScanBatch] chunks, in insertion
 // order, of every record that belongs to a page. It works on a snapshot
 // taken when it starts, so fn may call the store.
-func (s *Store) Scan(ctx context.Context, layout chromafs.Layout, withText bool, fn func([]chromafs.Chunk) error) error {
+func (s *Store) Scan(ctx context.Context, layout collection.Layout, withText bool, fn func([]collection.Chunk) error) error {
 	if err := s.begin(ctx, OpScan); err != nil {
 		return err
 	}
 	layout = layout.WithDefaults()
 	s.mu.Lock()
-	var all []chromafs.Chunk
+	var all []collection.Chunk
 	for _, r := range s.records {
 		if c, ok := chunkOf(r, layout, withText); ok {
 			all = append(all, c)
@@ -422,7 +422,7 @@ func (s *Store) IDs(ctx context.Context) ([]string, error) {
 // flag, but, as Chroma does, its metadata is merged into the existing
 // one: keys it does not mention keep their values, and a key set to nil
 // is removed. It fails, writing nothing, when a record has an empty id.
-func (s *Store) Upsert(ctx context.Context, records []chromafs.Record) error {
+func (s *Store) Upsert(ctx context.Context, records []collection.Record) error {
 	if err := s.begin(ctx, OpUpsert); err != nil {
 		return err
 	}
@@ -494,7 +494,7 @@ func (s *Store) Delete(ctx context.Context, ids []string) error {
 
 // ChunkIDs returns, for each of slugs that has records, the ids of its
 // records in insertion order.
-func (s *Store) ChunkIDs(ctx context.Context, layout chromafs.Layout, slugs []string) (map[string][]string, error) {
+func (s *Store) ChunkIDs(ctx context.Context, layout collection.Layout, slugs []string) (map[string][]string, error) {
 	if err := s.begin(ctx, OpChunkIDs); err != nil {
 		return nil, err
 	}
@@ -515,12 +515,12 @@ func (s *Store) ChunkIDs(ctx context.Context, layout chromafs.Layout, slugs []st
 }
 
 // chunkOf returns r as a chunk, if it belongs to a page.
-func chunkOf(r chromafs.Record, layout chromafs.Layout, withText bool) (chromafs.Chunk, bool) {
+func chunkOf(r collection.Record, layout collection.Layout, withText bool) (collection.Chunk, bool) {
 	slug, ok := r.Metadata[layout.SlugField].(string)
 	if !ok {
-		return chromafs.Chunk{}, false
+		return collection.Chunk{}, false
 	}
-	c := chromafs.Chunk{ID: r.ID, Slug: slug, Index: indexOf(r.Metadata[layout.IndexField])}
+	c := collection.Chunk{ID: r.ID, Slug: slug, Index: indexOf(r.Metadata[layout.IndexField])}
 	if withText {
 		c.Text = r.Document
 	}
@@ -544,7 +544,7 @@ func indexOf(v any) int {
 		n = v
 	case uint:
 		if uint64(v) > math.MaxInt64 {
-			return chromafs.NoIndex
+			return collection.NoIndex
 		}
 		n = int64(v)
 	case uint8:
@@ -555,19 +555,19 @@ func indexOf(v any) int {
 		n = int64(v)
 	case uint64:
 		if v > math.MaxInt64 {
-			return chromafs.NoIndex
+			return collection.NoIndex
 		}
 		n = int64(v)
 	default:
-		return chromafs.NoIndex
+		return collection.NoIndex
 	}
 	if n < 0 || n > math.MaxInt {
-		return chromafs.NoIndex
+		return collection.NoIndex
 	}
 	return int(n)
 }
 
-func cloneRecord(r chromafs.Record) chromafs.Record {
+func cloneRecord(r collection.Record) collection.Record {
 	r.Metadata = maps.Clone(r.Metadata)
 	return r
 }

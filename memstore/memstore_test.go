@@ -10,20 +10,20 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromafs/chromafs"
+	"github.com/chromafs/chromafs/collection"
 )
 
-var layout = chromafs.DefaultLayout
+var layout = collection.DefaultLayout()
 
-func chunkRec(id, slug string, index any, text string) chromafs.Record {
+func chunkRec(id, slug string, index any, text string) collection.Record {
 	md := map[string]any{layout.SlugField: slug}
 	if index != nil {
 		md[layout.IndexField] = index
 	}
-	return chromafs.Record{ID: id, Document: text, Metadata: md}
+	return collection.Record{ID: id, Document: text, Metadata: md}
 }
 
-func mustUpsert(t *testing.T, s *Store, recs ...chromafs.Record) {
+func mustUpsert(t *testing.T, s *Store, recs ...collection.Record) {
 	t.Helper()
 	if err := s.Upsert(context.Background(), recs); err != nil {
 		t.Fatal(err)
@@ -68,20 +68,20 @@ func TestUpsertKeepsInsertionOrder(t *testing.T) {
 
 func TestUpsertMergesMetadata(t *testing.T) {
 	s := New("c")
-	mustUpsert(t, s, chromafs.Record{ID: "a", Document: "1", Metadata: map[string]any{"x": 1, "y": 2, "z": nil}})
+	mustUpsert(t, s, collection.Record{ID: "a", Document: "1", Metadata: map[string]any{"x": 1, "y": 2, "z": nil}})
 	if r, _ := s.Get("a"); len(r.Metadata) != 2 {
 		t.Fatalf("nil value stored: %v", r.Metadata)
 	}
-	mustUpsert(t, s, chromafs.Record{ID: "a", Document: "2", Metadata: map[string]any{"x": 10, "y": nil, "w": true}})
+	mustUpsert(t, s, collection.Record{ID: "a", Document: "2", Metadata: map[string]any{"x": 10, "y": nil, "w": true}})
 	r, _ := s.Get("a")
 	if r.Document != "2" || len(r.Metadata) != 2 || r.Metadata["x"] != 10 || r.Metadata["w"] != true {
 		t.Fatalf("after merge: %+v", r)
 	}
-	mustUpsert(t, s, chromafs.Record{ID: "a", Document: "3"})
+	mustUpsert(t, s, collection.Record{ID: "a", Document: "3"})
 	if r, _ := s.Get("a"); r.Document != "3" || len(r.Metadata) != 2 {
 		t.Fatalf("upsert without metadata: %+v", r)
 	}
-	mustUpsert(t, s, chromafs.Record{ID: "b", Document: "x"})
+	mustUpsert(t, s, collection.Record{ID: "b", Document: "x"})
 	if r, _ := s.Get("b"); r.Metadata != nil {
 		t.Fatalf("record without metadata got %v", r.Metadata)
 	}
@@ -104,7 +104,7 @@ func TestUpsertCopies(t *testing.T) {
 
 func TestUpsertEmptyID(t *testing.T) {
 	s := New("c")
-	err := s.Upsert(context.Background(), []chromafs.Record{chunkRec("a", "p", 0, ""), {Document: "x"}})
+	err := s.Upsert(context.Background(), []collection.Record{chunkRec("a", "p", 0, ""), {Document: "x"}})
 	if err == nil || !strings.Contains(err.Error(), "empty id") {
 		t.Fatalf("err = %v, want an empty id error", err)
 	}
@@ -116,10 +116,10 @@ func TestUpsertEmptyID(t *testing.T) {
 func TestTree(t *testing.T) {
 	s := New("c")
 	ctx := context.Background()
-	if _, err := s.Tree(ctx, "__path_tree__"); !errors.Is(err, chromafs.ErrNoTree) {
+	if _, err := s.Tree(ctx, "__path_tree__"); !errors.Is(err, collection.ErrNoTree) {
 		t.Fatalf("err = %v, want ErrNoTree", err)
 	}
-	mustUpsert(t, s, chromafs.Record{ID: "__path_tree__", Document: `{}`, Metadata: map[string]any{"_system": true}, System: true})
+	mustUpsert(t, s, collection.Record{ID: "__path_tree__", Document: `{}`, Metadata: map[string]any{"_system": true}, System: true})
 	tr, err := s.Tree(ctx, "__path_tree__")
 	if err != nil {
 		t.Fatal(err)
@@ -136,16 +136,16 @@ func TestChunks(t *testing.T) {
 		chunkRec("b0", "b", 0, "B0"),
 		chunkRec("a0", "a", 0, "A0"),
 		chunkRec("c0", "c", 0, "C0"),
-		chromafs.Record{ID: "__path_tree__", Document: "{}", Metadata: map[string]any{"_system": true}},
-		chromafs.Record{ID: "noslug", Document: "x", Metadata: map[string]any{"other": 1}},
-		chromafs.Record{ID: "intslug", Document: "x", Metadata: map[string]any{layout.SlugField: 7}},
+		collection.Record{ID: "__path_tree__", Document: "{}", Metadata: map[string]any{"_system": true}},
+		collection.Record{ID: "noslug", Document: "x", Metadata: map[string]any{"other": 1}},
+		collection.Record{ID: "intslug", Document: "x", Metadata: map[string]any{layout.SlugField: 7}},
 	)
 	ctx := context.Background()
 	got, err := s.Chunks(ctx, layout, []string{"a", "c", "missing"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []chromafs.Chunk{
+	want := []collection.Chunk{
 		{ID: "a1", Slug: "a", Index: 1, Text: "A1"},
 		{ID: "a0", Slug: "a", Index: 0, Text: "A0"},
 		{ID: "c0", Slug: "c", Index: 0, Text: "C0"},
@@ -167,12 +167,12 @@ func TestChunkIndex(t *testing.T) {
 		{"int", 3, 3},
 		{"int64", int64(4), 4},
 		{"uint8", uint8(5), 5},
-		{"missing", nil, chromafs.NoIndex},
-		{"negative", -1, chromafs.NoIndex},
-		{"float", 2.0, chromafs.NoIndex},
-		{"string", "2", chromafs.NoIndex},
-		{"bool", true, chromafs.NoIndex},
-		{"huge uint64", uint64(1) << 63, chromafs.NoIndex},
+		{"missing", nil, collection.NoIndex},
+		{"negative", -1, collection.NoIndex},
+		{"float", 2.0, collection.NoIndex},
+		{"string", "2", collection.NoIndex},
+		{"bool", true, collection.NoIndex},
+		{"huge uint64", uint64(1) << 63, collection.NoIndex},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -190,10 +190,10 @@ func TestChunkIndex(t *testing.T) {
 }
 
 func TestCustomLayout(t *testing.T) {
-	l := chromafs.Layout{SlugField: "path", IndexField: "n", TreeID: "tree"}
+	l := collection.Layout{SlugField: "path", IndexField: "n", TreeID: "tree"}
 	s := New("c")
 	mustUpsert(t, s,
-		chromafs.Record{ID: "1", Document: "x", Metadata: map[string]any{"path": "p", "n": 0}},
+		collection.Record{ID: "1", Document: "x", Metadata: map[string]any{"path": "p", "n": 0}},
 		chunkRec("2", "p", 1, "y"), // default layout fields: not a chunk of l
 	)
 	got, err := s.Chunks(context.Background(), l, []string{"p"})
@@ -220,13 +220,13 @@ func TestScan(t *testing.T) {
 		mustUpsert(t, s, chunkRec(id, fmt.Sprint("p", i%7), i/7, "text"))
 		want = append(want, id)
 	}
-	mustUpsert(t, s, chromafs.Record{ID: "__path_tree__", Document: "{}"})
+	mustUpsert(t, s, collection.Record{ID: "__path_tree__", Document: "{}"})
 	ctx := context.Background()
 
 	for _, withText := range []bool{false, true} {
 		var got []string
 		var batches int
-		err := s.Scan(ctx, layout, withText, func(cs []chromafs.Chunk) error {
+		err := s.Scan(ctx, layout, withText, func(cs []collection.Chunk) error {
 			batches++
 			if len(cs) > ScanBatch {
 				t.Errorf("batch of %d chunks", len(cs))
@@ -253,7 +253,7 @@ func TestScan(t *testing.T) {
 
 	stop := errors.New("stop")
 	var calls int
-	err := s.Scan(ctx, layout, false, func([]chromafs.Chunk) error { calls++; return stop })
+	err := s.Scan(ctx, layout, false, func([]collection.Chunk) error { calls++; return stop })
 	if !errors.Is(err, stop) || calls != 1 {
 		t.Fatalf("Scan = %v after %d calls, want stop after 1", err, calls)
 	}
@@ -262,7 +262,7 @@ func TestScan(t *testing.T) {
 func TestIDsAndChunkIDs(t *testing.T) {
 	s := New("c")
 	mustUpsert(t, s, chunkRec("a0", "a", 0, ""), chunkRec("b0", "b", 0, ""), chunkRec("a1", "a", 1, ""),
-		chromafs.Record{ID: "__path_tree__", Document: "{}"})
+		collection.Record{ID: "__path_tree__", Document: "{}"})
 	ctx := context.Background()
 	all, err := s.IDs(ctx)
 	if err != nil {
@@ -287,7 +287,7 @@ func TestRequestsAndFailure(t *testing.T) {
 	s.Tree(ctx, "t")
 	s.Chunks(ctx, layout, []string{"a"})
 	s.Chunks(ctx, layout, []string{"a"})
-	s.Scan(ctx, layout, false, func([]chromafs.Chunk) error { return nil })
+	s.Scan(ctx, layout, false, func([]collection.Chunk) error { return nil })
 	s.IDs(ctx)
 	s.ChunkIDs(ctx, layout, []string{"a"})
 	s.Delete(ctx, []string{"zz"})
@@ -305,10 +305,10 @@ func TestRequestsAndFailure(t *testing.T) {
 		OpTree:   func() error { _, err := s.Tree(ctx, "t"); return err },
 		OpChunks: func() error { _, err := s.Chunks(ctx, layout, []string{"a"}); return err },
 		OpScan: func() error {
-			return s.Scan(ctx, layout, true, func([]chromafs.Chunk) error { return nil })
+			return s.Scan(ctx, layout, true, func([]collection.Chunk) error { return nil })
 		},
 		OpIDs:      func() error { _, err := s.IDs(ctx); return err },
-		OpUpsert:   func() error { return s.Upsert(ctx, []chromafs.Record{chunkRec("n", "n", 0, "")}) },
+		OpUpsert:   func() error { return s.Upsert(ctx, []collection.Record{chunkRec("n", "n", 0, "")}) },
 		OpDelete:   func() error { return s.Delete(ctx, []string{"a0"}) },
 		OpChunkIDs: func() error { _, err := s.ChunkIDs(ctx, layout, []string{"a"}); return err },
 	}
@@ -366,7 +366,7 @@ func TestHookBlocksUntilDeadline(t *testing.T) {
 	if _, err := s.Chunks(ctx, layout, []string{"a"}); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Chunks = %v, want deadline exceeded", err)
 	}
-	if _, err := s.Tree(context.Background(), "t"); !errors.Is(err, chromafs.ErrNoTree) {
+	if _, err := s.Tree(context.Background(), "t"); !errors.Is(err, collection.ErrNoTree) {
 		t.Fatalf("Tree = %v", err)
 	}
 	if want := []string{OpChunks, OpTree}; !slices.Equal(ops, want) {
@@ -387,7 +387,7 @@ func TestConcurrentUse(t *testing.T) {
 			for i := range 50 {
 				slug := fmt.Sprint("p", w)
 				id := fmt.Sprint(slug, "#", i%5)
-				if err := s.Upsert(ctx, []chromafs.Record{chunkRec(id, slug, i%5, "t")}); err != nil {
+				if err := s.Upsert(ctx, []collection.Record{chunkRec(id, slug, i%5, "t")}); err != nil {
 					t.Error(err)
 				}
 				if _, err := s.Chunks(ctx, layout, []string{slug}); err != nil {
@@ -396,7 +396,7 @@ func TestConcurrentUse(t *testing.T) {
 				if i%10 == 0 {
 					s.Delete(ctx, []string{id})
 				}
-				s.Scan(ctx, layout, true, func([]chromafs.Chunk) error { return nil })
+				s.Scan(ctx, layout, true, func([]collection.Chunk) error { return nil })
 				s.Requests()
 			}
 		})
@@ -414,10 +414,10 @@ func TestSearch(t *testing.T) {
 		chunkRec("a1", "a.md", 1, "hay"),
 		chunkRec("b0", "b.md", 0, "needle two"),
 		chunkRec("c0", "c.md", 0, "needle three"),
-		chromafs.Record{ID: "t", Document: "needle", Metadata: map[string]any{"_system": true}},
+		collection.Record{ID: "t", Document: "needle", Metadata: map[string]any{"_system": true}},
 	)
 	ctx := context.Background()
-	ids := func(cs []chromafs.Chunk) []string {
+	ids := func(cs []collection.Chunk) []string {
 		var out []string
 		for _, c := range cs {
 			if c.Text != "" {
@@ -428,23 +428,23 @@ func TestSearch(t *testing.T) {
 		return out
 	}
 	for _, tc := range []struct {
-		f    chromafs.TextFilter
+		f    collection.TextFilter
 		want []string
 	}{
-		{chromafs.TextFilter{Contains: []string{"needle"}}, []string{"b0"}},
-		{chromafs.TextFilter{Regexes: []string{"(?i)^needle"}}, []string{"a0", "b0"}},
-		{chromafs.TextFilter{Contains: []string{"hay"}, Regexes: []string{"two$"}}, []string{"a1", "b0"}},
-		{chromafs.TextFilter{}, []string{"a0", "a1", "b0"}},
+		{collection.TextFilter{Contains: []string{"needle"}}, []string{"b0"}},
+		{collection.TextFilter{Regexes: []string{"(?i)^needle"}}, []string{"a0", "b0"}},
+		{collection.TextFilter{Contains: []string{"hay"}, Regexes: []string{"two$"}}, []string{"a1", "b0"}},
+		{collection.TextFilter{}, []string{"a0", "a1", "b0"}},
 	} {
-		got, err := s.Search(ctx, layout, chromafs.Scope{Slugs: []string{"a.md", "b.md"}}, tc.f)
+		got, err := s.Search(ctx, layout, collection.Scope{Slugs: []string{"a.md", "b.md"}}, tc.f)
 		if err != nil || !slices.Equal(ids(got), tc.want) {
 			t.Errorf("Search(%+v) = %v, %v; want %v", tc.f, ids(got), err, tc.want)
 		}
 	}
-	if _, err := s.Search(ctx, layout, chromafs.Scope{}, chromafs.TextFilter{}); err == nil {
+	if _, err := s.Search(ctx, layout, collection.Scope{}, collection.TextFilter{}); err == nil {
 		t.Error("Search of no slugs succeeded")
 	}
-	if _, err := s.Search(ctx, layout, chromafs.Scope{Slugs: []string{"a.md"}}, chromafs.TextFilter{Regexes: []string{"("}}); err == nil {
+	if _, err := s.Search(ctx, layout, collection.Scope{Slugs: []string{"a.md"}}, collection.TextFilter{Regexes: []string{"("}}); err == nil {
 		t.Error("Search with an invalid regex succeeded")
 	}
 	if n := s.Requests().Search; n != 6 {

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/chromafs/chromafs"
 	"github.com/chromafs/chromafs/chromastore"
+	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/internal/testenv"
 	"github.com/chromafs/chromafs/memstore"
 	"github.com/chromafs/chromafs/validate"
@@ -17,11 +17,11 @@ func TestMain(m *testing.M) { testenv.Main(m) }
 // stringIndexRecords is a page whose chunks carry chunk_index as the
 // strings "0" and "1", a page with a missing index, a page with duplicate
 // slugs in the tree, and a good page.
-func stringIndexRecords() []chromafs.Record {
-	str := func(id, slug, index, text string) chromafs.Record {
-		return chromafs.Record{ID: id, Document: text, Metadata: map[string]any{"page_slug": slug, "chunk_index": index}}
+func stringIndexRecords() []collection.Record {
+	str := func(id, slug, index, text string) collection.Record {
+		return collection.Record{ID: id, Document: text, Metadata: map[string]any{"page_slug": slug, "chunk_index": index}}
 	}
-	return []chromafs.Record{
+	return []collection.Record{
 		str("s#0", "s.md", "0", "hello "), str("s#1", "s.md", "1", "world\n"),
 		{ID: "m#0", Document: "x", Metadata: map[string]any{"page_slug": "m.md"}},
 		chunk("ok.md", 0, "fine\n"), chunk("d.md", 0, "dup\n"),
@@ -54,7 +54,7 @@ func TestStringIndex(t *testing.T) {
 	} {
 		t.Run(b.name, func(t *testing.T) {
 			s := b.new(t)
-			if err := s.(chromafs.Writer).Upsert(ctx, stringIndexRecords()); err != nil {
+			if err := s.(collection.Writer).Upsert(ctx, stringIndexRecords()); err != nil {
 				t.Fatal(err)
 			}
 			rep, err := validate.Run(ctx, s, validate.Options{})

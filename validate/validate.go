@@ -10,7 +10,7 @@
 // there is any error.
 //
 // Validation reads every record of the collection, so the store must
-// implement chromafs.Scanner. It never writes.
+// implement collection.Scanner. It never writes.
 //
 // # Lazy pointers
 //
@@ -33,6 +33,7 @@ import (
 	"time"
 
 	"github.com/chromafs/chromafs"
+	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/tree"
 )
 
@@ -100,8 +101,8 @@ func (r *Report) Count(s Severity) int {
 
 // Options configure Run.
 type Options struct {
-	// Layout of the collection; empty fields take chromafs.DefaultLayout's.
-	Layout chromafs.Layout
+	// Layout of the collection; empty fields take collection.DefaultLayout()'s.
+	Layout collection.Layout
 	// Separator between chunks, as given to chromafs.WithSeparator.
 	Separator string
 
@@ -127,8 +128,8 @@ const (
 
 // Store is what validation reads.
 type Store interface {
-	chromafs.Store
-	chromafs.Scanner
+	collection.Store
+	collection.Scanner
 }
 
 // Run validates the collection behind store. It returns an error only
@@ -143,9 +144,9 @@ func Run(ctx context.Context, store Store, opt Options) (*Report, error) {
 
 	var t *tree.Tree
 	var idScheme bool
-	rec, err := chromafs.ReadTree(ctx, store, l.TreeID)
+	rec, err := collection.ReadTree(ctx, store, l.TreeID)
 	switch {
-	case errors.Is(err, chromafs.ErrNoTree):
+	case errors.Is(err, collection.ErrNoTree):
 		add(Error, "", "no path tree record %q", l.TreeID)
 	case errors.Is(err, tree.ErrMalformed):
 		// A manifest that does not parse, or shards that do not
@@ -154,13 +155,13 @@ func Run(ctx context.Context, store Store, opt Options) (*Report, error) {
 	case err != nil:
 		return nil, fmt.Errorf("validate: read tree: %w", err)
 	default:
-		if sys, _ := rec.Metadata[chromafs.SystemKey].(bool); !sys {
+		if sys, _ := rec.Metadata[collection.SystemKey].(bool); !sys {
 			add(Warning, "", "tree record %q has no _system: true metadata marker", l.TreeID)
 		}
 		if _, ok := rec.Metadata[l.SlugField]; ok {
 			add(Error, "", "tree record %q has a %s field, so slug queries can return it", l.TreeID, l.SlugField)
 		}
-		idScheme = rec.Metadata[chromafs.ChunkIDsKey] == chromafs.ChunkIDScheme
+		idScheme = rec.Metadata[collection.ChunkIDsKey] == collection.ChunkIDScheme
 		t, err = tree.Parse(rec.Document)
 		if err != nil {
 			add(Error, "", "path tree: %v", err)
@@ -170,8 +171,8 @@ func Run(ctx context.Context, store Store, opt Options) (*Report, error) {
 		return nil, err
 	}
 
-	bySlug := make(map[string][]chromafs.Chunk)
-	err = store.Scan(ctx, l, true, func(batch []chromafs.Chunk) error {
+	bySlug := make(map[string][]collection.Chunk)
+	err = store.Scan(ctx, l, true, func(batch []collection.Chunk) error {
 		for _, c := range batch {
 			bySlug[c.Slug] = append(bySlug[c.Slug], c)
 			r.Chunks++
@@ -207,9 +208,9 @@ func Run(ctx context.Context, store Store, opt Options) (*Report, error) {
 			chunks := bySlug[e.Slug]
 			if idScheme {
 				for _, c := range chunks {
-					if c.Index != chromafs.NoIndex && c.ID != chromafs.ChunkID(e.Slug, c.Index) {
+					if c.Index != collection.NoIndex && c.ID != collection.ChunkID(e.Slug, c.Index) {
 						add(Error, e.Slug, "chunk %d has id %q, not %q as the tree record's %s declares (reads fall back to slow slug queries; grep's coarse filter can miss the page)",
-							c.Index, c.ID, chromafs.ChunkID(e.Slug, c.Index), chromafs.ChunkIDsKey)
+							c.Index, c.ID, collection.ChunkID(e.Slug, c.Index), collection.ChunkIDsKey)
 						break
 					}
 				}
@@ -227,7 +228,7 @@ func Run(ctx context.Context, store Store, opt Options) (*Report, error) {
 				add(Error, e.Slug, "%s", msg)
 				continue
 			}
-			if _, err := chromafs.Assemble(e, chunks, opt.Separator); err != nil {
+			if _, err := collection.Assemble(e, chunks, opt.Separator); err != nil {
 				add(Error, e.Slug, "%s", strings.TrimPrefix(err.Error(), chromafs.ErrCorruptPage.Error()+": "))
 				continue
 			}
@@ -318,10 +319,10 @@ func checkPointer(ctx context.Context, res chromafs.Resolver, e *tree.Entry, tim
 // (manifest, nil for a tree in one record) does not name: they are left by
 // an ingest that failed between writing them and writing their manifest,
 // and `chromafs ingest --prune` deletes them.
-func checkShards(ctx context.Context, store Store, treeID string, manifest []byte, add func(Severity, string, string, ...any)) error {
+func checkShards(ctx context.Context, store Store, treeID string, manifest *collection.Manifest, add func(Severity, string, string, ...any)) error {
 	named := map[string]bool{}
-	if m, ok, _ := chromafs.ParseTreeManifest(manifest); ok {
-		for _, id := range m.ShardIDs() {
+	if manifest != nil {
+		for _, id := range manifest.ShardIDs() {
 			named[id] = true
 		}
 	}
@@ -331,7 +332,7 @@ func checkShards(ctx context.Context, store Store, treeID string, manifest []byt
 	}
 	stray := 0
 	for _, id := range ids {
-		if chromafs.IsTreeShardID(treeID, id) && !named[id] {
+		if collection.IsShardID(treeID, id) && !named[id] {
 			stray++
 		}
 	}
@@ -352,15 +353,15 @@ const maxExplained = 1000
 // explainNoIndex returns, for the chunks of bySlug that have no valid
 // index (at most maxExplained of them), what their index field holds
 // instead, by id, when the store can fetch records by id.
-func explainNoIndex(ctx context.Context, store Store, l chromafs.Layout, bySlug map[string][]chromafs.Chunk) (map[string]string, error) {
-	rr, ok := store.(chromafs.RecordReader)
+func explainNoIndex(ctx context.Context, store Store, l collection.Layout, bySlug map[string][]collection.Chunk) (map[string]string, error) {
+	rr, ok := store.(collection.RecordReader)
 	if !ok {
 		return nil, nil
 	}
 	var ids []string
 	for _, chunks := range bySlug {
 		for _, c := range chunks {
-			if c.Index == chromafs.NoIndex && len(ids) < maxExplained {
+			if c.Index == collection.NoIndex && len(ids) < maxExplained {
 				ids = append(ids, c.ID)
 			}
 		}
@@ -395,10 +396,10 @@ func explainNoIndex(ctx context.Context, store Store, l chromafs.Layout, bySlug 
 
 // badIndexes describes the chunks of a page that have no valid index, or
 // returns "" if there is none.
-func badIndexes(chunks []chromafs.Chunk, why map[string]string, field string) string {
+func badIndexes(chunks []collection.Chunk, why map[string]string, field string) string {
 	var bad []string
 	for _, c := range chunks {
-		if c.Index != chromafs.NoIndex {
+		if c.Index != collection.NoIndex {
 			continue
 		}
 		w, ok := why[c.ID]

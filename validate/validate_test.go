@@ -15,41 +15,42 @@ import (
 	"time"
 
 	"github.com/chromafs/chromafs"
+	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/memstore"
 	"github.com/chromafs/chromafs/tree"
 	"github.com/chromafs/chromafs/validate"
 )
 
-func chunk(slug string, i int, text string) chromafs.Record {
-	return chromafs.Record{
+func chunk(slug string, i int, text string) collection.Record {
+	return collection.Record{
 		ID:       fmt.Sprintf("%s#%d", slug, i),
 		Document: text,
 		Metadata: map[string]any{"page_slug": slug, "chunk_index": i},
 	}
 }
 
-func treeRec(doc string) chromafs.Record {
-	return chromafs.Record{ID: "__path_tree__", Document: doc, System: true, Metadata: map[string]any{"_system": true}}
+func treeRec(doc string) collection.Record {
+	return collection.Record{ID: "__path_tree__", Document: doc, System: true, Metadata: map[string]any{"_system": true}}
 }
 
 // schemeTree is a tree record that declares chunk ids slug#index.
-func schemeTree(doc string) chromafs.Record {
+func schemeTree(doc string) collection.Record {
 	r := treeRec(doc)
-	r.Metadata[chromafs.ChunkIDsKey] = chromafs.ChunkIDScheme
+	r.Metadata[collection.ChunkIDsKey] = collection.ChunkIDScheme
 	return r
 }
 
 // shardedTree is the records of doc (padded with JSON whitespace past
 // the limit) written as a manifest and 1 KiB shards; drop leaves out
 // shard number drop (-1: none).
-func shardedTree(t *testing.T, doc string, drop int) []chromafs.Record {
+func shardedTree(t *testing.T, doc string, drop int) []collection.Record {
 	t.Helper()
 	doc += strings.Repeat(" ", 3000)
-	manifest, shards, err := chromafs.ShardTree("__path_tree__", []byte(doc), chromafs.MinTreeShardBytes)
+	manifest, shards, err := collection.ShardTree("__path_tree__", []byte(doc), collection.MinShardBytes)
 	if err != nil || len(shards) < 3 {
 		t.Fatalf("%d shards, %v", len(shards), err)
 	}
-	var out []chromafs.Record
+	var out []collection.Record
 	for i, sh := range shards {
 		if i != drop {
 			out = append(out, sh)
@@ -59,19 +60,19 @@ func shardedTree(t *testing.T, doc string, drop int) []chromafs.Record {
 }
 
 func TestRun(t *testing.T) {
-	good := []chromafs.Record{chunk("a.md", 0, "hello "), chunk("a.md", 1, "world\n")}
-	stray := chromafs.Record{ID: "__path_tree__/shard/0123456789abcdef/0", Document: "x", System: true}
+	good := []collection.Record{chunk("a.md", 0, "hello "), chunk("a.md", 1, "world\n")}
+	stray := collection.Record{ID: "__path_tree__/shard/0123456789abcdef/0", Document: "x", System: true}
 	tests := []struct {
 		name     string
-		records  []chromafs.Record
+		records  []collection.Record
 		ok       bool
 		findings []string // substrings, each must appear in some finding
 	}{
 		{"clean", append(good, treeRec(`{"a.md":{"isPublic":true,"size":12}}`)), true, nil},
 		{"no tree", good, false, []string{`no path tree record "__path_tree__"`}},
 		{"malformed tree", append(good, treeRec(`{"a.md":`)), false, []string{"path tree:"}},
-		{"gap", []chromafs.Record{chunk("a.md", 0, "x"), chunk("a.md", 2, "z"), treeRec(`{"a.md":{"isPublic":true}}`)}, false, []string{"a.md", "missing chunk index 1"}},
-		{"no chunks", []chromafs.Record{treeRec(`{"a.md":{"isPublic":true}}`)}, false, []string{"has no chunks"}},
+		{"gap", []collection.Record{chunk("a.md", 0, "x"), chunk("a.md", 2, "z"), treeRec(`{"a.md":{"isPublic":true}}`)}, false, []string{"a.md", "missing chunk index 1"}},
+		{"no chunks", []collection.Record{treeRec(`{"a.md":{"isPublic":true}}`)}, false, []string{"has no chunks"}},
 		{"orphan", append(append(good, chunk("gone.md", 0, "x")), treeRec(`{"a.md":{"isPublic":true}}`)), false, []string{"gone.md", "orphan"}},
 		{"size mismatch", append(good, treeRec(`{"a.md":{"isPublic":true,"size":3}}`)), false, []string{"tree records 3 bytes"}},
 		{"hash mismatch", append(good, treeRec(`{"a.md":{"isPublic":true,"hash":"sha256:00"}}`)), false, []string{"does not match"}},
@@ -79,12 +80,12 @@ func TestRun(t *testing.T) {
 		{"missing isPublic warns", append(good, treeRec(`{"a.md":{"groups":["staff"]}}`)), true, []string{"warning: a.md: no isPublic"}},
 		{"private without groups warns", append(good, treeRec(`{"a.md":{"isPublic":false}}`)), true, []string{"visible to nobody"}},
 		{"ids follow the declared scheme", append(good, schemeTree(`{"a.md":{"isPublic":true}}`)), true, nil},
-		{"id off the declared scheme", []chromafs.Record{chunk("a.md", 0, "hello "), {ID: "other", Document: "world\n", Metadata: map[string]any{"page_slug": "a.md", "chunk_index": 1}}, schemeTree(`{"a.md":{"isPublic":true}}`)},
+		{"id off the declared scheme", []collection.Record{chunk("a.md", 0, "hello "), {ID: "other", Document: "world\n", Metadata: map[string]any{"page_slug": "a.md", "chunk_index": 1}}, schemeTree(`{"a.md":{"isPublic":true}}`)},
 			false, []string{`a.md: chunk 1 has id "other", not "a.md#1"`}},
 		{"sharded tree", append(good, shardedTree(t, `{"a.md":{"isPublic":true,"size":12}}`, -1)...), true, nil},
 		{"sharded tree missing a shard", append(good, shardedTree(t, `{"a.md":{"isPublic":true,"size":12}}`, 1)...), false, []string{"path tree:", "shard 1 of"}},
 		{"stray tree shard warns", append(good, stray, treeRec(`{"a.md":{"isPublic":true,"size":12}}`)), true, []string{"1 tree shard record is not named"}},
-		{"no _system marker warns", append(good, chromafs.Record{ID: "__path_tree__", Document: `{"a.md":{"isPublic":true}}`}), true, []string{"_system"}},
+		{"no _system marker warns", append(good, collection.Record{ID: "__path_tree__", Document: `{"a.md":{"isPublic":true}}`}), true, []string{"_system"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -168,7 +169,7 @@ func TestCheckPointers(t *testing.T) {
 		entry("badhash", "/badhash", n, "sha256:"+strings.Repeat("0", 64)),
 	}, ",") + "}"
 	s := memstore.New("pointers")
-	if err := s.Upsert(context.Background(), []chromafs.Record{treeRec(doc)}); err != nil {
+	if err := s.Upsert(context.Background(), []collection.Record{treeRec(doc)}); err != nil {
 		t.Fatal(err)
 	}
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/chromafs/chromafs"
 	"github.com/chromafs/chromafs/adapters/httpfs"
+	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/memstore"
 )
 
@@ -22,7 +23,7 @@ import (
 func BenchmarkGet(b *testing.B) {
 	page := strings.Repeat("0123456789abcde\n", 512) // 8 KiB
 	s := memstore.New("bench")
-	err := memstore.Load(s, chromafs.DefaultLayout, map[string]string{"guides/page.md": page},
+	err := memstore.Load(s, collection.DefaultLayout(), map[string]string{"guides/page.md": page},
 		memstore.LoadOptions{ChunkSize: 1000, WithSizes: true})
 	if err != nil {
 		b.Fatal(err)

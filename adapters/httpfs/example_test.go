@@ -11,13 +11,14 @@ import (
 
 	"github.com/chromafs/chromafs"
 	"github.com/chromafs/chromafs/adapters/httpfs"
+	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/memstore"
 )
 
 func ExampleNewHandler() {
 	// An in-memory collection; chromastore.Open gives a real one.
 	store := memstore.New("docs")
-	err := memstore.Load(store, chromafs.DefaultLayout, map[string]string{
+	err := memstore.Load(store, collection.DefaultLayout(), map[string]string{
 		"index.md":             "# Docs\n",
 		"guides/quickstart.md": "# Quickstart\nRun `acme init`.\n",
 		"internal/oncall.md":   "# On-call\n",

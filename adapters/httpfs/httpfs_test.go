@@ -23,6 +23,7 @@ import (
 	"github.com/chromafs/chromafs/adapters/httpfs"
 	"github.com/chromafs/chromafs/adapters/internal/upstream"
 	"github.com/chromafs/chromafs/chromastore"
+	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/internal/testcorpus"
 	"github.com/chromafs/chromafs/internal/testenv"
 	"github.com/chromafs/chromafs/memstore"
@@ -323,7 +324,7 @@ func TestListingEscapes(t *testing.T) {
 		"dir <i>/inner.md": "inner\n",
 	}
 	s := memstore.New("escapes")
-	if err := memstore.Load(s, chromafs.DefaultLayout, files, memstore.LoadOptions{}); err != nil {
+	if err := memstore.Load(s, collection.DefaultLayout(), files, memstore.LoadOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	fsys, err := chromafs.New(context.Background(), s)
@@ -462,7 +463,7 @@ func (plainInfo) Sys() any           { return nil }
 func smallFS(t testing.TB) *chromafs.FS {
 	t.Helper()
 	s := memstore.New("small")
-	err := memstore.Load(s, chromafs.DefaultLayout, map[string]string{
+	err := memstore.Load(s, collection.DefaultLayout(), map[string]string{
 		"index.md": "# Docs\n", "guides/a.md": "# A\n", "internal/x.md": "secret\n",
 	}, memstore.LoadOptions{Access: testcorpus.Access, WithSizes: true})
 	if err != nil {

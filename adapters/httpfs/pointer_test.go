@@ -15,6 +15,7 @@ import (
 
 	"github.com/chromafs/chromafs"
 	"github.com/chromafs/chromafs/adapters/httpfs"
+	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/memstore"
 	"github.com/chromafs/chromafs/tree"
 )
@@ -53,7 +54,7 @@ func TestRangeOnPointer(t *testing.T) {
 	}
 	newHandler := func() http.Handler {
 		store := memstore.New(t.Name())
-		if err := store.Upsert(context.Background(), []chromafs.Record{{ID: chromafs.DefaultLayout.TreeID, Document: string(doc), System: true}}); err != nil {
+		if err := store.Upsert(context.Background(), []collection.Record{{ID: collection.DefaultLayout().TreeID, Document: string(doc), System: true}}); err != nil {
 			t.Fatal(err)
 		}
 		// The upstream listens on 127.0.0.1, which pointers may reach

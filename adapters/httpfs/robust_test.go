@@ -24,6 +24,7 @@ import (
 	"github.com/chromafs/chromafs/cachepkg"
 	"github.com/chromafs/chromafs/cachepkg/rediscache"
 	"github.com/chromafs/chromafs/chromastore"
+	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/internal/faulttest"
 	"github.com/chromafs/chromafs/internal/testcorpus"
 	"github.com/chromafs/chromafs/internal/testenv"
@@ -33,11 +34,11 @@ import (
 
 // countingStore counts content requests.
 type countingStore struct {
-	chromafs.Store
+	collection.Store
 	content atomic.Int64
 }
 
-func (c *countingStore) Chunks(ctx context.Context, l chromafs.Layout, slugs []string) ([]chromafs.Chunk, error) {
+func (c *countingStore) Chunks(ctx context.Context, l collection.Layout, slugs []string) ([]collection.Chunk, error) {
 	c.content.Add(1)
 	return c.Store.Chunks(ctx, l, slugs)
 }
@@ -63,8 +64,8 @@ func TestListingReadsNothing(t *testing.T) {
 		t.Run(be, func(t *testing.T) {
 			fetched.Store(0)
 			var store interface {
-				chromafs.Store
-				chromafs.Writer
+				collection.Store
+				collection.Writer
 			}
 			if be == "memstore" {
 				store = memstore.New(t.Name())
@@ -138,7 +139,7 @@ func TestUpstreamFaults(t *testing.T) {
 	direct := open(chroma.URL)
 	files := corpus(t)
 	testcorpus.Ingest(t, direct, files)
-	stores := map[string]chromafs.Store{"direct": direct, "proxy": open(proxy.URL)}
+	stores := map[string]collection.Store{"direct": direct, "proxy": open(proxy.URL)}
 	pre := map[string]*chromafs.FS{}
 	for k, s := range stores {
 		fsys, err := chromafs.New(context.Background(), s)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/chromafs/chromafs"
 	"github.com/chromafs/chromafs/adapters/webdavfs"
+	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/memstore"
 )
 
@@ -18,7 +19,7 @@ import (
 // private pages, others see the public ones; writes are refused.
 func ExampleNewHandler() {
 	store := memstore.New("docs")
-	err := memstore.Load(store, chromafs.DefaultLayout, map[string]string{
+	err := memstore.Load(store, collection.DefaultLayout(), map[string]string{
 		"guides/intro.md":  "# Intro\n",
 		"internal/plan.md": "# Plan\n",
 	}, memstore.LoadOptions{WithSizes: true, Access: func(slug string) (bool, []string) {

@@ -26,6 +26,7 @@ import (
 	"github.com/chromafs/chromafs/adapters/internal/upstream"
 	"github.com/chromafs/chromafs/adapters/webdavfs"
 	"github.com/chromafs/chromafs/chromastore"
+	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/internal/faulttest"
 	"github.com/chromafs/chromafs/internal/testcorpus"
 	"github.com/chromafs/chromafs/internal/testenv"
@@ -340,7 +341,7 @@ func newFaultEnv(t *testing.T) *faultEnv {
 	}
 	direct := open(fe.chroma.URL)
 	ingestFiles(t, direct, corpus(t))
-	stores := map[string]chromafs.Store{"direct": direct, "proxy": open(fe.proxy.URL)}
+	stores := map[string]collection.Store{"direct": direct, "proxy": open(fe.proxy.URL)}
 	pre := map[string]*chromafs.FS{}
 	for k, s := range stores {
 		fsys, err := chromafs.New(context.Background(), s)

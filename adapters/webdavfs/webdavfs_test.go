@@ -26,6 +26,7 @@ import (
 	"github.com/chromafs/chromafs/adapters/internal/attr"
 	"github.com/chromafs/chromafs/adapters/webdavfs"
 	"github.com/chromafs/chromafs/chromastore"
+	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/ingest"
 	"github.com/chromafs/chromafs/internal/testcorpus"
 	"github.com/chromafs/chromafs/internal/testenv"
@@ -63,8 +64,8 @@ func visible(files map[string]string, staff bool) map[string]string {
 }
 
 type target interface {
-	chromafs.Store
-	chromafs.Writer
+	collection.Store
+	collection.Writer
 	IDs(ctx context.Context) ([]string, error)
 }
 
@@ -176,7 +177,7 @@ func snapshot(t testing.TB, s target) string {
 		t.Fatal(err)
 	}
 	slices.Sort(ids)
-	tr, err := s.Tree(context.Background(), chromafs.DefaultLayout.TreeID)
+	tr, err := s.Tree(context.Background(), collection.DefaultLayout().TreeID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -539,18 +540,18 @@ func TestGet(t *testing.T) {
 
 // counting wraps a store and counts content requests.
 type counting struct {
-	chromafs.Store
+	collection.Store
 	content atomic.Int64
 }
 
-func (c *counting) Chunks(ctx context.Context, l chromafs.Layout, slugs []string) ([]chromafs.Chunk, error) {
+func (c *counting) Chunks(ctx context.Context, l collection.Layout, slugs []string) ([]collection.Chunk, error) {
 	c.content.Add(1)
 	return c.Store.Chunks(ctx, l, slugs)
 }
 
-func (c *counting) ChunksByID(ctx context.Context, l chromafs.Layout, ids []string) ([]chromafs.Chunk, error) {
+func (c *counting) ChunksByID(ctx context.Context, l collection.Layout, ids []string) ([]collection.Chunk, error) {
 	c.content.Add(1)
-	return c.Store.(chromafs.IDReader).ChunksByID(ctx, l, ids)
+	return c.Store.(collection.IDReader).ChunksByID(ctx, l, ids)
 }
 
 // manyPages returns n pages in one directory, plus a page elsewhere.

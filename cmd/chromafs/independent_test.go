@@ -14,8 +14,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/chromafs/chromafs"
 	"github.com/chromafs/chromafs/chromastore"
+	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/internal/testenv"
 )
 
@@ -278,11 +278,11 @@ func checkStraddles(t *testing.T, url, coll string, names []string, content map[
 		t.Fatal(err)
 	}
 	defer c.Close()
-	chunks, err := c.Chunks(ctx, chromafs.DefaultLayout, names)
+	chunks, err := c.Chunks(ctx, collection.DefaultLayout(), names)
 	if err != nil {
 		t.Fatal(err)
 	}
-	slices.SortFunc(chunks, func(a, b chromafs.Chunk) int {
+	slices.SortFunc(chunks, func(a, b collection.Chunk) int {
 		return cmp.Or(strings.Compare(a.Slug, b.Slug), a.Index-b.Index)
 	})
 	cuts := map[string][]int{} // page -> offsets where a chunk starts

@@ -38,6 +38,7 @@ import (
 	"github.com/chromafs/chromafs/cachepkg"
 	"github.com/chromafs/chromafs/cachepkg/rediscache"
 	"github.com/chromafs/chromafs/chromastore"
+	"github.com/chromafs/chromafs/collection"
 )
 
 func main() {
@@ -127,9 +128,9 @@ resolve against the root.`,
 	pf.StringVar(&g.chromaURL, "chroma-url", envOr("CHROMA_URL", "http://localhost:8000"), "Chroma server URL (env CHROMA_URL)")
 	pf.StringVar(&g.collection, "collection", envOr("CHROMAFS_COLLECTION", ""), "collection name (env CHROMAFS_COLLECTION)")
 	pf.StringVar(&g.groups, "groups", envOr("CHROMAFS_GROUPS", ""), "comma-separated groups of the user (env CHROMAFS_GROUPS); without groups only public pages are visible")
-	pf.StringVar(&g.slugField, "slug-field", envOr("CHROMAFS_SLUG_FIELD", chromafs.DefaultLayout.SlugField), "metadata field holding a chunk's page slug (env CHROMAFS_SLUG_FIELD)")
-	pf.StringVar(&g.indexField, "index-field", envOr("CHROMAFS_INDEX_FIELD", chromafs.DefaultLayout.IndexField), "metadata field holding a chunk's index (env CHROMAFS_INDEX_FIELD)")
-	pf.StringVar(&g.treeID, "tree-id", envOr("CHROMAFS_TREE_ID", chromafs.DefaultLayout.TreeID), "id of the path tree record (env CHROMAFS_TREE_ID)")
+	pf.StringVar(&g.slugField, "slug-field", envOr("CHROMAFS_SLUG_FIELD", collection.DefaultLayout().SlugField), "metadata field holding a chunk's page slug (env CHROMAFS_SLUG_FIELD)")
+	pf.StringVar(&g.indexField, "index-field", envOr("CHROMAFS_INDEX_FIELD", collection.DefaultLayout().IndexField), "metadata field holding a chunk's index (env CHROMAFS_INDEX_FIELD)")
+	pf.StringVar(&g.treeID, "tree-id", envOr("CHROMAFS_TREE_ID", collection.DefaultLayout().TreeID), "id of the path tree record (env CHROMAFS_TREE_ID)")
 	pf.StringVar(&g.separator, "separator", envOr("CHROMAFS_SEPARATOR", ""), `string between chunks when a page is reassembled, e.g. "\n" (env CHROMAFS_SEPARATOR)`)
 	pf.StringVar(&g.redisURL, "redis-url", envOr("CHROMAFS_REDIS_URL", ""), "Redis shared as a page cache by every process that uses it: redis://host:6379/0 (one server), redis+cluster://host1:6379?addr=host2:6379 (a Redis Cluster) or redis+sentinel://host:26379?master_name=NAME (env CHROMAFS_REDIS_URL)")
 	pf.DurationVar(&g.timeout, "timeout", 60*time.Second, "deadline for the whole command")
@@ -156,8 +157,8 @@ resolve against the root.`,
 	return root
 }
 
-func (g *globals) layout() chromafs.Layout {
-	return chromafs.Layout{SlugField: g.slugField, IndexField: g.indexField, TreeID: g.treeID}
+func (g *globals) layout() collection.Layout {
+	return collection.Layout{SlugField: g.slugField, IndexField: g.indexField, TreeID: g.treeID}
 }
 
 func (g *globals) groupList() []string {

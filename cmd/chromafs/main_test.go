@@ -13,8 +13,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/chromafs/chromafs"
 	"github.com/chromafs/chromafs/chromastore"
+	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/internal/testenv"
 	"github.com/chromafs/chromafs/memstore"
 )
@@ -131,7 +131,7 @@ func TestForeignCollection(t *testing.T) {
 		files[p] = string(b)
 	}
 	mem := memstore.New("foreign")
-	err := memstore.Load(mem, chromafs.DefaultLayout, files, memstore.LoadOptions{
+	err := memstore.Load(mem, collection.DefaultLayout(), files, memstore.LoadOptions{
 		ChunkSize:  61,
 		Shuffle:    rand.New(rand.NewPCG(7, 9)),
 		Compressed: true,
@@ -158,7 +158,7 @@ func TestForeignCollection(t *testing.T) {
 	checkCollection(t, g)
 
 	// Corrupt one page: validate reports it and cat refuses it.
-	ids, err := c.ChunkIDs(ctx, chromafs.DefaultLayout, []string{"guides/quickstart.md"})
+	ids, err := c.ChunkIDs(ctx, collection.DefaultLayout(), []string{"guides/quickstart.md"})
 	if err != nil || len(ids["guides/quickstart.md"]) < 3 {
 		t.Fatalf("ChunkIDs = %v, %v", ids, err)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/chromafs/chromafs/cachepkg"
 	"github.com/chromafs/chromafs/cachepkg/rediscache"
 	"github.com/chromafs/chromafs/chromastore"
+	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/internal/server"
 )
 
@@ -129,7 +130,7 @@ X-Content-Type-Options: nosniff.`,
 				opts = append(opts, chromafs.WithStaleTree(staleTree))
 			}
 			cfg := server.Config{
-				Open: func(ctx context.Context) (chromafs.Store, error) {
+				Open: func(ctx context.Context) (collection.Store, error) {
 					c, err := chromastore.Open(ctx, scfg)
 					if err != nil {
 						return nil, err

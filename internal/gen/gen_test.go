@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/chromafs/chromafs"
+	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/internal/gen"
 	"github.com/chromafs/chromafs/memstore"
 	"github.com/chromafs/chromafs/tree"
@@ -101,7 +102,7 @@ func TestWriteReadBack(t *testing.T) {
 	if stats.Pages != len(pages) || stats.Chunks+1 != st.Len() {
 		t.Fatalf("stats = %+v, store has %d records", stats, st.Len())
 	}
-	rec, ok := st.Get(chromafs.DefaultLayout.TreeID)
+	rec, ok := st.Get(collection.DefaultLayout().TreeID)
 	if !ok || rec.Metadata["_system"] != true || !rec.System {
 		t.Fatalf("tree record = %+v, %v", rec.Metadata, ok)
 	}
@@ -109,7 +110,7 @@ func TestWriteReadBack(t *testing.T) {
 		t.Fatal("tree is not compressed")
 	}
 	for _, c := range st.Records() {
-		if c.ID == chromafs.DefaultLayout.TreeID {
+		if c.ID == collection.DefaultLayout().TreeID {
 			continue
 		}
 		if len(c.Document) > 1024 || !strings.HasSuffix(c.Document, "\n") {

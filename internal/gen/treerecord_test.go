@@ -9,7 +9,7 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"github.com/chromafs/chromafs"
+	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/ingest"
 	"github.com/chromafs/chromafs/memstore"
 )
@@ -29,8 +29,8 @@ func TestSameRecordsAsIngest(t *testing.T) {
 	}{
 		{"plain whole", 50, false, 0, false},
 		{"compressed whole", 50, true, 0, false},
-		{"plain sharded", 300, false, chromafs.MinTreeShardBytes, true},
-		{"compressed sharded", 300, true, 4 * chromafs.MinTreeShardBytes, true},
+		{"plain sharded", 300, false, collection.MinShardBytes, true},
+		{"compressed sharded", 300, true, 4 * collection.MinShardBytes, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
@@ -68,7 +68,7 @@ func TestSameRecordsAsIngest(t *testing.T) {
 					t.Fatalf("record %d differs:\n gen:    %+v\n ingest: %+v", i, clip(gr[i]), clip(ir[i]))
 				}
 			}
-			tree, ok := g.Get(chromafs.DefaultLayout.TreeID)
+			tree, ok := g.Get(collection.DefaultLayout().TreeID)
 			if !ok || !reflect.DeepEqual(tree.Metadata, ingest.TreeMetadata()) || !tree.System {
 				t.Fatalf("tree record %+v, want System and metadata %v", clip(tree), ingest.TreeMetadata())
 			}
@@ -77,9 +77,9 @@ func TestSameRecordsAsIngest(t *testing.T) {
 			if gv == "" || gv != iv {
 				t.Fatalf("tree version marker: gen %q, ingest %q", gv, iv)
 			}
-			rec, err := chromafs.ReadTree(ctx, g, chromafs.DefaultLayout.TreeID)
-			if err != nil || chromafs.TreeVersionOf(rec.Document) != gv {
-				t.Fatalf("ReadTree: version %q, marker %q, err %v", chromafs.TreeVersionOf(rec.Document), gv, err)
+			rec, err := collection.ReadTree(ctx, g, collection.DefaultLayout().TreeID)
+			if err != nil || collection.TreeVersionOf(rec.Document) != gv {
+				t.Fatalf("ReadTree: version %q, marker %q, err %v", collection.TreeVersionOf(rec.Document), gv, err)
 			}
 		})
 	}
@@ -122,14 +122,14 @@ func TestWriteClearsVersionMarker(t *testing.T) {
 	}
 }
 
-func sortedRecords(s *memstore.Store) []chromafs.Record {
+func sortedRecords(s *memstore.Store) []collection.Record {
 	rs := s.Records()
-	slices.SortFunc(rs, func(a, b chromafs.Record) int { return cmp.Compare(a.ID, b.ID) })
+	slices.SortFunc(rs, func(a, b collection.Record) int { return cmp.Compare(a.ID, b.ID) })
 	return rs
 }
 
 // clip shortens a record's document for an error message.
-func clip(r chromafs.Record) chromafs.Record {
+func clip(r collection.Record) collection.Record {
 	if len(r.Document) > 80 {
 		r.Document = r.Document[:80] + "..."
 	}

@@ -11,7 +11,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/chromafs/chromafs"
+	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/ingest"
 	"github.com/chromafs/chromafs/tree"
 )
@@ -29,8 +29,8 @@ var Epoch = time.Date(2023, 1, 1, 0, 0, 0, 0, time.UTC)
 // Options control [Write]. The zero value is usable.
 type Options struct {
 	// Layout names the metadata fields and the tree record. Empty fields
-	// are those of chromafs.DefaultLayout.
-	Layout chromafs.Layout
+	// are those of collection.DefaultLayout().
+	Layout collection.Layout
 
 	// MaxChunk is the chunk size in bytes (default
 	// ingest.DefaultMaxChunk); pages are cut as ingest.Chunk cuts them.
@@ -97,7 +97,7 @@ func (s Stats) String() string {
 // previous tree. Written over an ingested collection, a Write that fails
 // before its tree record leaves that collection's tree naming chunks Write
 // may have replaced; re-ingest it with ingest.Options.Force.
-func Write(ctx context.Context, w chromafs.Writer, pages map[string]string, opt Options) (Stats, error) {
+func Write(ctx context.Context, w collection.Writer, pages map[string]string, opt Options) (Stats, error) {
 	start := time.Now()
 	opt.Layout = opt.Layout.WithDefaults()
 	l := &opt.Layout
@@ -123,7 +123,7 @@ func Write(ctx context.Context, w chromafs.Writer, pages map[string]string, opt 
 	var st Stats
 	entries := make([]tree.Entry, 0, len(slugs))
 	g, gctx := errgroup.WithContext(ctx)
-	batches := make(chan []chromafs.Record, opt.Workers)
+	batches := make(chan []collection.Record, opt.Workers)
 	for range opt.Workers {
 		g.Go(func() error {
 			for batch := range batches {
@@ -137,14 +137,14 @@ func Write(ctx context.Context, w chromafs.Writer, pages map[string]string, opt 
 	}
 	g.Go(func() error {
 		defer close(batches)
-		batch := make([]chromafs.Record, 0, opt.BatchSize)
+		batch := make([]collection.Record, 0, opt.BatchSize)
 		send := func() error {
 			select {
 			case batches <- batch:
 			case <-gctx.Done():
 				return gctx.Err()
 			}
-			batch = make([]chromafs.Record, 0, opt.BatchSize)
+			batch = make([]collection.Record, 0, opt.BatchSize)
 			return nil
 		}
 		for _, slug := range slugs {
@@ -155,7 +155,7 @@ func Write(ctx context.Context, w chromafs.Writer, pages map[string]string, opt 
 				if id == l.TreeID {
 					return fmt.Errorf("gen: page %q: chunk id %q is the tree record's id", slug, id)
 				}
-				batch = append(batch, chromafs.Record{
+				batch = append(batch, collection.Record{
 					ID:       id,
 					Document: c,
 					Metadata: map[string]any{l.SlugField: slug, l.IndexField: i},

@@ -14,6 +14,7 @@ import (
 
 	"github.com/chromafs/chromafs"
 	"github.com/chromafs/chromafs/chromastore"
+	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/tree"
 )
 
@@ -106,7 +107,7 @@ func (s *Server) untilNextCheck() time.Duration {
 }
 
 // openStore returns the open store, or an error wrapping ErrNotReady.
-func (s *Server) openStore() (chromafs.Store, error) {
+func (s *Server) openStore() (collection.Store, error) {
 	if b := s.store.Load(); b != nil {
 		return b.Store, nil
 	}
@@ -148,7 +149,7 @@ func (s *Server) check(ctx context.Context) *readiness {
 }
 
 // probe opens the store if needed, asks Chroma for the collection
-// (chromafs.TreeVersioner: one lookup) and loads the tree.
+// (collection.TreeVersioner: one lookup) and loads the tree.
 func (s *Server) probe(ctx context.Context) error {
 	b := s.store.Load()
 	if b == nil {
@@ -163,7 +164,7 @@ func (s *Server) probe(ctx context.Context) error {
 		s.store.Store(b)
 		s.opened.Store(true)
 	}
-	if tv, ok := b.Store.(chromafs.TreeVersioner); ok {
+	if tv, ok := b.Store.(collection.TreeVersioner); ok {
 		if _, err := tv.TreeVersion(ctx); err != nil {
 			return err
 		}
@@ -200,7 +201,7 @@ func shortReason(err error) string {
 	switch {
 	case errors.Is(err, chromastore.ErrNoCollection):
 		return "collection not found"
-	case errors.Is(err, chromafs.ErrNoTree):
+	case errors.Is(err, collection.ErrNoTree):
 		return "tree record not found"
 	case errors.Is(err, tree.ErrMalformed):
 		return "tree record malformed"

@@ -14,6 +14,7 @@ import (
 	"github.com/chromafs/chromafs"
 	"github.com/chromafs/chromafs/cachepkg/rediscache"
 	"github.com/chromafs/chromafs/chromastore"
+	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/internal/server"
 	"github.com/chromafs/chromafs/internal/testenv"
 )
@@ -74,7 +75,7 @@ func TestReadiness(t *testing.T) {
 	defer rc.Close()
 	var logs testenv.LogBuffer
 	srv := server.New(server.Config{
-		Open: func(ctx context.Context) (chromafs.Store, error) {
+		Open: func(ctx context.Context) (collection.Store, error) {
 			c, err := chromastore.Open(ctx, cfg)
 			if err != nil {
 				return nil, err

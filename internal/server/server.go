@@ -45,6 +45,7 @@ import (
 	"github.com/maypok86/otter/v2"
 
 	"github.com/chromafs/chromafs"
+	"github.com/chromafs/chromafs/collection"
 )
 
 // Config describes a server.
@@ -52,8 +53,8 @@ type Config struct {
 	// Store is the collection, already open. When it is nil, Open opens
 	// it: Run calls Open until it succeeds, with backoff, and until then
 	// every request but /healthz and /readyz gets 503 with Retry-After.
-	Store chromafs.Store
-	Open  func(ctx context.Context) (chromafs.Store, error)
+	Store collection.Store
+	Open  func(ctx context.Context) (collection.Store, error)
 	// Options are given to every chromafs.New (layout, separator, cache,
 	// tree max age, logger). WithGroups is added per request.
 	Options []chromafs.Option
@@ -120,7 +121,7 @@ type Server struct {
 }
 
 // storeBox holds the open store.
-type storeBox struct{ chromafs.Store }
+type storeBox struct{ collection.Store }
 
 // New returns a server for cfg.
 func New(cfg Config) *Server {

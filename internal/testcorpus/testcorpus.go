@@ -7,6 +7,7 @@ package testcorpus
 
 import (
 	"context"
+	"fmt"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -21,6 +22,7 @@ import (
 
 	"github.com/chromafs/chromafs"
 	"github.com/chromafs/chromafs/chromastore"
+	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/ingest"
 	"github.com/chromafs/chromafs/internal/testenv"
 	"github.com/chromafs/chromafs/memstore"
@@ -119,10 +121,10 @@ var ModTime = time.Date(2025, 3, 14, 15, 9, 26, 0, time.UTC)
 
 // Foreign loads files as other writers do: 97-byte chunks cut mid-line,
 // inserted in shuffled order, a gzip+base64 tree without sizes or hashes.
-func Foreign(tb testing.TB, dst chromafs.Writer, files map[string]string) {
+func Foreign(tb testing.TB, dst collection.Writer, files map[string]string) {
 	tb.Helper()
 	mem := memstore.New("foreign")
-	err := memstore.Load(mem, chromafs.DefaultLayout, files, memstore.LoadOptions{
+	err := memstore.Load(mem, collection.DefaultLayout(), files, memstore.LoadOptions{
 		ChunkSize:  97,
 		Shuffle:    rand.New(rand.NewPCG(1, 2)),
 		Access:     Access,
@@ -144,11 +146,11 @@ func Ingest(tb testing.TB, dst ingest.Target, files map[string]string) {
 }
 
 // IngestSharded writes files as Ingest does, but with the tree as plain
-// JSON cut into shards of at most chromafs.MinTreeShardBytes (see
-// chromafs.ShardTree), and fails tb unless the tree took several shards.
+// JSON cut into shards of at most collection.MinShardBytes (see
+// collection.ShardTree), and fails tb unless the tree took several shards.
 func IngestSharded(tb testing.TB, dst ingest.Target, files map[string]string) {
 	tb.Helper()
-	r := ingestWith(tb, dst, files, ingest.Options{MaxChunk: 256, TreeMaxBytes: chromafs.MinTreeShardBytes})
+	r := ingestWith(tb, dst, files, ingest.Options{MaxChunk: 256, TreeMaxBytes: collection.MinShardBytes})
 	if r.TreeShards < 2 {
 		tb.Fatalf("tree of %d bytes written in %d shards; want several", r.TreeBytes, r.TreeShards)
 	}
@@ -175,8 +177,8 @@ func ingestWith(tb testing.TB, dst ingest.Target, files map[string]string, opt i
 
 // Target is a store that can be written.
 type Target interface {
-	chromafs.Store
-	chromafs.Writer
+	collection.Store
+	collection.Writer
 }
 
 // View is one filesystem that Views returns.
@@ -237,10 +239,10 @@ type UnsizedPage struct {
 }
 
 // WriteUnsized writes pages into dst with a tree that records no sizes.
-func WriteUnsized(t testing.TB, dst chromafs.Writer, pages []UnsizedPage) {
+func WriteUnsized(t testing.TB, dst collection.Writer, pages []UnsizedPage) {
 	t.Helper()
-	l := chromafs.DefaultLayout
-	var recs []chromafs.Record
+	l := collection.DefaultLayout()
+	var recs []collection.Record
 	var entries []tree.Entry
 	for _, p := range pages {
 		entries = append(entries, tree.Entry{Slug: p.Slug, IsPublic: true, HasIsPublic: true, Size: -1, URL: p.URL, ContentType: p.ContentType})
@@ -252,7 +254,7 @@ func WriteUnsized(t testing.TB, dst chromafs.Writer, pages []UnsizedPage) {
 			if p.Broken && i == 0 {
 				continue
 			}
-			recs = append(recs, chromafs.Record{ID: p.Slug + ":" + strconv.Itoa(i), Document: text,
+			recs = append(recs, collection.Record{ID: p.Slug + ":" + strconv.Itoa(i), Document: text,
 				Metadata: map[string]any{l.SlugField: p.Slug, l.IndexField: i}})
 		}
 	}
@@ -260,8 +262,35 @@ func WriteUnsized(t testing.TB, dst chromafs.Writer, pages []UnsizedPage) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	recs = append(recs, chromafs.Record{ID: l.TreeID, Document: string(doc), System: true})
+	recs = append(recs, collection.Record{ID: l.TreeID, Document: string(doc), System: true})
 	if err := dst.Upsert(context.Background(), recs); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// ShardedStore writes the tree of n pages (d00/p0000.md ..., every third
+// one private to group staff) into a memstore, sharded with document limit
+// max, and returns the store, the tree document and the shards. The store
+// holds no chunks.
+func ShardedStore(tb testing.TB, n, max int) (*memstore.Store, []byte, []collection.Record) {
+	tb.Helper()
+	var entries []tree.Entry
+	for i := range n {
+		entries = append(entries, tree.Entry{Slug: fmt.Sprintf("d%02d/p%04d.md", i%7, i), HasIsPublic: true, IsPublic: i%3 != 0, Groups: []string{"staff"}, Size: -1})
+	}
+	doc, err := tree.Encode(entries, false)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	treeID := collection.DefaultLayout().TreeID
+	manifest, shards, err := collection.ShardTree(treeID, doc, max)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	st := memstore.New(tb.Name())
+	recs := append(slices.Clone(shards), collection.Record{ID: treeID, Document: string(manifest), System: true})
+	if err := st.Upsert(context.Background(), recs); err != nil {
+		tb.Fatal(err)
+	}
+	return st, doc, shards
 }

@@ -28,6 +28,7 @@ import (
 
 	"github.com/chromafs/chromafs"
 	"github.com/chromafs/chromafs/cachepkg"
+	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/tree"
 )
 
@@ -89,7 +90,7 @@ func Classify(err error, pointer bool) Kind {
 		errors.Is(err, chromafs.ErrBrokenPointer),
 		errors.Is(err, chromafs.ErrLazyPointer),
 		errors.Is(err, chromafs.ErrCorruptPage),
-		errors.Is(err, chromafs.ErrNoTree),
+		errors.Is(err, collection.ErrNoTree),
 		errors.Is(err, tree.ErrMalformed):
 		return Failed
 	case isUnreachable(err), chromafs.IsUnavailable(err):

@@ -15,6 +15,7 @@ import (
 
 	"github.com/chromafs/chromafs"
 	"github.com/chromafs/chromafs/cachepkg"
+	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/tree"
 )
 
@@ -67,7 +68,7 @@ func TestClassify(t *testing.T) {
 		{"deadline unwrapped", wrap(context.DeadlineExceeded), false, Timeout},
 		{"canceled", wrap(canceled.Err()), false, Canceled},
 		{"corrupt page", wrap(chromafs.ErrCorruptPage), false, Failed},
-		{"no tree", wrap(chromafs.ErrNoTree), false, Failed},
+		{"no tree", wrap(collection.ErrNoTree), false, Failed},
 		{"malformed tree", wrap(tree.ErrMalformed), false, Failed},
 		{"broken pointer", wrap(chromafs.ErrBrokenPointer), false, Failed},
 		{"pointer not fetched", wrap(chromafs.ErrLazyPointer), false, Failed},

@@ -1,4 +1,4 @@
-package chromafs
+package collection
 
 import (
 	"bytes"
@@ -26,7 +26,7 @@ import (
 // shards:
 //
 //   - The tree record (Layout.TreeID) holds the manifest: the line
-//     TreeManifestHeader followed by a JSON object with the shard count,
+//     ManifestHeader followed by a JSON object with the shard count,
 //     the prefix of the shard ids, and the size and sha256 of the whole
 //     tree document. The manifest is not a JSON object, so a reader that
 //     does not know sharding fails loudly on it ("malformed tree") instead
@@ -47,21 +47,21 @@ import (
 // version (TreeVersionOf) is the version of the same tree written whole,
 // so caches keyed by version are shared between the two layouts.
 
-// TreeManifestHeader is the first line of the document of a sharded tree's
+// ManifestHeader is the first line of the document of a sharded tree's
 // manifest record.
-const TreeManifestHeader = "chromafs-tree-manifest/1"
+const ManifestHeader = "chromafs-tree-manifest/1"
 
-// MinTreeShardBytes is the smallest document size limit ShardTree accepts.
-const MinTreeShardBytes = 1024
+// MinShardBytes is the smallest document size limit ShardTree accepts.
+const MinShardBytes = 1024
 
-// ErrTreeShard is wrapped by errors about a sharded tree whose shards
+// ErrShard is wrapped by errors about a sharded tree whose shards
 // cannot be assembled: a shard is missing, or the assembled document's
 // size or digest differs from the manifest's. It also wraps
 // tree.ErrMalformed.
-var ErrTreeShard = fmt.Errorf("%w: sharded path tree is incomplete", tree.ErrMalformed)
+var ErrShard = fmt.Errorf("%w: sharded path tree is incomplete", tree.ErrMalformed)
 
-// TreeManifest is the content of a sharded tree's manifest record.
-type TreeManifest struct {
+// Manifest is the content of a sharded tree's manifest record.
+type Manifest struct {
 	// Shards is the number of shard records.
 	Shards int `json:"shards"`
 	// Prefix is the id prefix of the shards: shard i has id
@@ -74,10 +74,10 @@ type TreeManifest struct {
 }
 
 // ShardID returns the id of shard i.
-func (m *TreeManifest) ShardID(i int) string { return m.Prefix + strconv.Itoa(i) }
+func (m *Manifest) ShardID(i int) string { return m.Prefix + strconv.Itoa(i) }
 
 // ShardIDs returns the ids of every shard, in order.
-func (m *TreeManifest) ShardIDs() []string {
+func (m *Manifest) ShardIDs() []string {
 	ids := make([]string, m.Shards)
 	for i := range ids {
 		ids[i] = m.ShardID(i)
@@ -85,10 +85,10 @@ func (m *TreeManifest) ShardIDs() []string {
 	return ids
 }
 
-// IsTreeShardID reports whether id has the form of a shard id of the tree
+// IsShardID reports whether id has the form of a shard id of the tree
 // record treeID (of any tree version). Validation and pruning use it to
 // tell shard records, which have no slug field, from foreign records.
-func IsTreeShardID(treeID, id string) bool {
+func IsShardID(treeID, id string) bool {
 	rest, ok := strings.CutPrefix(id, treeID+"/shard/")
 	if !ok {
 		return false
@@ -101,16 +101,16 @@ func IsTreeShardID(treeID, id string) bool {
 	return err == nil
 }
 
-// ParseTreeManifest reports whether doc is the document of a sharded
+// ParseManifest reports whether doc is the document of a sharded
 // tree's manifest and, if so, returns the manifest. A document that starts
-// with TreeManifestHeader but does not hold a valid manifest is an error
+// with ManifestHeader but does not hold a valid manifest is an error
 // wrapping tree.ErrMalformed.
-func ParseTreeManifest(doc []byte) (*TreeManifest, bool, error) {
-	rest, ok := bytes.CutPrefix(doc, []byte(TreeManifestHeader))
+func ParseManifest(doc []byte) (*Manifest, bool, error) {
+	rest, ok := bytes.CutPrefix(doc, []byte(ManifestHeader))
 	if !ok {
 		return nil, false, nil
 	}
-	var m TreeManifest
+	var m Manifest
 	if err := json.Unmarshal(rest, &m); err != nil {
 		return nil, true, fmt.Errorf("%w: tree manifest: %v", tree.ErrMalformed, err)
 	}
@@ -125,19 +125,19 @@ func ParseTreeManifest(doc []byte) (*TreeManifest, bool, error) {
 // manifest document and no shards: write it as the tree record, as
 // always. Otherwise it returns the manifest document for the tree record
 // (id treeID) and the shard records (System, with metadata SystemKey and
-// TreeShardKey), which must be written before the manifest. maxBytes
-// of 0 or less means no limit; a positive value below MinTreeShardBytes is
+// ShardKey), which must be written before the manifest. maxBytes
+// of 0 or less means no limit; a positive value below MinShardBytes is
 // an error.
 func ShardTree(treeID string, doc []byte, maxBytes int) (manifest []byte, shards []Record, err error) {
 	if maxBytes <= 0 || len(doc) <= maxBytes {
 		return doc, nil, nil
 	}
-	if maxBytes < MinTreeShardBytes {
-		return nil, nil, fmt.Errorf("chromafs: tree document limit of %d bytes is below the minimum of %d", maxBytes, MinTreeShardBytes)
+	if maxBytes < MinShardBytes {
+		return nil, nil, fmt.Errorf("chromafs: tree document limit of %d bytes is below the minimum of %d", maxBytes, MinShardBytes)
 	}
 	sum := sha256.Sum256(doc)
 	digest := hex.EncodeToString(sum[:])
-	m := TreeManifest{Prefix: treeID + "/shard/" + digest[:16] + "/", Size: int64(len(doc)), SHA256: digest}
+	m := Manifest{Prefix: treeID + "/shard/" + digest[:16] + "/", Size: int64(len(doc)), SHA256: digest}
 	for rest := doc; len(rest) > 0; {
 		n := min(maxBytes, len(rest))
 		if n < len(rest) {
@@ -154,7 +154,7 @@ func ShardTree(treeID string, doc []byte, maxBytes int) (manifest []byte, shards
 		shards = append(shards, Record{
 			ID:       id,
 			Document: string(rest[:n]),
-			Metadata: map[string]any{SystemKey: true, TreeShardKey: len(shards)},
+			Metadata: map[string]any{SystemKey: true, ShardKey: len(shards)},
 			System:   true,
 		})
 		rest = rest[n:]
@@ -164,7 +164,7 @@ func ShardTree(treeID string, doc []byte, maxBytes int) (manifest []byte, shards
 	if err != nil {
 		return nil, nil, err
 	}
-	manifest = append([]byte(TreeManifestHeader+"\n"), body...)
+	manifest = append([]byte(ManifestHeader+"\n"), body...)
 	if len(manifest) > maxBytes {
 		return nil, nil, fmt.Errorf("chromafs: tree manifest of %d bytes exceeds the limit of %d (tree id %q too long?)", len(manifest), maxBytes, treeID)
 	}
@@ -172,7 +172,7 @@ func ShardTree(treeID string, doc []byte, maxBytes int) (manifest []byte, shards
 }
 
 // RecordReader is implemented by stores that can fetch several records by
-// id in few requests. FS reads the shards of a sharded tree with it;
+// id in few requests. ReadTree reads the shards of a sharded tree with it;
 // without it, each shard is one Tree call.
 type RecordReader interface {
 	// RecordsByID returns those of the records with the given ids that exist,
@@ -181,14 +181,39 @@ type RecordReader interface {
 	RecordsByID(ctx context.Context, ids []string) (map[string]TreeRecord, error)
 }
 
-// ReadTree returns the tree record treeID of the collection behind store
+// TreeDoc is a tree record as ReadTree reads it: the whole tree document
+// with what ReadTree learned on the way, so that callers need not parse
+// the manifest or hash the document again.
+type TreeDoc struct {
+	// Document is the whole tree document: the tree record's own, or the
+	// shards of a sharded tree assembled and checked against the
+	// manifest.
+	Document []byte
+	// Metadata is the tree record's metadata (may be nil).
+	Metadata map[string]any
+	// Manifest is the manifest of a sharded tree; nil for a tree in one
+	// record.
+	Manifest *Manifest
+	// RecordDocument is the tree record's own document: Document for a
+	// tree in one record, the manifest document of a sharded tree. A
+	// writer that rewrites the tree record with new metadata but the same
+	// tree writes it (a sharded tree's shards stay valid).
+	RecordDocument []byte
+	// Version is the tree's version, TreeVersionOf(Document). A sharded
+	// tree's is taken from its manifest's digest, which ReadTree checked,
+	// so that a large document is not hashed twice.
+	Version string
+}
+
+// ReadTree reads the tree record treeID of the collection behind store
 // with the whole tree document: the record's own document, or for a
 // sharded tree the shards named by its manifest, assembled and checked
-// against the manifest's size and digest, with the manifest in Manifest.
-// Metadata is the tree record's.
-// A missing tree record is an error wrapping ErrNoTree; a sharded tree
-// that cannot be assembled, one wrapping ErrTreeShard.
-func ReadTree(ctx context.Context, store Store, treeID string) (TreeRecord, error) {
+// against the manifest's size and digest.
+// A missing tree record is an error wrapping ErrNoTree; a malformed
+// manifest, one wrapping tree.ErrMalformed; a sharded tree that cannot be
+// assembled, one wrapping ErrShard (and tree.ErrMalformed). ReadTree does
+// not parse the tree document itself (see tree.Parse).
+func ReadTree(ctx context.Context, store Store, treeID string) (TreeDoc, error) {
 	var lastErr error
 	for attempt := range treeShardAttempts {
 		if attempt > 0 {
@@ -196,31 +221,46 @@ func ReadTree(ctx context.Context, store Store, treeID string) (TreeRecord, erro
 			// Chroma) may show a new manifest before its shards.
 			select {
 			case <-ctx.Done():
-				return TreeRecord{}, fmt.Errorf("%w (%w)", lastErr, ctx.Err())
+				return TreeDoc{}, fmt.Errorf("%w (%w)", lastErr, ctx.Err())
 			case <-time.After(time.Duration(attempt*attempt) * 100 * time.Millisecond):
 			}
 		}
 		rec, err := store.Tree(ctx, treeID)
 		if err != nil {
-			return rec, err
+			return TreeDoc{}, err
 		}
-		m, sharded, err := ParseTreeManifest(rec.Document)
-		if err != nil || !sharded {
-			return rec, err
+		m, sharded, err := ParseManifest(rec.Document)
+		if err != nil {
+			return TreeDoc{}, err
+		}
+		if !sharded {
+			return TreeDoc{
+				Document:       rec.Document,
+				Metadata:       rec.Metadata,
+				RecordDocument: rec.Document,
+				Version:        TreeVersionOf(rec.Document),
+			}, nil
 		}
 		doc, err := readShards(ctx, store, m)
 		if err == nil {
-			rec.Manifest, rec.Document = rec.Document, doc
-			return rec, nil
+			// readShards checked doc against m.SHA256; the version is
+			// its prefix (see TreeVersionOf).
+			return TreeDoc{
+				Document:       doc,
+				Metadata:       rec.Metadata,
+				Manifest:       m,
+				RecordDocument: rec.Document,
+				Version:        m.SHA256[:24],
+			}, nil
 		}
-		if !errors.Is(err, ErrTreeShard) {
-			return TreeRecord{}, err
+		if !errors.Is(err, ErrShard) {
+			return TreeDoc{}, err
 		}
 		// A writer may have replaced the tree between the two reads: its
 		// new manifest names new shards.
 		lastErr = err
 	}
-	return TreeRecord{}, lastErr
+	return TreeDoc{}, lastErr
 }
 
 // treeShardAttempts is how many times ReadTree reads a sharded tree (the
@@ -231,7 +271,7 @@ const treeShardAttempts = 3
 // shardConcurrency bounds the Tree calls of a store without RecordReader.
 const shardConcurrency = 8
 
-func readShards(ctx context.Context, store Store, m *TreeManifest) ([]byte, error) {
+func readShards(ctx context.Context, store Store, m *Manifest) ([]byte, error) {
 	ids := m.ShardIDs()
 	docs := make([][]byte, len(ids))
 	if rr, ok := store.(RecordReader); ok {
@@ -267,12 +307,12 @@ func readShards(ctx context.Context, store Store, m *TreeManifest) ([]byte, erro
 	size := 0
 	for i, d := range docs {
 		if d == nil {
-			return nil, fmt.Errorf("%w: shard %d of %d (%q) is missing", ErrTreeShard, i, len(ids), ids[i])
+			return nil, fmt.Errorf("%w: shard %d of %d (%q) is missing", ErrShard, i, len(ids), ids[i])
 		}
 		size += len(d)
 	}
 	if int64(size) != m.Size {
-		return nil, fmt.Errorf("%w: shards hold %d bytes, the manifest declares %d", ErrTreeShard, size, m.Size)
+		return nil, fmt.Errorf("%w: shards hold %d bytes, the manifest declares %d", ErrShard, size, m.Size)
 	}
 	doc := make([]byte, 0, size)
 	for _, d := range docs {
@@ -280,7 +320,7 @@ func readShards(ctx context.Context, store Store, m *TreeManifest) ([]byte, erro
 	}
 	sum := sha256.Sum256(doc)
 	if hex.EncodeToString(sum[:]) != m.SHA256 {
-		return nil, fmt.Errorf("%w: shards do not match the manifest's sha256", ErrTreeShard)
+		return nil, fmt.Errorf("%w: shards do not match the manifest's sha256", ErrShard)
 	}
 	return doc, nil
 }

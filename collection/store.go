@@ -1,4 +1,4 @@
-package chromafs
+package collection
 
 import (
 	"context"
@@ -9,49 +9,56 @@ import (
 )
 
 // Layout names the metadata fields and the tree record of a collection.
-// The zero value is not valid; use [DefaultLayout] and override fields.
+// An empty field stands for its default (see DefaultLayout): the
+// filesystem (chromafs.WithLayout), ingest and validate complete a Layout
+// with WithDefaults, so the zero Layout is the layout that existing
+// collections use. Store methods receive a complete Layout.
 type Layout struct {
-	// SlugField is the metadata field that holds a chunk's page slug.
+	// SlugField is the metadata field that holds a chunk's page slug
+	// (default "page_slug").
 	SlugField string
 	// IndexField is the metadata field that holds a chunk's 0-based index
-	// within its page.
+	// within its page (default "chunk_index").
 	IndexField string
-	// TreeID is the id of the record whose document is the path tree.
+	// TreeID is the id of the record whose document is the path tree
+	// (default "__path_tree__").
 	TreeID string
 }
 
-// DefaultLayout is the layout that existing collections use:
+// DefaultLayout returns the layout that existing collections use:
 // page_slug, chunk_index and __path_tree__.
-var DefaultLayout = Layout{
-	SlugField:  "page_slug",
-	IndexField: "chunk_index",
-	TreeID:     "__path_tree__",
+func DefaultLayout() Layout {
+	return Layout{
+		SlugField:  "page_slug",
+		IndexField: "chunk_index",
+		TreeID:     "__path_tree__",
+	}
 }
 
 // WithDefaults returns l with its empty fields taken from DefaultLayout.
 func (l Layout) WithDefaults() Layout {
+	d := DefaultLayout()
 	if l.SlugField == "" {
-		l.SlugField = DefaultLayout.SlugField
+		l.SlugField = d.SlugField
 	}
 	if l.IndexField == "" {
-		l.IndexField = DefaultLayout.IndexField
+		l.IndexField = d.IndexField
 	}
 	if l.TreeID == "" {
-		l.TreeID = DefaultLayout.TreeID
+		l.TreeID = d.TreeID
 	}
 	return l
 }
 
-// TreeRecord is the tree record as a store returns it.
+// TreeRecord is a record as Store.Tree and RecordReader return it: the
+// tree record, or a shard of a sharded tree.
 type TreeRecord struct {
-	// Document is the record's document: a JSON object, or the same
-	// gzip-compressed and base64-encoded.
+	// Document is the record's document. For a tree record: a JSON object,
+	// or the same gzip-compressed and base64-encoded, or a sharded tree's
+	// manifest (see ParseManifest).
 	Document []byte
 	// Metadata is the record's metadata (may be nil).
 	Metadata map[string]any
-	// Manifest is set by ReadTree on a sharded tree: the tree record's
-	// own document (the manifest), while Document is the assembled tree.
-	Manifest []byte
 }
 
 // NoIndex is the Chunk.Index of a chunk whose index field is missing or
@@ -96,7 +103,7 @@ type Store interface {
 // IDReader is implemented by stores that can fetch records by id. On
 // Chroma a get by id is a direct lookup while a get by slug filters the
 // metadata of the whole collection (measured: 1.7 ms against 70 ms for a
-// page of a 460k-chunk collection), so FS reads by id when the collection
+// page of a 460k-chunk collection), so the filesystem reads by id when the collection
 // says its chunk ids follow ChunkID (see ChunkIDsKey).
 type IDReader interface {
 	// ChunksByID returns those of the records with the given ids that
@@ -168,14 +175,16 @@ var ErrNoTree = errors.New("collection has no path tree record")
 const TreeVersionKey = "chromafs_tree_version"
 
 // TreeVersionOf returns the version of a tree record's document: a digest
-// of its bytes. FS.TreeVersion reports it, and cache keys carry it.
+// of its bytes. The filesystem reports it (FS.TreeVersion in package
+// chromafs), and cache keys carry it.
 func TreeVersionOf(doc []byte) string {
 	sum := sha256.Sum256(doc)
 	return hex.EncodeToString(sum[:12])
 }
 
 // Limiter is implemented by stores whose server limits requests (Chroma
-// Cloud; see chromastore.Config.CloudLimits). FS.Candidates builds its
+// Cloud; see chromastore.Config.CloudLimits). The filesystem's grep
+// candidates (FS.Candidates in package chromafs) build their
 // queries within the limits; 0 means no limit.
 type Limiter interface {
 	// Limits returns the longest regex in bytes and the most slugs an
@@ -197,7 +206,8 @@ type TreeVersioner interface {
 // line end ("\n") or at the end of its page, except in pages whose tree
 // entry has SplitLines set. chromafs ingest writes it. On such a
 // collection no line (and so no literal without a newline) straddles two
-// chunks, which spares [FS.Candidates] its boundary queries.
+// chunks, which spares grep's candidate search (FS.Candidates in package
+// chromafs) its boundary queries.
 const LineAlignedKey = "chromafs_line_aligned"
 
 // TextFilter selects records by their document: a record matches if its
@@ -236,7 +246,7 @@ type Scope struct {
 
 // Searcher is implemented by stores that can filter records by their
 // documents on the server side: the coarse filter of grep (see
-// [FS.Candidates]).
+// FS.Candidates in package chromafs).
 type Searcher interface {
 	// Search returns the id, slug and index (never the text) of every
 	// record in scope whose document matches f. The order is unspecified.

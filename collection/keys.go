@@ -1,4 +1,4 @@
-package chromafs
+package collection
 
 // Metadata keys of the records a writer stores besides the chunks.
 const (
@@ -9,7 +9,13 @@ const (
 	// checker of the format uses this key.
 	SystemKey = "_system"
 
-	// TreeShardKey is the metadata key of a tree shard record (see
+	// ShardKey is the metadata key of a tree shard record (see
 	// ShardTree): the shard's 0-based position in the tree document.
-	TreeShardKey = "chromafs_tree_shard"
+	ShardKey = "chromafs_tree_shard"
 )
+
+// TreeModTimeKey is the tree record metadata key under which a writer may
+// record when it wrote the tree: an RFC 3339 string or a number of Unix
+// seconds. The filesystem gives this time to a directory none of whose
+// visible pages has a modTime (see "Directory times" in package chromafs).
+const TreeModTimeKey = "chromafs_tree_mod_time"

@@ -1,4 +1,4 @@
-package chromafs_test
+package collection_test
 
 import (
 	"bytes"
@@ -7,7 +7,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/chromafs/chromafs"
+	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/memstore"
 	"github.com/chromafs/chromafs/tree"
 )
@@ -15,24 +15,24 @@ import (
 // FuzzShardTree: for any UTF-8 document and limit, ShardTree either
 // refuses the limit or gives shards of valid UTF-8 within it that join into
 // the document, under a manifest within it, and ReadTree reads the same
-// document back; ParseTreeManifest never panics, and a document that is
+// document back; ParseManifest never panics, and a document that is
 // not a manifest is never taken for one.
 func FuzzShardTree(f *testing.F) {
 	f.Add([]byte(`{"a.md":{"isPublic":true}}`), 1024)
 	f.Add(bytes.Repeat([]byte("é€😀x"), 700), 1025)
-	f.Add([]byte(chromafs.TreeManifestHeader+"\n{}"), 2000)
+	f.Add([]byte(collection.ManifestHeader+"\n{}"), 2000)
 	f.Fuzz(func(t *testing.T, doc []byte, max int) {
-		if m, ok, err := chromafs.ParseTreeManifest(doc); ok != bytes.HasPrefix(doc, []byte(chromafs.TreeManifestHeader)) || (err == nil) != (m != nil || !ok) {
-			t.Fatalf("ParseTreeManifest(%q) = %v, %v, %v", doc, m, ok, err)
+		if m, ok, err := collection.ParseManifest(doc); ok != bytes.HasPrefix(doc, []byte(collection.ManifestHeader)) || (err == nil) != (m != nil || !ok) {
+			t.Fatalf("ParseManifest(%q) = %v, %v, %v", doc, m, ok, err)
 		} else if err != nil && !errors.Is(err, tree.ErrMalformed) {
-			t.Fatalf("ParseTreeManifest error %v does not wrap tree.ErrMalformed", err)
+			t.Fatalf("ParseManifest error %v does not wrap tree.ErrMalformed", err)
 		}
-		if !utf8.Valid(doc) || max > 1<<16 || bytes.HasPrefix(doc, []byte(chromafs.TreeManifestHeader)) {
+		if !utf8.Valid(doc) || max > 1<<16 || bytes.HasPrefix(doc, []byte(collection.ManifestHeader)) {
 			return
 		}
-		manifest, shards, err := chromafs.ShardTree("t", doc, max)
+		manifest, shards, err := collection.ShardTree("t", doc, max)
 		if err != nil {
-			if max >= chromafs.MinTreeShardBytes {
+			if max >= collection.MinShardBytes {
 				t.Fatalf("ShardTree(%d bytes, %d): %v", len(doc), max, err)
 			}
 			return
@@ -51,11 +51,11 @@ func FuzzShardTree(f *testing.F) {
 			t.Fatal("an unsharded document changed")
 		}
 		st := memstore.New("fuzz")
-		recs := append(shards, chromafs.Record{ID: "t", Document: string(manifest), System: true})
+		recs := append(shards, collection.Record{ID: "t", Document: string(manifest), System: true})
 		if err := st.Upsert(context.Background(), recs); err != nil {
 			t.Fatal(err)
 		}
-		rec, err := chromafs.ReadTree(context.Background(), st, "t")
+		rec, err := collection.ReadTree(context.Background(), st, "t")
 		if err != nil || !bytes.Equal(rec.Document, doc) {
 			t.Fatalf("ReadTree = %d bytes, %v; want %d", len(rec.Document), err, len(doc))
 		}

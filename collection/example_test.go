@@ -1,19 +1,19 @@
-package chromafs_test
+package collection_test
 
 import (
 	"context"
 	"fmt"
-	"io/fs"
 	"log"
 
-	"github.com/chromafs/chromafs"
+	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/memstore"
 	"github.com/chromafs/chromafs/tree"
 )
 
 // A writer for a store that limits documents (Chroma Cloud: 16 KiB) cuts
 // a large tree into shards with ShardTree and writes the shards before the
-// manifest; New reads the tree back as if it were one record.
+// manifest; ReadTree (and so the filesystem) reads the tree back as if it
+// were one record, with the same version.
 func ExampleShardTree() {
 	var entries []tree.Entry
 	for i := range 200 {
@@ -23,7 +23,7 @@ func ExampleShardTree() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	manifest, shards, err := chromafs.ShardTree(chromafs.DefaultLayout.TreeID, doc, 4096)
+	manifest, shards, err := collection.ShardTree(collection.DefaultLayout().TreeID, doc, 4096)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -32,21 +32,20 @@ func ExampleShardTree() {
 	if err := store.Upsert(ctx, shards); err != nil { // shards first
 		log.Fatal(err)
 	}
-	err = store.Upsert(ctx, []chromafs.Record{{
-		ID: chromafs.DefaultLayout.TreeID, Document: string(manifest), Metadata: map[string]any{"_system": true}, System: true,
+	err = store.Upsert(ctx, []collection.Record{{
+		ID: collection.DefaultLayout().TreeID, Document: string(manifest), Metadata: map[string]any{"_system": true}, System: true,
 	}})
 	if err != nil {
 		log.Fatal(err)
 	}
 
-	fsys, err := chromafs.New(ctx, store)
+	rec, err := collection.ReadTree(ctx, store, collection.DefaultLayout().TreeID)
 	if err != nil {
 		log.Fatal(err)
 	}
-	names, _ := fs.Glob(fsys, "guides/*.md")
-	fmt.Printf("%d-byte tree in %d shards; %d pages, the last %s\n", len(doc), len(shards), len(names), names[len(names)-1])
-	fmt.Println(fsys.TreeVersion() == chromafs.TreeVersionOf(doc))
+	fmt.Printf("%d-byte tree in %d shards; read back %d bytes from %d shards\n", len(doc), len(shards), len(rec.Document), rec.Manifest.Shards)
+	fmt.Println(rec.Version == collection.TreeVersionOf(doc))
 	// Output:
-	// 10403-byte tree in 3 shards; 200 pages, the last guides/page-199.md
+	// 10403-byte tree in 3 shards; read back 10403 bytes from 3 shards
 	// true
 }
