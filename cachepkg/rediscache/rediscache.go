@@ -88,8 +88,8 @@ type Cache struct {
 	c       redis.UniversalClient
 	cc      *redis.ClusterClient // c, when it is a cluster client
 	own     bool
-	all     *node // the whole deployment: the server, or a cluster's seeds
-	nodes   sync.Map
+	all     *node    // the whole deployment: the server, or a cluster's seeds
+	nodes   sync.Map // a cluster master's address → its *node
 	prefix  string
 	ttl     time.Duration
 	timeout time.Duration
