@@ -140,6 +140,12 @@ resolve against the root.`,
 	pf.StringVar(&g.tenant, "tenant", envOr("CHROMA_TENANT", ""), "Chroma tenant (env CHROMA_TENANT; default default_tenant)")
 	pf.StringVar(&g.database, "database", envOr("CHROMA_DATABASE", ""), "Chroma database (env CHROMA_DATABASE; default default_database)")
 	pf.StringVar(&g.token, "chroma-token", envOr("CHROMA_API_KEY", ""), "API key sent as x-chroma-token, as Chroma Cloud wants (env CHROMA_API_KEY)")
+	// Secrets from the environment never reach --help: the key shows as
+	// set, a URL without its password.
+	if g.token != "" {
+		pf.Lookup("chroma-token").DefValue = "(set)"
+	}
+	pf.Lookup("chroma-url").DefValue = rediscache.RedactURL(g.chromaURL)
 	pf.BoolVar(&g.cloudLimits, "cloud-limits", envOr("CHROMAFS_CLOUD_LIMITS", "") == "1", "keep every request within Chroma Cloud's limits, and shard path trees over 16 KiB on ingest (env CHROMAFS_CLOUD_LIMITS=1)")
 	addNetFlags(pf, &g.net, stderr)
 	g.pointers = addPointerFlags(pf, stderr)
