@@ -507,22 +507,16 @@ func (in *ingestion) page(src fs.FS, f file, old *tree.Tree, trusted bool) (e tr
 		r.Skipped = append(r.Skipped, Skip{f.slug, "content is not valid UTF-8 text"})
 		return e, false, nil
 	}
-	sum := sha256.Sum256(content)
-	e = tree.Entry{
-		Slug:        f.slug,
-		HasIsPublic: true,
-		Size:        int64(len(content)),
-		ModTime:     f.info.ModTime().UTC().Truncate(time.Second),
-		Hash:        "sha256:" + hex.EncodeToString(sum[:]),
-		ContentType: ContentType(f.slug, content),
-	}
-	e.IsPublic, e.Groups = in.opt.Rules.Access(f.slug)
+	isPublic, groups := in.opt.Rules.Access(f.slug)
+	e = PageEntry(f.slug, content, f.info.ModTime(), isPublic, groups, 0, false)
 
 	var prev *tree.Entry
 	if old != nil {
 		prev, _ = old.Entry(f.slug)
 	}
 	if prev != nil && trusted && !in.opt.Force && prev.Hash == e.Hash && prev.Chunks > 0 {
+		// Unchanged content is not cut again: its chunks are those the
+		// previous entry names.
 		e.Chunks, e.SplitLines = prev.Chunks, prev.SplitLines
 		r.Unchanged++
 		return e, true, nil
@@ -555,6 +549,36 @@ func (in *ingestion) page(src fs.FS, f file, old *tree.Tree, trusted bool) (e tr
 		}
 	}
 	return e, true, nil
+}
+
+// PageEntry returns the tree entry of the page slug as ingest writes it:
+//
+//   - Size: len(content);
+//   - ModTime: modTime in UTC, truncated to the second;
+//   - Hash: "sha256:" and the lowercase hex SHA-256 of content (what
+//     readers check pages and pointers against);
+//   - ContentType: ContentType(slug, content);
+//   - IsPublic and Groups as given, with HasIsPublic set;
+//   - Chunks and SplitLines as given: the number of chunk records the
+//     page is stored in and whether a chunk was cut inside a line, as
+//     Chunk returns them (len(chunks), splitLines).
+//
+// Every writer of chromafs trees builds page entries with it, so that
+// they agree on the format. groups is not copied.
+func PageEntry(slug string, content []byte, modTime time.Time, isPublic bool, groups []string, chunks int, splitLines bool) tree.Entry {
+	sum := sha256.Sum256(content)
+	return tree.Entry{
+		Slug:        slug,
+		IsPublic:    isPublic,
+		HasIsPublic: true,
+		Groups:      groups,
+		Size:        int64(len(content)),
+		ModTime:     modTime.UTC().Truncate(time.Second),
+		Hash:        "sha256:" + hex.EncodeToString(sum[:]),
+		ContentType: ContentType(slug, content),
+		Chunks:      chunks,
+		SplitLines:  splitLines,
+	}
 }
 
 // ChunkID returns the record id of chunk index of page slug:

@@ -2,8 +2,6 @@ package gen
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"hash/fnv"
 	"slices"
@@ -149,7 +147,8 @@ func Write(ctx context.Context, w collection.Writer, pages map[string]string, op
 		}
 		for _, slug := range slugs {
 			text := pages[slug]
-			chunks, split := ingest.Chunk([]byte(text), opt.MaxChunk)
+			content := []byte(text)
+			chunks, split := ingest.Chunk(content, opt.MaxChunk)
 			for i, c := range chunks {
 				id := ingest.ChunkID(slug, i)
 				if id == l.TreeID {
@@ -166,20 +165,8 @@ func Write(ctx context.Context, w collection.Writer, pages map[string]string, op
 					}
 				}
 			}
-			sum := sha256.Sum256([]byte(text))
 			public, groups := opt.Access(slug)
-			entries = append(entries, tree.Entry{
-				Slug:        slug,
-				IsPublic:    public,
-				HasIsPublic: true,
-				Groups:      groups,
-				Size:        int64(len(text)),
-				ModTime:     modTime(slug),
-				Hash:        "sha256:" + hex.EncodeToString(sum[:]),
-				ContentType: ingest.ContentType(slug, []byte(text)),
-				Chunks:      len(chunks),
-				SplitLines:  split,
-			})
+			entries = append(entries, ingest.PageEntry(slug, content, modTime(slug), public, groups, len(chunks), split))
 			st.Chunks += len(chunks)
 			st.Bytes += int64(len(text))
 		}
