@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/chromafs/chromafs/grepx"
 	"github.com/chromafs/chromafs/internal/getopt"
 )
 
@@ -24,11 +25,18 @@ type Env struct {
 	// Open, used when FS is nil, opens the filesystem once the arguments
 	// have parsed, so that --help, --version and usage errors need no
 	// connection. Its error is printed as "prog: error" and the command
-	// returns 2.
+	// returns 2; an error wrapping ErrReported is not printed, Open
+	// having reported it.
 	Open func(ctx context.Context) (fs.FS, error)
-	// Stdin is read by cat for "-" and when it has no operand; nil means
-	// there is no standard input (cat then reports a missing operand).
+	// Stdin is read by cat and grep for "-" and when they have no
+	// operand; nil means there is no standard input (cat then reports a
+	// missing operand, grep that it does not read standard input).
 	Stdin io.Reader
+	// ReadFile, if set, reads the files that grep's -f and
+	// --exclude-from name, such as the host's files for a command line
+	// ("-" being its standard input). When nil, they are files of FS,
+	// resolved against Dir, and "-" is Stdin.
+	ReadFile func(name string) ([]byte, error)
 	// Stdout and Stderr receive the output and the diagnostics. Each
 	// command buffers Stdout and flushes it before every diagnostic, so
 	// that both may be the same writer.
@@ -50,7 +58,21 @@ type Env struct {
 	Now func() time.Time
 	// Location is the time zone dates print in; nil is time.Local.
 	Location *time.Location
+	// Timeout is the time limit the caller gave ctx, if any, for the
+	// message of a command it stops: grep says "timed out after 1s"
+	// rather than "timed out".
+	Timeout time.Duration
+	// Trace, if set, is told when a phase of a command's work ends, for
+	// a caller that reports where the time goes. grep calls it with
+	// "match" when its search ends (stats are the search's) and "output
+	// flush" once its output is written (stats nil).
+	Trace func(phase string, stats *grepx.Stats)
 }
+
+// ErrReported, wrapped by an error of Env.Open, says that Open has
+// printed the failure itself: the command prints nothing more and
+// returns 2.
+var ErrReported = errors.New("gnu: error already reported")
 
 // Func is the shape of every command: it parses args (without the
 // command's own name) GNU-style, runs, and returns the exit status. It
@@ -59,11 +81,14 @@ type Func func(ctx context.Context, env *Env, args []string) int
 
 // Commands maps each command's name to its function.
 var Commands = map[string]Func{
-	"cat":  Cat,
-	"find": Find,
-	"ls":   Ls,
-	"stat": Stat,
-	"tree": Tree,
+	"cat":   Cat,
+	"egrep": Egrep,
+	"fgrep": Fgrep,
+	"find":  Find,
+	"grep":  Grep,
+	"ls":    Ls,
+	"stat":  Stat,
+	"tree":  Tree,
 }
 
 // run is the state of one command invocation.
@@ -89,7 +114,9 @@ func (r *run) open() bool {
 	}
 	fsys, err := r.env.Open(r.ctx)
 	if err != nil {
-		r.warn("%v", err)
+		if !errors.Is(err, ErrReported) {
+			r.warn("%v", err)
+		}
 		return false
 	}
 	r.fsys = fsys

@@ -44,6 +44,11 @@ type Long struct {
 	// long options with the same key and HasArg are synonyms: a prefix
 	// of both is not ambiguous, as in glibc.
 	Key int
+	// Exact options match only when spelled out in full, never by an
+	// abbreviation: extensions to a GNU tool's table use it so that the
+	// tool's own abbreviations keep their meaning (and their ambiguity
+	// diagnostics).
+	Exact bool
 }
 
 // Spec is the set of options a command accepts.
@@ -64,6 +69,9 @@ type Option struct {
 	// Arg is the option's value; HasValue is false when none was given.
 	Arg      string
 	HasValue bool
+	// Index is the index in args of the argument the option is in (for
+	// a value in the next argument, the option's own).
+	Index int
 }
 
 // Error is a usage error in glibc's words.
@@ -103,7 +111,7 @@ func (s *Spec) matchLong(arg, name string) (*Long, error) {
 		if lo.Name == name {
 			return lo, nil
 		}
-		if !strings.HasPrefix(lo.Name, name) {
+		if lo.Exact || !strings.HasPrefix(lo.Name, name) {
 			continue
 		}
 		switch {
@@ -131,30 +139,47 @@ func (s *Spec) matchLong(arg, name string) (*Long, error) {
 // alone is an operand; everything after "--" is an operand. The error, if
 // any, is an *Error.
 func (s *Spec) Parse(args []string) (opts []Option, operands []string, err error) {
+	operands, err = s.Walk(args, func(o Option) error {
+		opts = append(opts, o)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return opts, operands, nil
+}
+
+// Walk is Parse for a command that acts on each option as glibc's
+// getopt_long hands it out, in order: it calls fn with each option, and
+// stops at the first error, fn's (returned as is) or a usage error (an
+// *Error) for an argument after the options fn has seen. It returns the
+// operands.
+func (s *Spec) Walk(args []string, fn func(Option) error) (operands []string, err error) {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
 		case a == "--":
-			return opts, append(operands, args[i+1:]...), nil
+			return append(operands, args[i+1:]...), nil
 		case strings.HasPrefix(a, "--"):
 			o, next, err := s.long(args, i)
 			if err != nil {
-				return nil, nil, err
+				return nil, err
 			}
-			opts = append(opts, o)
+			if err := fn(o); err != nil {
+				return nil, err
+			}
 			i = next
 		case len(a) > 1 && a[0] == '-':
-			var next int
-			opts, next, err = s.short(opts, args, i)
+			next, err := s.short(args, i, fn)
 			if err != nil {
-				return nil, nil, err
+				return nil, err
 			}
 			i = next
 		default:
 			operands = append(operands, a)
 		}
 	}
-	return opts, operands, nil
+	return operands, nil
 }
 
 // long parses the long option args[i] and returns the index of the last
@@ -166,7 +191,7 @@ func (s *Spec) long(args []string, i int) (Option, int, error) {
 	if err != nil {
 		return Option{}, i, err
 	}
-	o := Option{Key: lo.Key, Name: "--" + lo.Name}
+	o := Option{Key: lo.Key, Name: "--" + lo.Name, Index: i}
 	switch lo.HasArg {
 	case NoArgument:
 		if hasValue {
@@ -185,17 +210,17 @@ func (s *Spec) long(args []string, i int) (Option, int, error) {
 	return o, i, nil
 }
 
-// short parses the cluster of short options args[i], appending to opts,
-// and returns the index of the last argument it used.
-func (s *Spec) short(opts []Option, args []string, i int) ([]Option, int, error) {
+// short parses the cluster of short options args[i], calling fn with
+// each, and returns the index of the last argument it used.
+func (s *Spec) short(args []string, i int, fn func(Option) error) (int, error) {
 	a := args[i]
 	for j := 1; j < len(a); j++ {
 		c := a[j]
 		ok, has := s.shortOpt(c)
 		if !ok {
-			return nil, i, errorf("invalid option -- '%s'", a[j:j+1])
+			return i, errorf("invalid option -- '%s'", a[j:j+1])
 		}
-		o := Option{Key: int(c), Name: "-" + a[j:j+1]}
+		o := Option{Key: int(c), Name: "-" + a[j:j+1], Index: i}
 		switch {
 		case has == NoArgument:
 		case j+1 < len(a):
@@ -203,12 +228,14 @@ func (s *Spec) short(opts []Option, args []string, i int) ([]Option, int, error)
 			j = len(a)
 		case has == RequiredArgument:
 			if i+1 >= len(args) {
-				return nil, i, errorf("option requires an argument -- '%s'", a[j:j+1])
+				return i, errorf("option requires an argument -- '%s'", a[j:j+1])
 			}
 			i++
 			o.Arg, o.HasValue = args[i], true
 		}
-		opts = append(opts, o)
+		if err := fn(o); err != nil {
+			return i, err
+		}
 	}
-	return opts, i, nil
+	return i, nil
 }

@@ -1,6 +1,8 @@
 package getopt
 
 import (
+	"errors"
+	"fmt"
 	"os/exec"
 	"slices"
 	"strings"
@@ -127,5 +129,59 @@ func TestNoArgs(t *testing.T) {
 	_, operands, _ = spec.Parse([]string{"a", "--", "--", "b"})
 	if !slices.Equal(operands, []string{"a", "--", "b"}) {
 		t.Fatalf("operands after -- = %q", operands)
+	}
+}
+
+// TestWalk: Walk hands out options in order with the index of their
+// argument, stops at fn's error before looking further, and reports a
+// usage error only after the options before it were seen.
+func TestWalk(t *testing.T) {
+	var seen []string
+	operands, err := spec.Walk([]string{"x", "-lw", "7", "--all", "y", "-a", "-z"}, func(o Option) error {
+		seen = append(seen, fmt.Sprintf("%s@%d", o.Name, o.Index))
+		return nil
+	})
+	want := []string{"-l@1", "-w@1", "--all@3", "-a@5"}
+	if !slices.Equal(seen, want) || err == nil || err.Error() != "invalid option -- 'z'" || operands != nil {
+		t.Errorf("Walk: saw %q, operands %q, err %v; want %q and invalid option -- 'z'", seen, operands, err, want)
+	}
+	stop := errors.New("stop")
+	seen = nil
+	_, err = spec.Walk([]string{"-la", "-z"}, func(o Option) error {
+		seen = append(seen, o.Name)
+		if o.Key == 'a' {
+			return stop
+		}
+		return nil
+	})
+	if err != stop || !slices.Equal(seen, []string{"-l", "-a"}) {
+		t.Errorf("Walk stopped by fn: saw %q, err %v", seen, err)
+	}
+}
+
+// TestExact: an Exact option matches its full name only, and takes no
+// part in the ambiguity of a prefix.
+func TestExact(t *testing.T) {
+	s := Spec{Long: []Long{
+		{Name: "max-count", HasArg: RequiredArgument, Key: 'm'},
+		{Name: "max-total", HasArg: RequiredArgument, Key: 1, Exact: true},
+	}}
+	for _, tc := range []struct {
+		arg, want string
+	}{
+		{"--max=1", "--max-count"},
+		{"--max-t=1", "unrecognized option '--max-t=1'"},
+		{"--max-total=1", "--max-total"},
+	} {
+		opts, _, err := s.Parse([]string{tc.arg})
+		got := ""
+		if err != nil {
+			got = err.Error()
+		} else {
+			got = opts[0].Name
+		}
+		if got != tc.want {
+			t.Errorf("Parse(%q) = %s; want %s", tc.arg, got, tc.want)
+		}
 	}
 }
