@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
-	"path"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -18,23 +17,6 @@ import (
 type exitError struct{ code int }
 
 func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
-
-// resolve turns a user path (absolute from the collection root, or
-// relative to it) into an fs.FS name. "/" and "" are the root.
-func resolve(p string) string {
-	if p == "" {
-		return "."
-	}
-	c := path.Clean("/" + p)
-	if c == "/" {
-		return "."
-	}
-	return c[1:]
-}
-
-// errText renders an error the way coreutils do: "No such file or
-// directory" and friends (see gnu.ErrText).
-func errText(err error) string { return gnu.ErrText(err) }
 
 // gnuCommands are the file commands of package gnu that the CLI wires,
 // with their synopsis and summary.
