@@ -1,7 +1,9 @@
 // Package gnu holds the file commands that chromafs's surfaces share:
-// ls, cat, stat, tree and find, each a function that runs over any
-// io/fs.FS with its own GNU-style arguments, writes what the real tool
-// writes, and returns the tool's exit status.
+// ls, cat, stat, tree, find and grep (with egrep and fgrep), each a
+// function that runs over any io/fs.FS with its own GNU-style arguments,
+// writes what the real tool writes, and returns the tool's exit status.
+// grep searches with grepx.Search, so a chromafs.FS keeps its
+// accelerations.
 //
 // The same functions back the `chromafs` command line and are meant for
 // any other front-end (a sealed shell, an agent's tools): a behaviour
@@ -12,11 +14,12 @@
 // # Compatibility
 //
 // Each command parses its arguments like the GNU tool it imitates (ls,
-// cat and stat with glibc's getopt_long rules: clusters, attached values,
-// "--", permutation, abbreviated long options; find with its own
-// expression grammar; tree as tree 2.1 parses), prints the same output
-// and diagnostics as GNU coreutils 9.1, findutils 4.9 and tree 2.1 in the
-// C.UTF-8 locale with output to a pipe, and exits with the same status.
+// cat, stat and grep with glibc's getopt_long rules: clusters, attached
+// values, "--", permutation, abbreviated long options, and grep's -NUM;
+// find with its own expression grammar; tree as tree 2.1 parses), prints
+// the same output and diagnostics as GNU coreutils 9.1, findutils 4.9,
+// grep 3.8 and tree 2.1 in the C.UTF-8 locale with output to a pipe, and
+// exits with the same status.
 // The tests run both on the same files and compare. The differences are
 // deliberate and documented on each function: names sort in byte order
 // and find visits entries in name order; ls -l shows the owner and group

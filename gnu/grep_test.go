@@ -208,7 +208,15 @@ func gnuGrep(t *testing.T) string {
 // runGNU runs GNU grep in dir with no input.
 func runGNU(t *testing.T, bin, dir string, args []string) (stdout, stderr string, code int) {
 	t.Helper()
+	return runGNUIn(t, bin, dir, nil, args)
+}
+
+// runGNUIn runs GNU grep (or bin, a wrapper such as egrep) in dir with
+// stdin as its standard input (nil: none).
+func runGNUIn(t *testing.T, bin, dir string, stdin io.Reader, args []string) (stdout, stderr string, code int) {
+	t.Helper()
 	cmd := exec.Command(bin, args...)
+	cmd.Stdin = stdin
 	cmd.Args[0] = "grep" // its name in diagnostics
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "LC_ALL=C.UTF-8", "GREP_COLORS=", "GREP_COLOR=", "POSIXLY_CORRECT=")
