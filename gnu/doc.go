@@ -1,9 +1,10 @@
 // Package gnu holds the file commands that chromafs's surfaces share:
-// ls, cat, stat, tree, find and grep (with egrep and fgrep), each a
-// function that runs over any io/fs.FS with its own GNU-style arguments,
-// writes what the real tool writes, and returns the tool's exit status.
-// grep searches with grepx.Search, so a chromafs.FS keeps its
-// accelerations.
+// ls, cat, stat, tree, find and grep (with egrep and fgrep), and the
+// text utilities of GNU coreutils (head, tail, wc, ...), each a function
+// that runs over any io/fs.FS with its own GNU-style arguments, writes
+// what the real tool writes, and returns the tool's exit status.
+// Commands maps their names to them. grep searches with grepx.Search, so
+// a chromafs.FS keeps its accelerations.
 //
 // The same functions back the `chromafs` command line and are meant for
 // any other front-end (a sealed shell, an agent's tools): a behaviour
@@ -26,6 +27,16 @@
 // "chromafs", a link count computed from the tree, and a "total" from
 // sizes rather than allocated blocks; stat's default output lists what
 // the filesystem knows instead of inode and device numbers.
+//
+// # Text commands
+//
+// The text commands read their operands from the filesystem and "-",
+// or no operand, from Env.Stdin (empty input when it is nil). They work
+// on bytes as coreutils 9.1 does in C.UTF-8 (wc counts characters and
+// words in UTF-8). They stream their input, except where the result
+// depends on all of it (sort, tac, head's all-but-last, tail's last
+// lines): there they hold at most HoldLimit bytes and otherwise stop
+// with ErrTooLarge.
 //
 // # Paths
 //

@@ -86,9 +86,12 @@ var Commands = map[string]Func{
 	"fgrep": Fgrep,
 	"find":  Find,
 	"grep":  Grep,
+	"head":  Head,
 	"ls":    Ls,
 	"stat":  Stat,
+	"tail":  Tail,
 	"tree":  Tree,
+	"wc":    Wc,
 }
 
 // run is the state of one command invocation.

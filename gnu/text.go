@@ -1,0 +1,227 @@
+package gnu
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"strings"
+)
+
+// HoldLimit is the most input, in bytes, that a text command holds in
+// memory at once: all of sort's and tac's input, the lines that head
+// -n -N and tail -n N keep back, and one line of uniq, cut or nl. Past
+// it the command stops with ErrTooLarge rather than grow without bound.
+const HoldLimit = 64 << 20
+
+// ErrTooLarge is the error of a text command whose input exceeds
+// HoldLimit.
+var ErrTooLarge = errors.New("input exceeds the 64 MiB a command holds in memory")
+
+// stdinLabel is how head, tail and wc's headers and diagnostics name
+// standard input.
+const stdinLabel = "standard input"
+
+// openInput opens an operand for reading: "-" is Env.Stdin (empty when
+// there is none), anything else a file resolved against Env.Dir. A
+// directory is an error wrapping errIsDir, reported by the commands as
+// a read error.
+func (r *run) openInput(a string) (io.ReadCloser, error) {
+	if a == "-" {
+		if r.env.Stdin == nil {
+			return io.NopCloser(strings.NewReader("")), nil
+		}
+		return io.NopCloser(r.env.Stdin), nil
+	}
+	name, ok := r.resolve(a)
+	if !ok {
+		return nil, &fs.PathError{Op: "open", Path: a, Err: fs.ErrNotExist}
+	}
+	f, err := r.fsys.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := f.Stat(); err == nil && fi.IsDir() {
+		f.Close()
+		return nil, &fs.PathError{Op: "read", Path: a, Err: errIsDir}
+	}
+	return f, nil
+}
+
+// readHeld reads all of rd, at most HoldLimit bytes.
+func readHeld(rd io.Reader) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(rd, HoldLimit+1))
+	if err != nil {
+		return data, err
+	}
+	if len(data) > HoldLimit {
+		return nil, ErrTooLarge
+	}
+	return data, nil
+}
+
+// lineReader reads lines ending in a delimiter byte, each at most
+// HoldLimit bytes long.
+type lineReader struct {
+	br    *bufio.Reader
+	delim byte
+	buf   []byte
+}
+
+func newLineReader(rd io.Reader, delim byte) *lineReader {
+	return &lineReader{br: bufio.NewReaderSize(rd, 64<<10), delim: delim}
+}
+
+// next returns the next line with its delimiter (missing on a last line
+// that has none), valid until the next call, or io.EOF after the last.
+func (l *lineReader) next() ([]byte, error) {
+	l.buf = l.buf[:0]
+	for {
+		chunk, err := l.br.ReadSlice(l.delim)
+		if len(l.buf)+len(chunk) > HoldLimit {
+			return nil, ErrTooLarge
+		}
+		if err == bufio.ErrBufferFull {
+			l.buf = append(l.buf, chunk...)
+			continue
+		}
+		if len(l.buf) == 0 && err == nil {
+			return chunk, nil
+		}
+		l.buf = append(l.buf, chunk...)
+		if err == io.EOF && len(l.buf) > 0 {
+			return l.buf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		return l.buf, nil
+	}
+}
+
+// errText is ErrText for the read errors of text commands: a directory
+// reads as "Is a directory".
+func errText(err error) string {
+	if errors.Is(err, errIsDir) {
+		return "Is a directory"
+	}
+	if errors.Is(err, ErrTooLarge) {
+		return ErrTooLarge.Error()
+	}
+	return ErrText(err)
+}
+
+// errLargeNum is the error of parseSize for a number past what a uint64
+// holds: coreutils reports it with EOVERFLOW's text.
+var errLargeNum = errors.New("Value too large for defined data type")
+
+// parseSize parses a count as coreutils' xstrtoumax does with the suffixes
+// in valid: decimal digits, then an optional multiplier (b 512, c 1, w 2,
+// k K m M G T P E Z Y R Q, powers of 1024, and, when valid holds '0',
+// "kB" for powers of 1000 and "KiB" for powers of 1024). It returns
+// errLargeNum for a value past math.MaxUint64 and another error for any
+// other malformed count.
+func parseSize(s, valid string) (uint64, error) {
+	bad := errors.New("invalid")
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	if i == 0 {
+		return 0, bad
+	}
+	var n uint64
+	over := false
+	for _, c := range s[:i] {
+		d := uint64(c - '0')
+		if n > (math.MaxUint64-d)/10 {
+			over = true
+		}
+		n = n*10 + d
+	}
+	rest := s[i:]
+	if rest != "" {
+		if !strings.ContainsRune(valid, rune(rest[0])) {
+			return 0, bad
+		}
+		base, power, mult := uint64(1024), 0, uint64(1)
+		if strings.ContainsRune(valid, '0') && len(rest) > 1 {
+			switch rest[1:] {
+			case "iB":
+			case "B", "D":
+				base = 1000
+			default:
+				return 0, bad
+			}
+			rest = rest[:1]
+		}
+		switch rest[0] {
+		case 'b':
+			mult = 512
+		case 'B':
+			mult = 1024
+		case 'c':
+			mult = 1
+		case 'w':
+			mult = 2
+		default:
+			power = strings.IndexByte("kMGTPEZYRQ", rest[0]) + 1
+			if rest[0] == 'K' {
+				power = 1
+			}
+			if rest[0] == 'm' {
+				power = 2
+			}
+		}
+		if len(s[i:]) > 1 && mult != 1 && power == 0 {
+			return 0, bad
+		}
+		for range power {
+			mult *= base
+			if power > 6 {
+				over = true
+			}
+		}
+		if mult != 0 && n > math.MaxUint64/mult {
+			over = true
+		}
+		n *= mult
+	}
+	if over {
+		return math.MaxUint64, errLargeNum
+	}
+	return n, nil
+}
+
+// sizeError is the diagnostic of an invalid count: "invalid number of
+// lines: ‘x’", followed by the reason for one too large.
+func sizeError(what, arg string, err error) string {
+	if errors.Is(err, errLargeNum) {
+		return fmt.Sprintf("%s: %s: %s", what, localeQuote(arg), err)
+	}
+	return fmt.Sprintf("%s: %s", what, localeQuote(arg))
+}
+
+// lastLines returns the offset in data where its last n lines (ended by
+// delim; a last line may lack it) begin.
+func lastLines(data []byte, n uint64, delim byte) int {
+	end := len(data)
+	if end > 0 && data[end-1] == delim {
+		end--
+	}
+	for end >= 0 && n > 0 {
+		i := bytes.LastIndexByte(data[:end], delim)
+		n--
+		if i < 0 {
+			return 0
+		}
+		if n == 0 {
+			return i + 1
+		}
+		end = i
+	}
+	return len(data)
+}
