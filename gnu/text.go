@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"math"
 	"strings"
+	"syscall"
 )
 
 // HoldLimit is the most input, in bytes, that a text command holds in
@@ -116,7 +117,7 @@ func errText(err error) string {
 
 // errLargeNum is the error of parseSize for a number past what a uint64
 // holds: coreutils reports it with EOVERFLOW's text.
-var errLargeNum = errors.New("Value too large for defined data type")
+var errLargeNum = syscall.EOVERFLOW
 
 // parseSize parses a count as coreutils' xstrtoumax does with the suffixes
 // in valid: decimal digits, then an optional multiplier (b 512, c 1, w 2,
@@ -200,7 +201,7 @@ func parseSize(s, valid string) (uint64, error) {
 // lines: ‘x’", followed by the reason for one too large.
 func sizeError(what, arg string, err error) string {
 	if errors.Is(err, errLargeNum) {
-		return fmt.Sprintf("%s: %s: %s", what, localeQuote(arg), err)
+		return fmt.Sprintf("%s: %s: Value too large for defined data type", what, localeQuote(arg))
 	}
 	return fmt.Sprintf("%s: %s", what, localeQuote(arg))
 }
