@@ -1,0 +1,46 @@
+// Package shell runs command lines with the grammar of bash over any
+// io/fs.FS, in process and read-only: the commands are the GNU front-ends
+// of package gnu (ls, cat, find, grep, ... and every command added to
+// gnu.Commands later), the shell's own builtins (echo, printf, test, cd,
+// pwd, ...) and xargs, which runs only those.
+//
+//	sess := shell.New(fsys)
+//	status, err := sess.Run(ctx, "cd /guides && grep -rl webhook . | head -3", os.Stdout, os.Stderr)
+//
+// The parser and interpreter are mvdan.cc/sh/v3 (syntax and interp).
+//
+// # Sealed
+//
+// Nothing of the host is reachable: no process is started, no host file,
+// directory, environment variable, user database, process id or terminal
+// is consulted. Paths resolve in the fs.FS, whose root is "/"; ".." never
+// climbs above it. The environment is fixed (see [Environment]). Writing
+// redirections fail as they do on a read-only mount ("bash: x: Read-only
+// file system", status 1); /dev/null, /dev/stdout and /dev/stderr are the
+// only paths that can be written. A name that is not a command prints
+// "bash: NAME: command not found" with status 127, and a path such as
+// /bin/ls or ./x is looked up in the fs.FS, where it cannot be run.
+//
+// # Bounded
+//
+// Each Run has a deadline (its context and [WithTimeout]), a cap on the
+// characters of standard output and standard error together (after which
+// the output ends with one line saying how much was cut), a cap on the
+// simple commands run and on loop iterations, and a cap on pipeline
+// stages, checked before anything runs. See [Option].
+//
+// # Differences from bash
+//
+//   - The file commands are builtins of the shell: type says "ls is a
+//     shell builtin" and command -v ls prints "ls"; PATH changes nothing.
+//   - Diagnostics of the shell itself say "bash: ..." where bash -c says
+//     "bash: line 1: ...".
+//   - Background jobs (cmd &) run in the foreground, one after another.
+//   - Process substitution fails as it would without a writable /dev/fd
+//     or temporary directory.
+//   - $$ is 1 and $PPID is 0; time reports zero durations; ~user is not
+//     expanded (there are no users).
+//   - type does not know shell functions.
+//   - Variables, functions and options last for one Run; the working
+//     directory (and OLDPWD) last for the Session.
+package shell
