@@ -82,6 +82,7 @@ type Func func(ctx context.Context, env *Env, args []string) int
 // Commands maps each command's name to its function.
 var Commands = map[string]Func{
 	"cat":   Cat,
+	"cut":   Cut,
 	"egrep": Egrep,
 	"fgrep": Fgrep,
 	"find":  Find,
@@ -89,8 +90,10 @@ var Commands = map[string]Func{
 	"head":  Head,
 	"ls":    Ls,
 	"stat":  Stat,
+	"sort":  Sort,
 	"tail":  Tail,
 	"tree":  Tree,
+	"uniq":  Uniq,
 	"wc":    Wc,
 }
 
