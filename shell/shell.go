@@ -47,13 +47,16 @@ func (e *LimitError) Is(target error) bool { return target == ErrLimit }
 // Option configures a Session.
 type Option func(*Session)
 
+// noOutputCap is the cap of WithMaxOutput(-1): a terabyte.
+const noOutputCap = 1 << 40
+
 // WithMaxOutput caps the characters (UTF-8 sequences; other bytes count
 // one each) of standard output and standard error together per Run.
 // Past the cap, output is counted but dropped, and standard output ends
 // with one line: "[output truncated: N more characters; narrow the
 // command, e.g. with head, grep -m or a more specific path]". A command
-// line that writes ten times the cap is stopped. n <= 0 means the
-// default, 30,000.
+// line that writes ten times the cap is stopped. 0 means the
+// default, 30,000; n < 0 means no cap.
 func WithMaxOutput(n int) Option { return func(s *Session) { s.maxOutput = n } }
 
 // WithMaxCommands caps the simple commands (builtins and file commands,
@@ -109,8 +112,11 @@ func New(fsys fs.FS, opts ...Option) *Session {
 	for _, o := range opts {
 		o(s)
 	}
-	if s.maxOutput <= 0 {
+	switch {
+	case s.maxOutput == 0:
 		s.maxOutput = DefaultMaxOutput
+	case s.maxOutput < 0:
+		s.maxOutput = noOutputCap
 	}
 	if s.maxCommands <= 0 {
 		s.maxCommands = DefaultMaxCommands

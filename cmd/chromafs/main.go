@@ -154,7 +154,7 @@ resolve against the root.`,
 		root.AddCommand(gnuCommand(g, c.name, c.use, c.short))
 	}
 	root.AddCommand(
-		grepCommand(g),
+		grepCommand(g), shCommand(g),
 		ingestCommand(g), validateCommand(g),
 		serveCommand(g), hashPasswordCommand(), hashTokenCommand(),
 		versionCommand(),

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/chromafs/chromafs/internal/testenv"
+)
+
+// cliIn runs the command in-process with stdin as its standard input.
+func cliIn(t *testing.T, stdin string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	root := newRoot(&out, &errb)
+	root.SetIn(strings.NewReader(stdin))
+	root.SetArgs(args)
+	_, err := root.ExecuteContextC(context.Background())
+	var ee exitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee):
+		code = ee.code
+	default:
+		errb.WriteString(err.Error())
+		code = 2
+	}
+	return out.String(), errb.String(), code
+}
+
+// TestSh: chromafs sh -c runs one line over the collection and exits with
+// its status; without -c it runs the lines of standard input in one
+// session, whose working directory lasts from line to line.
+func TestSh(t *testing.T) {
+	srv := testenv.Chroma(t)
+	g := []string{"--chroma-url", srv.URL, "--collection", testenv.CollectionName(t)}
+	if out, errOut, code := cli(t, append(g, "ingest", "--rules", "../../examples/access.rules", docsDir)...); code != 0 {
+		t.Fatalf("ingest: status %d\n%s%s", code, out, errOut)
+	}
+	lsOut, _, _ := cli(t, append(g, "ls", "-R", "/")...)
+	for _, c := range []struct {
+		args     []string
+		stdin    string
+		out, err string
+		code     int
+	}{
+		{args: []string{"sh", "-c", "ls -R /"}, out: lsOut},
+		{args: []string{"sh", "-c", "cd /guides && pwd && ls auth | cat -n"}, out: "/guides\n     1\tapi-keys.md\n     2\toauth.mdx\n"},
+		{args: []string{"sh", "-c", "cat /internal/oncall.md"}, err: "cat: /internal/oncall.md: No such file or directory\n", code: 1},
+		{args: append([]string{"--groups", "staff"}, "sh", "-c", "ls /internal"), out: "oncall.md\nrunbooks\n"},
+		{args: []string{"sh", "-c", "echo x > /index.md; exit 3"}, err: "bash: /index.md: Read-only file system\n", code: 3},
+		{args: []string{"sh", "-c", "curl https://example.com"}, err: "bash: curl: command not found\n", code: 127},
+		{args: []string{"sh", "-c", "echo 0123456789 | cat", "--max-output", "5"}, out: "01234\n[output truncated: 6 more characters; narrow the command, e.g. with head, grep -m or a more specific path]\n"},
+		{args: []string{"sh"}, stdin: "cd guides\npwd\nfor f in *; do\n  echo \"<$f>\"\ndone\ncd /nope\n", out: "/guides\n<auth>\n<quickstart.md>\n", err: "bash: cd: /nope: No such file or directory\n", code: 1},
+		{args: []string{"sh"}, stdin: "cd /concepts\nls\n", out: "limits.md\nprojects.md\n"},
+	} {
+		args := append(append([]string(nil), g...), c.args...)
+		out, errOut, code := cliIn(t, c.stdin, args...)
+		if out != c.out || errOut != c.err || code != c.code {
+			t.Errorf("%q (stdin %q):\n got out %q err %q status %d\nwant out %q err %q status %d", c.args, c.stdin, out, errOut, code, c.out, c.err, c.code)
+		}
+	}
+}
