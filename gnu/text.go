@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"math"
+	"path"
 	"strings"
 	"syscall"
 )
@@ -225,4 +226,124 @@ func lastLines(data []byte, n uint64, delim byte) int {
 		end = i
 	}
 	return len(data)
+}
+
+// The C library's texts for the errors of the write commands.
+const (
+	textROFS   = "Read-only file system"
+	textExist  = "File exists"
+	textNoEnt  = "No such file or directory"
+	textNotDir = "Not a directory"
+	textIsDir  = "Is a directory"
+)
+
+// lookup stats an operand of a write command; text is the C library's
+// text of why it cannot, "" when it can.
+func (r *run) lookup(a string) (fi fs.FileInfo, name, text string) {
+	name, ok := r.resolve(a)
+	if !ok {
+		return nil, "", textNoEnt
+	}
+	fi, err := fs.Stat(r.fsys, name)
+	if err != nil {
+		if errors.Is(err, syscall.ENOTDIR) {
+			return nil, name, textNotDir
+		}
+		return nil, name, ErrText(err)
+	}
+	return fi, name, ""
+}
+
+// createText is why creating the fs.FS name fails on a read-only
+// filesystem: the parent is missing or not a directory, or the
+// filesystem is read-only.
+func (r *run) createText(name string) string {
+	if name == "." {
+		return textExist
+	}
+	fi, err := fs.Stat(r.fsys, path.Dir(name))
+	switch {
+	case err != nil && errors.Is(err, syscall.ENOTDIR):
+		return textNotDir
+	case err != nil:
+		return ErrText(err)
+	case !fi.IsDir():
+		return textNotDir
+	}
+	return textROFS
+}
+
+// isDevNull reports whether operand a is /dev/null, the one file a
+// command may write.
+func (r *run) isDevNull(a string) bool {
+	p := a
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + r.env.Dir + "/" + p
+	}
+	return a != "" && path.Clean(p) == "/dev/null"
+}
+
+// target splits the operands of cp, mv and ln into sources and a target,
+// with -t DIR and -T, and reports whether the target is a directory
+// the sources go into. ok is false when it has printed a usage error or
+// a failing target.
+func (r *run) target(operands []string, targetDir string, noTargetDir bool) (sources []string, target string, intoDir, ok bool) {
+	if targetDir != "" {
+		fi, _, text := r.lookup(targetDir)
+		if text != "" {
+			r.warn("target directory %s: %s", quote(targetDir), text)
+			return nil, "", false, false
+		}
+		if !fi.IsDir() {
+			r.warn("target %s is not a directory", quote(targetDir))
+			return nil, "", false, false
+		}
+		if len(operands) == 0 {
+			r.usage(1, "missing file operand")
+			return nil, "", false, false
+		}
+		return operands, targetDir, true, true
+	}
+	switch len(operands) {
+	case 0:
+		r.usage(1, "missing file operand")
+		return nil, "", false, false
+	case 1:
+		r.usage(1, "missing destination file operand after %s", quote(operands[0]))
+		return nil, "", false, false
+	}
+	target = operands[len(operands)-1]
+	sources = operands[:len(operands)-1]
+	fi, _, text := r.lookup(target)
+	if noTargetDir {
+		if len(sources) > 1 {
+			r.usage(1, "extra operand %s", quote(operands[2]))
+			return nil, "", false, false
+		}
+		return sources, target, false, true
+	}
+	if len(sources) > 1 {
+		if text != "" {
+			r.warn("target %s: %s", quote(target), text)
+			return nil, "", false, false
+		}
+		if !fi.IsDir() {
+			r.warn("target %s is not a directory", quote(target))
+			return nil, "", false, false
+		}
+	}
+	return sources, target, text == "" && fi.IsDir(), true
+}
+
+// destination is where source goes: target itself, or target/base when
+// target is a directory.
+func destination(source, target string, intoDir bool) string {
+	if !intoDir {
+		return target
+	}
+	base := path.Base(strings.TrimRight(source, "/"))
+	if base == "" || base == "." && source == "" {
+		base = source
+	}
+	return join(target, base)
 }
