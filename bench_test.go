@@ -263,10 +263,11 @@ func largePage(n int) string { return gen.Large(n)[0] }
 // tree fetch, a parse and a prune for a public user.
 func benchSessionCold(b *testing.B, store collection.Store) {
 	ctx := context.Background()
+	sh := chromafs.NewShared(0)
 	b.ReportAllocs()
 	for b.Loop() {
-		chromafs.ResetTreeCache()
-		fsys, err := chromafs.New(ctx, store)
+		sh.Reset()
+		fsys, err := chromafs.New(ctx, store, chromafs.WithShared(sh))
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -1,14 +1,5 @@
 package chromafs
 
-// ResetTreeCache forgets every parsed and fetched tree, so that the next
-// New fetches and parses its tree again (for cold-start benchmarks and
-// tests).
-func ResetTreeCache() {
-	parsedTrees.InvalidateAll()
-	latestTrees.InvalidateAll()
-	failedTrees.InvalidateAll()
-}
-
 // PlanRegexes returns the regexes that Candidates sends for lits: the
 // case-insensitive filter (with fold) and the three boundary regexes.
 func PlanRegexes(lits []string, fold bool) []string {

@@ -2,13 +2,17 @@ package chromafs
 
 import "time"
 
-// SetTreeRetry sets the backoff of remembered tree failures and returns a
-// function that restores it.
-func SetTreeRetry(first, most time.Duration) (restore func()) {
-	f, m := treeRetryFirst, treeRetryMax
-	treeRetryFirst, treeRetryMax = first, most
-	return func() { treeRetryFirst, treeRetryMax = f, m }
+// SetTreeRetry sets the backoff of the tree failures that s remembers:
+// the first wait and the most it doubles to.
+func SetTreeRetry(s *Shared, first, most time.Duration) {
+	s.retryFirst, s.retryMax = first, most
 }
 
-// TreeParses returns the number of tree documents parsed so far.
-func TreeParses() int64 { return treeParses.Load() }
+// TreeParses returns the number of tree documents parsed for s so far.
+func TreeParses(s *Shared) int64 { return s.parses.Load() }
+
+// TreeBytes returns the estimated bytes of the parsed trees s keeps.
+func TreeBytes(s *Shared) uint64 {
+	s.parsed.CleanUp()
+	return s.parsed.WeightedSize()
+}

@@ -14,9 +14,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/maypok86/otter/v2"
-	"golang.org/x/sync/singleflight"
-
 	"github.com/chromafs/chromafs/cachepkg"
 	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/tree"
@@ -65,6 +62,7 @@ type session struct {
 	treeTime    time.Time // the tree record's collection.TreeModTimeKey, or zero
 	sizes       sync.Map  // slug -> int64, sizes learned by reading
 	resolver    Resolver  // fetches lazy pointers; nil: none is fetched
+	shared      *Shared   // where concurrent page fetches meet
 }
 
 var _ interface {
@@ -75,15 +73,10 @@ var _ interface {
 	fs.SubFS
 } = (*FS)(nil)
 
-// parsedTrees keeps parsed trees across sessions, keyed by collection id
-// and tree version, so that a new session on an unchanged collection
-// fetches the tree record but does not parse it again.
-var parsedTrees = otter.Must(&otter.Options[string, *tree.Tree]{MaximumSize: 32})
-
 // New bootstraps a filesystem from the collection behind store: it fetches
 // the path tree record, parses it (or reuses a tree parsed earlier for the
-// same collection and version), and prunes it for the groups given with
-// WithGroups. ctx bounds the bootstrap only; later reads use the context
+// same collection and version: see Shared and WithShared), and prunes it
+// for the groups given with WithGroups. ctx bounds the bootstrap only; later reads use the context
 // of WithContext (context.Background by default).
 //
 // Invalid slugs in the tree are skipped, never served; Problems lists
@@ -111,7 +104,11 @@ func New(ctx context.Context, store collection.Store, opts ...Option) (*FS, erro
 	if cfg.logger == nil {
 		cfg.logger = slog.Default()
 	}
-	st, err := currentTree(ctx, store, cfg.layout.TreeID, &cfg)
+	sh := cfg.shared
+	if sh == nil {
+		sh = defaultShared
+	}
+	st, t, err := sh.currentTree(ctx, store, cfg.layout.TreeID, &cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -122,12 +119,13 @@ func New(ctx context.Context, store collection.Store, opts ...Option) (*FS, erro
 		sep:         cfg.separator,
 		cache:       cfg.cache,
 		log:         cfg.logger,
-		tree:        st.tree,
-		view:        st.tree.View(cfg.groups),
+		tree:        t,
+		view:        t.View(cfg.groups),
 		version:     st.version,
 		lineAligned: st.lineAligned,
 		treeTime:    st.modTime,
 		resolver:    cfg.resolver,
+		shared:      sh,
 	}
 	if ir, ok := store.(collection.IDReader); ok && st.chunkIDs {
 		s.byID = ir
@@ -135,9 +133,10 @@ func New(ctx context.Context, store collection.Store, opts ...Option) (*FS, erro
 	return &FS{s: s, ctx: context.Background()}, nil
 }
 
-// treeState is a collection's tree as this process last fetched it.
+// treeState is a collection's tree as a Shared last fetched it. The tree
+// itself is the one its Shared keeps parsed for the version, if it still
+// does.
 type treeState struct {
-	tree        *tree.Tree
 	version     string
 	chunkIDs    bool      // the tree record declares collection.ChunkIDScheme
 	lineAligned bool      // the tree record declares collection.LineAlignedKey
@@ -161,27 +160,10 @@ type treeFailure struct {
 	backoff time.Duration // the wait before retry
 }
 
-// latestTrees holds the last treeState per collection and tree id, for
-// WithTreeMaxAge and WithStaleTree; failedTrees the last failure, while
-// it is the latest news of the tree; treeFlight makes concurrent News of
-// one collection fetch its tree once.
-var (
-	latestTrees = otter.Must(&otter.Options[string, *treeState]{MaximumSize: 64})
-	failedTrees = otter.Must(&otter.Options[string, *treeFailure]{MaximumSize: 64})
-	treeFlight  singleflight.Group
-)
-
 // markerMaxAge bounds how long a tree is trusted on the word of the
 // collection's TreeVersionKey (collection.TreeVersionKey) alone: a writer other than chromafs ingest
 // may change the tree record without updating the marker.
 const markerMaxAge = time.Minute
-
-// The backoff of a remembered tree failure: the first wait, and the most
-// it doubles to while the tree record stays the same.
-var (
-	treeRetryFirst = time.Second
-	treeRetryMax   = 30 * time.Second
-)
 
 // staleRetry is how often, while New serves a stale tree, it asks the
 // store again: so that a store that times out does not cost every New
@@ -194,54 +176,73 @@ const staleRetry = time.Second
 // fetched now (parsed only if this version was not parsed before). A
 // remembered failure is returned as it is until its retry time; an
 // unreachable store gives the tree fetched last, within WithStaleTree's
-// bound.
-func currentTree(ctx context.Context, store collection.Store, treeID string, cfg *config) (*treeState, error) {
+// bound. A tree fetched last that sh no longer keeps parsed counts as
+// never fetched.
+func (sh *Shared) currentTree(ctx context.Context, store collection.Store, treeID string, cfg *config) (*treeState, *tree.Tree, error) {
 	key := store.CollectionID() + "\x00" + treeID
-	prev, _ := latestTrees.GetIfPresent(key)
+	prev, _ := sh.latest.GetIfPresent(key)
+	var prevTree *tree.Tree
+	if prev != nil {
+		prevTree, _ = sh.parsed.GetIfPresent(store.CollectionID() + "\x00" + prev.version)
+		if prevTree == nil {
+			prev = nil
+		}
+	}
 	if prev != nil {
 		age := time.Since(prev.fetched)
 		if cfg.treeMaxAge > 0 && age < cfg.treeMaxAge {
-			return prev, nil
+			return prev, prevTree, nil
 		}
 		if st, ok := prev.staleWithoutAsking(cfg, age); ok {
-			return st, nil
+			return st, prevTree, nil
 		}
 		if tv, ok := store.(collection.TreeVersioner); ok && age < markerMaxAge {
 			v, err := tv.TreeVersion(ctx)
 			if err == nil {
 				prev.answered()
 			}
-			if err == nil && v != "" && v == prev.version && !failedSince(key, prev) {
-				return prev, nil
+			if err == nil && v != "" && v == prev.version && !sh.failedSince(key, prev) {
+				return prev, prevTree, nil
 			}
 			if err != nil && IsUnavailable(err) {
-				if st, ok := prev.stale(cfg, key, err); ok {
-					return st, nil
+				if st, ok := sh.stale(prev, cfg, key, err); ok {
+					return st, prevTree, nil
 				}
 			}
 		}
 	}
-	if f, ok := failedTrees.GetIfPresent(key); ok && f.limits == cfg.treeLimits && time.Now().Before(f.retry) {
-		return nil, f.err
+	if f, ok := sh.failed.GetIfPresent(key); ok && f.limits == cfg.treeLimits && time.Now().Before(f.retry) {
+		return nil, nil, f.err
 	}
-	v, err, _ := treeFlight.Do(key, func() (any, error) {
-		return fetchTree(ctx, store, treeID, key, cfg.treeLimits)
+	v, err, _ := sh.treeFlight.Do(key, func() (any, error) {
+		st, t, err := sh.fetchTree(ctx, store, treeID, key, cfg.treeLimits)
+		if err != nil {
+			return nil, err
+		}
+		return fetched{st, t}, nil
 	})
 	if err != nil {
 		if prev != nil && IsUnavailable(err) {
-			if st, ok := prev.stale(cfg, key, err); ok {
-				return st, nil
+			if st, ok := sh.stale(prev, cfg, key, err); ok {
+				return st, prevTree, nil
 			}
 		}
-		return nil, err
+		return nil, nil, err
 	}
-	return v.(*treeState), nil
+	f := v.(fetched)
+	return f.st, f.tree, nil
+}
+
+// fetched is what one fetch of a tree record gives.
+type fetched struct {
+	st   *treeState
+	tree *tree.Tree
 }
 
 // failedSince reports whether a failure of the tree was remembered after
 // st was fetched: the tree changed, and st is not current.
-func failedSince(key string, st *treeState) bool {
-	f, ok := failedTrees.GetIfPresent(key)
+func (sh *Shared) failedSince(key string, st *treeState) bool {
+	f, ok := sh.failed.GetIfPresent(key)
 	return ok && f.retry.After(st.fetched)
 }
 
@@ -266,9 +267,9 @@ func (st *treeState) answered() {
 // stale returns st if WithStaleTree lets New serve it after the store
 // failed with err (which IsUnavailable reports), and logs the first time
 // of an episode.
-func (st *treeState) stale(cfg *config, key string, err error) (*treeState, bool) {
+func (sh *Shared) stale(st *treeState, cfg *config, key string, err error) (*treeState, bool) {
 	age := time.Since(st.fetched)
-	if cfg.maxStale <= 0 || age >= cfg.maxStale || failedSince(key, st) {
+	if cfg.maxStale <= 0 || age >= cfg.maxStale || sh.failedSince(key, st) {
 		// Not after a newer tree failed to parse: that tree is the
 		// collection's, and st is not.
 		return nil, false
@@ -282,62 +283,59 @@ func (st *treeState) stale(cfg *config, key string, err error) (*treeState, bool
 	return st, true
 }
 
-// treeParses counts the tree documents parsed, for tests.
-var treeParses atomic.Int64
-
 // fetchTree fetches and parses the tree record treeID, remembering a
-// failure to parse in failedTrees and a success in latestTrees.
-func fetchTree(ctx context.Context, store collection.Store, treeID, key string, limits tree.Limits) (*treeState, error) {
+// failure to parse in sh.failed and a success in sh.latest (and the tree
+// in sh.parsed).
+func (sh *Shared) fetchTree(ctx context.Context, store collection.Store, treeID, key string, limits tree.Limits) (*treeState, *tree.Tree, error) {
 	rec, err := collection.ReadTree(ctx, store, treeID)
 	if err != nil {
 		err = fmt.Errorf("chromafs: fetch path tree %q: %w", treeID, err)
 		if errors.Is(err, tree.ErrMalformed) {
 			// A broken manifest, or shards that do not assemble.
-			rememberFailure(key, "", limits, err)
+			sh.rememberFailure(key, "", limits, err)
 		}
-		return nil, err
+		return nil, nil, err
 	}
 	version := rec.Version
-	if f, ok := failedTrees.GetIfPresent(key); ok && f.version == version && f.limits == limits {
+	if f, ok := sh.failed.GetIfPresent(key); ok && f.version == version && f.limits == limits {
 		// The same document that failed: not parsed again.
-		rememberFailure(key, version, limits, f.err)
-		return nil, f.err
+		sh.rememberFailure(key, version, limits, f.err)
+		return nil, nil, f.err
 	}
 	pkey := store.CollectionID() + "\x00" + version
-	t, ok := parsedTrees.GetIfPresent(pkey)
+	t, ok := sh.parsed.GetIfPresent(pkey)
 	if !ok {
-		treeParses.Add(1)
+		sh.parses.Add(1)
 		t, err = tree.ParseLimited(rec.Document, limits)
 		if err != nil {
 			err = fmt.Errorf("chromafs: parse path tree %q (version %s): %w", treeID, version, err)
-			rememberFailure(key, version, limits, err)
-			return nil, err
+			sh.rememberFailure(key, version, limits, err)
+			return nil, nil, err
 		}
-		parsedTrees.Set(pkey, t)
+		sh.parsed.Set(pkey, t)
 	}
-	failedTrees.Invalidate(key)
+	sh.failed.Invalidate(key)
 	st := &treeState{
-		tree:        t,
 		version:     version,
 		chunkIDs:    rec.Metadata[collection.ChunkIDsKey] == collection.ChunkIDScheme,
 		lineAligned: rec.Metadata[collection.LineAlignedKey] == true,
 		modTime:     metadataTime(rec.Metadata[collection.TreeModTimeKey]),
 		fetched:     time.Now(),
 	}
-	latestTrees.Set(key, st)
-	return st, nil
+	sh.latest.Set(key, st)
+	return st, t, nil
 }
 
 // rememberFailure records that the tree of key failed with err: the first
-// failure of a version waits treeRetryFirst before the next request, each
+// failure of a version waits sh.retryFirst before the next request, each
 // failure of the same version after a retry twice as long as the last
-// (up to treeRetryMax).
-func rememberFailure(key, version string, limits tree.Limits, err error) {
-	wait := treeRetryFirst
-	if f, ok := failedTrees.GetIfPresent(key); ok && f.version == version && f.limits == limits {
-		wait = min(2*f.backoff, treeRetryMax)
+// (up to sh.retryMax).
+func (sh *Shared) rememberFailure(key, version string, limits tree.Limits, err error) {
+	wait := sh.retryFirst
+	if f, ok := sh.failed.GetIfPresent(key); ok && f.version == version && f.limits == limits {
+		wait = min(2*f.backoff, sh.retryMax)
 	}
-	failedTrees.Set(key, &treeFailure{version: version, limits: limits, err: err, retry: time.Now().Add(wait), backoff: wait})
+	sh.failed.Set(key, &treeFailure{version: version, limits: limits, err: err, retry: time.Now().Add(wait), backoff: wait})
 }
 
 // metadataTime reads a time from record metadata: an RFC 3339 string or

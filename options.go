@@ -23,6 +23,7 @@ type config struct {
 	treeLimits tree.Limits
 	maxStale   time.Duration
 	resolver   Resolver
+	shared     *Shared
 }
 
 func defaultConfig() config {

@@ -50,13 +50,13 @@ func (s *session) load(ctx context.Context, n *tree.Node) ([]byte, error) {
 		s.learnSize(n, len(data))
 		return data, nil
 	}
-	// Concurrent loads of one page, in any session of the process, share
+	// Concurrent loads of one page, in any session of its Shared, share
 	// one fetch. The fetch runs detached from the cancellation of the
 	// caller that started it (keeping its deadline), so that one reader
 	// giving up does not fail the others; each caller still stops waiting
 	// when its own context ends.
 	fkey := key + "\x00" + s.layout.SlugField + "\x00" + s.layout.IndexField
-	ch := pageFlight.DoChan(fkey, func() (any, error) {
+	ch := s.shared.pageFlight.DoChan(fkey, func() (any, error) {
 		fctx := context.WithoutCancel(ctx)
 		if d, ok := ctx.Deadline(); ok {
 			var cancel context.CancelFunc
@@ -104,10 +104,6 @@ func (s *session) load(ctx context.Context, n *tree.Node) ([]byte, error) {
 	s.learnSize(n, len(data))
 	return data, nil
 }
-
-// pageFlight deduplicates concurrent page fetches across the sessions of
-// the process.
-var pageFlight singleflight.Group
 
 // learnSize remembers the size of a page whose tree entry has none, for
 // Stat.

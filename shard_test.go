@@ -77,8 +77,7 @@ func TestReadTreeBrokenShards(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			st, _, shards := testcorpus.ShardedStore(t, 300, 1024)
 			tc.break_(st, shards)
-			chromafs.ResetTreeCache()
-			_, err := chromafs.New(ctx, st)
+			_, err := chromafs.New(ctx, st, chromafs.WithShared(chromafs.NewShared(0)))
 			if !errors.Is(err, tree.ErrMalformed) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("New = %v; want a malformed-tree error naming %q", err, tc.want)
 			}
@@ -150,12 +149,12 @@ func TestShardedTreeReadsBackIdentical(t *testing.T) {
 
 	compare := func(t *testing.T) {
 		for _, groups := range [][]string{nil, {"staff"}, {"sales"}} {
-			chromafs.ResetTreeCache()
-			a, err := chromafs.New(ctx, sharded, chromafs.WithGroups(groups...))
+			sh := chromafs.WithShared(chromafs.NewShared(0))
+			a, err := chromafs.New(ctx, sharded, sh, chromafs.WithGroups(groups...))
 			if err != nil {
 				t.Fatal(err)
 			}
-			b, err := chromafs.New(ctx, whole, chromafs.WithGroups(groups...))
+			b, err := chromafs.New(ctx, whole, sh, chromafs.WithGroups(groups...))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -67,22 +67,22 @@ func treeRecord(doc string) collection.Record {
 // backoff ends, and then fetch but do not parse it again while it is
 // unchanged; a fixed tree is served after the backoff.
 func TestTreeBomb(t *testing.T) {
-	defer chromafs.SetTreeRetry(400*time.Millisecond, 2*time.Second)()
 	bomb := bombDoc(t, 64<<20)
 	for _, b := range backends() {
 		t.Run(b.name, func(t *testing.T) {
-			chromafs.ResetTreeCache()
+			sh := chromafs.NewShared(0)
+			chromafs.SetTreeRetry(sh, 400*time.Millisecond, 2*time.Second)
 			target := b.new(t)
 			ctx := context.Background()
 			if err := target.Upsert(ctx, []collection.Record{treeRecord(bomb)}); err != nil {
 				t.Fatal(err)
 			}
 			store := &treeCounter{Store: target}
-			parses := chromafs.TreeParses()
+			parses := chromafs.TreeParses(sh)
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)
 			start := time.Now()
-			_, err := chromafs.New(ctx, store)
+			_, err := chromafs.New(ctx, store, chromafs.WithShared(sh))
 			elapsed := time.Since(start)
 			runtime.ReadMemStats(&after)
 			if !errors.Is(err, tree.ErrTooLarge) || !errors.Is(err, tree.ErrMalformed) {
@@ -92,24 +92,24 @@ func TestTreeBomb(t *testing.T) {
 			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 32<<20 {
 				t.Errorf("New allocated %d bytes", alloc)
 			}
-			if got := chromafs.TreeParses() - parses; got != 1 || store.calls.Load() != 1 {
+			if got := chromafs.TreeParses(sh) - parses; got != 1 || store.calls.Load() != 1 {
 				t.Fatalf("%d parses, %d Tree calls; want 1, 1", got, store.calls.Load())
 			}
 			// Remembered: no request, no parse, the same error.
 			for range 3 {
-				if _, err2 := chromafs.New(ctx, store); err2 == nil || err2.Error() != err.Error() {
+				if _, err2 := chromafs.New(ctx, store, chromafs.WithShared(sh)); err2 == nil || err2.Error() != err.Error() {
 					t.Fatalf("New within the backoff: %v; want %v", err2, err)
 				}
 			}
-			if got := chromafs.TreeParses() - parses; got != 1 || store.calls.Load() != 1 {
+			if got := chromafs.TreeParses(sh) - parses; got != 1 || store.calls.Load() != 1 {
 				t.Fatalf("within the backoff: %d parses, %d Tree calls; want 1, 1", got, store.calls.Load())
 			}
 			// After the backoff: fetched again, recognised, not parsed.
 			time.Sleep(450 * time.Millisecond)
-			if _, err := chromafs.New(ctx, store); !errors.Is(err, tree.ErrTooLarge) {
+			if _, err := chromafs.New(ctx, store, chromafs.WithShared(sh)); !errors.Is(err, tree.ErrTooLarge) {
 				t.Fatalf("New after the backoff: %v", err)
 			}
-			if got := chromafs.TreeParses() - parses; got != 1 || store.calls.Load() != 2 {
+			if got := chromafs.TreeParses(sh) - parses; got != 1 || store.calls.Load() != 2 {
 				t.Fatalf("after the backoff: %d parses, %d Tree calls; want 1, 2", got, store.calls.Load())
 			}
 			// The backoff doubled (800 ms): a fixed tree is seen once it
@@ -123,11 +123,11 @@ func TestTreeBomb(t *testing.T) {
 				t.Fatal(err)
 			}
 			time.Sleep(450 * time.Millisecond)
-			if _, err := chromafs.New(ctx, store); !errors.Is(err, tree.ErrTooLarge) {
+			if _, err := chromafs.New(ctx, store, chromafs.WithShared(sh)); !errors.Is(err, tree.ErrTooLarge) {
 				t.Fatalf("New within the doubled backoff: %v", err)
 			}
 			time.Sleep(400 * time.Millisecond)
-			fsys, err := chromafs.New(ctx, store)
+			fsys, err := chromafs.New(ctx, store, chromafs.WithShared(sh))
 			if err != nil {
 				t.Fatalf("New after the tree was fixed: %v", err)
 			}
@@ -143,12 +143,11 @@ func TestTreeBomb(t *testing.T) {
 func TestTreeNoEntries(t *testing.T) {
 	for _, b := range backends() {
 		t.Run(b.name, func(t *testing.T) {
-			chromafs.ResetTreeCache()
 			target := b.new(t)
 			if err := target.Upsert(context.Background(), []collection.Record{treeRecord(`{"../etc/passwd": {"isPublic": true}}`)}); err != nil {
 				t.Fatal(err)
 			}
-			_, err := chromafs.New(context.Background(), target)
+			_, err := chromafs.New(context.Background(), target, chromafs.WithShared(chromafs.NewShared(0)))
 			if !errors.Is(err, tree.ErrNoEntries) || !strings.Contains(err.Error(), "../etc/passwd") {
 				t.Fatalf("New = %v; want tree.ErrNoEntries naming the slug", err)
 			}
@@ -162,7 +161,7 @@ func TestTreeNoEntries(t *testing.T) {
 // per episode; without it, or past maxStale, New fails with an error
 // that IsUnavailable reports.
 func TestStaleTree(t *testing.T) {
-	chromafs.ResetTreeCache()
+	sh := chromafs.NewShared(0)
 	srv := testenv.NewChroma(t)
 	files := corpus(t)
 	coll := openColl(t, srv.URL)
@@ -171,7 +170,7 @@ func TestStaleTree(t *testing.T) {
 	cache := cachepkg.NewMemory(0)
 	var logs testenv.LogBuffer
 	logger := slog.New(slog.NewTextHandler(&logs, nil))
-	opts := []chromafs.Option{chromafs.WithStaleTree(time.Minute), chromafs.WithCache(cache), chromafs.WithLogger(logger)}
+	opts := []chromafs.Option{chromafs.WithShared(sh), chromafs.WithStaleTree(time.Minute), chromafs.WithCache(cache), chromafs.WithLogger(logger)}
 	fsys, err := chromafs.New(ctx, coll, opts...)
 	if err != nil {
 		t.Fatal(err)
@@ -183,7 +182,7 @@ func TestStaleTree(t *testing.T) {
 	if err := srv.Stop(); err != nil {
 		t.Fatal(err)
 	}
-	_, err = chromafs.New(ctx, coll, chromafs.WithCache(cache))
+	_, err = chromafs.New(ctx, coll, chromafs.WithShared(sh), chromafs.WithCache(cache))
 	if !chromafs.IsUnavailable(err) || !errors.Is(err, syscall.ECONNREFUSED) {
 		t.Fatalf("New without WithStaleTree, Chroma down: %v; want an unavailable error", err)
 	}
@@ -212,7 +211,7 @@ func TestStaleTree(t *testing.T) {
 	if n := strings.Count(logs.String(), "level=WARN"); n != 1 {
 		t.Errorf("%d warnings for one episode; want 1:\n%s", n, logs.String())
 	}
-	if _, err := chromafs.New(ctx, coll, chromafs.WithStaleTree(time.Millisecond)); !chromafs.IsUnavailable(err) {
+	if _, err := chromafs.New(ctx, coll, chromafs.WithShared(sh), chromafs.WithStaleTree(time.Millisecond)); !chromafs.IsUnavailable(err) {
 		t.Errorf("New with a tree older than maxStale: %v; want an unavailable error", err)
 	}
 
@@ -254,23 +253,23 @@ func (h *hangingStore) Tree(ctx context.Context, id string) (collection.TreeReco
 // TestStaleTreeTimeout: a store that stops answering (a deadline, not a
 // refused connection) is unavailable too, and a stale tree is served.
 func TestStaleTreeTimeout(t *testing.T) {
-	chromafs.ResetTreeCache()
+	sh := chromafs.NewShared(0)
 	mem := memstore.New(t.Name())
 	ingested(t, mem, map[string]string{"a.md": "alpha\n"})
 	store := &hangingStore{Store: mem}
-	if _, err := chromafs.New(context.Background(), store); err != nil {
+	if _, err := chromafs.New(context.Background(), store, chromafs.WithShared(sh)); err != nil {
 		t.Fatal(err)
 	}
 	store.hang.Store(true)
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
-	_, err := chromafs.New(ctx, store)
+	_, err := chromafs.New(ctx, store, chromafs.WithShared(sh))
 	if !chromafs.IsUnavailable(err) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("New on a hanging store: %v; want an unavailable error", err)
 	}
 	ctx, cancel = context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
-	fsys, err := chromafs.New(ctx, store, chromafs.WithStaleTree(time.Hour), chromafs.WithLogger(slog.New(slog.DiscardHandler)))
+	fsys, err := chromafs.New(ctx, store, chromafs.WithShared(sh), chromafs.WithStaleTree(time.Hour), chromafs.WithLogger(slog.New(slog.DiscardHandler)))
 	if err != nil {
 		t.Fatalf("New with WithStaleTree on a hanging store: %v", err)
 	}
@@ -336,7 +335,7 @@ func TestDirModTime(t *testing.T) {
 	}
 	for _, b := range backends() {
 		t.Run(b.name, func(t *testing.T) {
-			chromafs.ResetTreeCache()
+			sh := chromafs.WithShared(chromafs.NewShared(0))
 			target := b.new(t)
 			doc, err := tree.Encode(entries, false)
 			if err != nil {
@@ -358,7 +357,7 @@ func TestDirModTime(t *testing.T) {
 				{nil, map[string]time.Time{".": day(7), "docs": day(7), "docs/deep": day(7), "old": treeTime}},
 				{[]string{"staff"}, map[string]time.Time{".": day(25), "docs": day(25), "docs/deep": day(25), "old": treeTime}},
 			} {
-				fsys := mustNew(t, target, chromafs.WithGroups(tc.groups...))
+				fsys := mustNew(t, target, sh, chromafs.WithGroups(tc.groups...))
 				for dir, want := range tc.want {
 					fi, err := fsys.Stat(dir)
 					if err != nil || fi.ModTime() != want {
@@ -413,18 +412,18 @@ func TestDuplicateSlugLastWins(t *testing.T) {
 				{`{"a.md": {"isPublic": true}, "b.md": {"isPublic": true}, "a.md": {"isPublic": false, "groups": ["staff"]}}`, false},
 				{`{"a.md": {"isPublic": false, "groups": ["staff"]}, "b.md": {"isPublic": true}, "a.md": {"isPublic": true}}`, true},
 			} {
-				chromafs.ResetTreeCache()
+				sh := chromafs.WithShared(chromafs.NewShared(0))
 				target := b.new(t)
 				recs := append(append(recs("a.md", 0), recs("b.md", 0)...), treeRecord(tc.doc))
 				if err := target.Upsert(context.Background(), recs); err != nil {
 					t.Fatal(err)
 				}
-				fsys := mustNew(t, target)
+				fsys := mustNew(t, target, sh)
 				_, err := fs.Stat(fsys, "a.md")
 				if tc.public != (err == nil) || (err != nil && !errors.Is(err, fs.ErrNotExist)) {
 					t.Errorf("%s: public Stat(a.md) = %v; want visible %v", tc.doc, err, tc.public)
 				}
-				staff := mustNew(t, target, chromafs.WithGroups("staff"))
+				staff := mustNew(t, target, sh, chromafs.WithGroups("staff"))
 				if got, err := fs.ReadFile(staff, "a.md"); err != nil || string(got) != "c0" {
 					t.Errorf("%s: staff ReadFile(a.md) = %q, %v", tc.doc, got, err)
 				}
@@ -442,7 +441,6 @@ func TestDuplicateSlugLastWins(t *testing.T) {
 func TestStringChunkIndexRead(t *testing.T) {
 	for _, b := range backends() {
 		t.Run(b.name, func(t *testing.T) {
-			chromafs.ResetTreeCache()
 			target := b.new(t)
 			doc, err := tree.Encode([]tree.Entry{{Slug: "p.md", IsPublic: true, Size: -1}}, false)
 			if err != nil {
@@ -456,7 +454,7 @@ func TestStringChunkIndexRead(t *testing.T) {
 			if err := target.Upsert(context.Background(), records); err != nil {
 				t.Fatal(err)
 			}
-			data, err := fs.ReadFile(mustNew(t, target), "p.md")
+			data, err := fs.ReadFile(mustNew(t, target, chromafs.WithShared(chromafs.NewShared(0))), "p.md")
 			if !errors.Is(err, chromafs.ErrCorruptPage) || !strings.Contains(err.Error(), `chunk "p#0" has no valid chunk index`) || !strings.Contains(err.Error(), `"p.md"`) {
 				t.Fatalf("ReadFile = %q, %v; want an error naming the page and chunk p#0", data, err)
 			}
