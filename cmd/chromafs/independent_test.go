@@ -97,6 +97,7 @@ func writeIndependent(t testing.TB, url, coll, src string) {
 // byte, ls and find agree with the real tools, and private pages are
 // invisible without their group and readable with it.
 func TestIndependentWriter(t *testing.T) {
+	t.Parallel() // runs beside the tests that wait for timeouts
 	srv := testenv.Chroma(t)
 	coll := testenv.CollectionName(t)
 	src := goDocs(t)

@@ -73,6 +73,7 @@ func pollStatus(t *testing.T, u string, status int, want string, limit time.Dura
 // started the server becomes ready and serves the page, without a
 // restart.
 func TestServeChromaDownAtStart(t *testing.T) {
+	t.Parallel() // mostly waits for its private Chroma to start
 	chroma := testenv.NewChroma(t)
 	coll := ingestDocs(t, chroma.URL)
 	if err := chroma.Stop(); err != nil {
@@ -114,6 +115,7 @@ func TestServeChromaDownAtStart(t *testing.T) {
 // alone a hang), while a cached page is still served; once Chroma answers
 // again the page is served and /readyz is 200.
 func TestServeFrozenChroma(t *testing.T) {
+	t.Parallel() // mostly waits for timeouts: other tests run meanwhile
 	srv := testenv.Chroma(t)
 	coll := ingestDocs(t, srv.URL)
 	u, err := url.Parse(srv.URL)
