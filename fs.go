@@ -88,7 +88,7 @@ var _ interface {
 // record is unchanged), and after that fetches the record again but
 // parses it only if it changed. An unreachable store is an error for
 // which IsUnavailable reports true, unless WithStaleTree lets New serve
-// the tree this process fetched last.
+// the tree fetched last with the same Shared.
 func New(ctx context.Context, store collection.Store, opts ...Option) (*FS, error) {
 	if store == nil {
 		return nil, errors.New("chromafs: nil store")

@@ -41,13 +41,14 @@ func WithResolver(r Resolver) Option {
 	return func(c *config) { c.resolver = r }
 }
 
-// WithTreeMaxAge lets New reuse the tree that an earlier session of this
-// process fetched from the same collection, without any request, while
-// that fetch is younger than d. After d, New fetches the tree record
-// again (and parses it only if it changed). The default, 0, fetches the
-// tree record on every New, so a new session always sees the current
-// tree; a server that creates many sessions trades up to d of staleness
-// for sessions that cost no network round trip (see BENCHMARKS.md).
+// WithTreeMaxAge lets New reuse the tree that an earlier session of the
+// same Shared (see WithShared) fetched from the same collection, without
+// any request, while that fetch is younger than d and the Shared still
+// keeps the tree. After d, New fetches the tree record again (and parses
+// it only if it changed). The default, 0, fetches the tree record on
+// every New, so a new session always sees the current tree; a server that
+// creates many sessions trades up to d of staleness for sessions that
+// cost no network round trip (see BENCHMARKS.md).
 func WithTreeMaxAge(d time.Duration) Option {
 	return func(c *config) { c.treeMaxAge = d }
 }
@@ -62,19 +63,19 @@ func WithTreeLimits(l tree.Limits) Option {
 	return func(c *config) { c.treeLimits = l }
 }
 
-// WithStaleTree lets New serve the tree that this process fetched last
-// for the same collection (by an earlier New, with any options), when the
-// store cannot be reached now (IsUnavailable: a refused connection, a
-// timeout) and that fetch is younger than maxStale (stale-if-error). The
-// sessions so made list and stat as before, and read every page that
-// their cache holds; a page that is not cached fails to read with the
-// store's error (never fs.ErrNotExist). While it serves a stale tree, New
-// asks the store again at most once a second (other News meanwhile serve
-// the stale tree at once); the first stale New of an episode logs a
-// warning (WithLogger), and the episode ends when a fetch succeeds.
-// Without this option (or with maxStale <= 0) New fails with the store's
-// error. Errors of content (ErrNoTree, tree.ErrMalformed) are never
-// papered over.
+// WithStaleTree lets New serve the tree that was fetched last for the
+// same collection with the same Shared (by an earlier New, with any
+// options, while the Shared still keeps the tree), when the store cannot
+// be reached now (IsUnavailable: a refused connection, a timeout) and
+// that fetch is younger than maxStale (stale-if-error). The sessions so
+// made list and stat as before, and read every page that their cache
+// holds; a page that is not cached fails to read with the store's error
+// (never fs.ErrNotExist). While it serves a stale tree, New asks the
+// store again at most once a second (other News meanwhile serve the stale
+// tree at once); the first stale New of an episode logs a warning
+// (WithLogger), and the episode ends when a fetch succeeds. Without this
+// option (or with maxStale <= 0) New fails with the store's error. Errors
+// of content (ErrNoTree, tree.ErrMalformed) are never papered over.
 func WithStaleTree(maxStale time.Duration) Option {
 	return func(c *config) { c.maxStale = maxStale }
 }
