@@ -40,7 +40,16 @@
 //     or temporary directory.
 //   - $$ is 1 and $PPID is 0; time reports zero durations; ~user is not
 //     expanded (there are no users).
-//   - type does not know shell functions.
+//   - type does not know shell functions, and a function named like a
+//     builtin the shell replaces (cd, type, eval, source, ...) is not
+//     called.
+//   - /dev/null, /dev/stdin, /dev/stdout and /dev/stderr exist for
+//     redirections only: as operands of a command they are files of the
+//     fs.FS.
+//   - A loop of builtins writing into a pipe whose reader has ended (while
+//     true; do echo; done | head -1) is not stopped by SIGPIPE: it runs
+//     until the iteration cap. The file commands stop as on SIGPIPE
+//     (status 141, silently).
 //   - Variables, functions and options last for one Run; the working
 //     directory (and OLDPWD) last for the Session.
 package shell

@@ -186,11 +186,11 @@ var Environment = []string{
 //
 // A syntax error prints a diagnostic and returns 2, as bash does. The
 // error is nil unless the line did not run to its end: it is the
-// context's error (errors.Is with context.DeadlineExceeded or
-// context.Canceled) when the deadline passed or ctx was canceled, with
-// status 124, or an error wrapping ErrLimit (a *LimitError) when a cap
-// stopped or refused it, with status 1. In both cases a line saying so
-// ends the output.
+// context's error when the deadline passed (errors.Is with
+// context.DeadlineExceeded; status 124, as timeout(1) says) or ctx was
+// canceled (context.Canceled; status 130, as after Ctrl-C), or an error
+// wrapping ErrLimit (a *LimitError) when a cap stopped or refused it,
+// with status 1. In each case a line saying so ends the output.
 func (s *Session) Run(ctx context.Context, line string, stdout, stderr io.Writer) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -283,6 +283,9 @@ func (rs *runState) run(ctx context.Context, line string) (int, error) {
 	if cause := context.Cause(ctx); cause != nil {
 		if errors.Is(cause, ErrLimit) {
 			return 1, cause
+		}
+		if errors.Is(cause, context.Canceled) {
+			return 130, cause
 		}
 		return 124, cause
 	}

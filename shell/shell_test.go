@@ -278,6 +278,12 @@ func TestBounds(t *testing.T) {
 		if errb.String() != "bash: stopped: context deadline exceeded\n" {
 			t.Fatalf("stderr %q", errb.String())
 		}
+		canceled, cancel := context.WithCancel(context.Background())
+		cancel()
+		st, err = s.Run(canceled, "echo never", nil, nil)
+		if !errors.Is(err, context.Canceled) || st != 130 {
+			t.Fatalf("canceled: status %d, err %v", st, err)
+		}
 		s = shell.New(docs(), shell.WithTimeout(50*time.Millisecond))
 		st, err = s.Run(context.Background(), "for ((;;)); do :; done", nil, nil)
 		if !errors.Is(err, context.DeadlineExceeded) || st != 124 {
@@ -322,7 +328,7 @@ func TestLimitError(t *testing.T) {
 // descriptor or goroutine behind, even when the reader stops early.
 func TestNoLeak(t *testing.T) {
 	fsys := docs()
-	fsys["big.txt"] = &fstest.MapFile{Data: bytes.Repeat([]byte("0123456789\n"), 100_000)}
+	fsys["big.txt"] = &fstest.MapFile{Data: bytes.Repeat([]byte("0123456789\n"), 30_000)}
 	s := shell.New(fsys)
 	line := "read x < big.txt; cat < guides/b.md; echo $(<README.md) | cat; read y; cat big.txt | (read z)"
 	run(t, s, line) // warm up whatever is started once
@@ -342,7 +348,7 @@ func TestNoLeak(t *testing.T) {
 		return n
 	}
 	fd0, g0 := fds(), runtime.NumGoroutine()
-	for range 50 {
+	for range 20 {
 		if got := run(t, s, line); got.out != "b\n# Docs welcome\n" || got.status != 0 {
 			t.Fatalf("%+v", got)
 		}
