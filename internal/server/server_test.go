@@ -103,10 +103,7 @@ func load(t *testing.T, store ingest.Target) {
 // pages, wrong credentials 401; /healthz needs none. On memstore and on a
 // real Chroma.
 func TestAccess(t *testing.T) {
-	hash, err := server.HashPassword("alice-pw")
-	if err != nil {
-		t.Fatal(err)
-	}
+	hash := cheapHash(t, "alice-pw")
 	users, err := server.ParseUsers(strings.NewReader(
 		"alice password=" + hash + " groups=staff\n" +
 			"bot token-sha256=" + server.HashToken("bot-token") + " groups=release\n"))
