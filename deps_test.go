@@ -19,10 +19,11 @@ const (
 	modXNet   = "golang.org/x/net"
 )
 
-// allowedXNet is the one x/net package the root package may use:
-// pointerguard.go maps international host names to ASCII with
-// idna.Lookup, as net/http does when it dials (the standard library's
-// copy of it is not importable). It is a small package over x/text.
+// allowedXNet is the one x/net package that package pointer, and so the
+// root package, may use: pointer/policy.go maps international host names
+// to ASCII with idna.Lookup, as net/http does when it dials (the standard
+// library's copy of it is not importable). It is a small package over
+// x/text.
 const allowedXNet = "golang.org/x/net/idna"
 
 // TestDependencies runs `go list -deps` (the go command on PATH) on the
@@ -61,6 +62,8 @@ func TestDependencies(t *testing.T) {
 	all := []string{modRedis, modChroma, modAfero, modXNet}
 	rules := []rule{
 		{pkg: ".", forbid: all, allow: []string{allowedXNet}},
+		{pkg: "./collection", forbid: all},
+		{pkg: "./pointer", forbid: all, allow: []string{allowedXNet}},
 		{pkg: "./memstore", forbid: all, allow: []string{allowedXNet}},
 		{pkg: "./grepx/...", forbid: all},
 		{pkg: "./cachepkg", forbid: all},

@@ -60,30 +60,28 @@
 // stored outside the collection (a large OpenAPI spec in an object store,
 // for example). It is listed, pruned for access and stat'ed like any page
 // (with the declared size and modTime, without any request), and fetched
-// through a Resolver only when read: DefaultResolver, an HTTPResolver,
-// fetches http and https URLs with the read's context; WithResolver sets
-// another, and WithResolver(nil) fetches none (reads fail with
-// ErrLazyPointer). The content must match the entry's declared size and
-// hash, else the read fails with an error wrapping ErrBrokenPointer (a
-// 404 included), never partial content. Pointer content is cached and
-// shared between concurrent readers like any page (keyed by the entry's
-// hash, or by its URL and the tree version). The whole content is fetched
-// on the first read from the start (ReadFile, Read at offset 0); for a
-// pointer over 256 KiB whose size is declared, ReadAt and Read after a Seek
-// fetch only a window around the bytes read when the resolver is a
-// RangeResolver (HTTPResolver sends Range requests), checked for the
-// declared total size but not the hash. Prefetch (grep's bulk read)
-// fetches pointers up to four at a time, and grep searches their content
-// unless told to leave them out (IsLazy, grepx.Query.SkipLazy).
+// through a pointer.Resolver only when read: by default the zero
+// pointer.HTTPResolver, which fetches http and https URLs with the read's
+// context; WithResolver sets another, and WithResolver(nil) fetches none
+// (reads fail with ErrLazyPointer). The content must match the entry's
+// declared size and hash, else the read fails with an error wrapping
+// ErrBrokenPointer (a 404 included), never partial content. Pointer
+// content is cached and shared between concurrent readers like any page
+// (keyed by the entry's hash, or by its URL and the tree version). The
+// whole content is fetched on the first read from the start (ReadFile,
+// Read at offset 0); for a pointer over 256 KiB whose size is declared,
+// ReadAt and Read after a Seek fetch only a window around the bytes read
+// when the resolver is a pointer.RangeResolver (HTTPResolver sends Range
+// requests), checked for the declared total size but not the hash.
+// Prefetch (grep's bulk read) fetches pointers up to four at a time, and
+// grep searches their content unless told to leave them out (IsLazy,
+// grepx.Query.SkipLazy).
 //
 // Whoever writes the tree chooses the URLs, so HTTPResolver fetches them
-// under a PointerPolicy (HTTPResolver.Policy, NewPointerPolicy): by default
-// only public addresses, checked on the address actually dialed (loopback,
-// private, link-local, CGNAT and other internal addresses are refused
-// unless an allow entry names them), redirects only to allowed targets,
-// and a deadline on every fetch (HTTPResolver.Timeout). A refused pointer
-// fails with an error wrapping ErrPointerBlocked that names the reason.
-// URLs in errors have their userinfo and query redacted (RedactURL).
+// under a pointer.Policy: by default only public addresses, redirects
+// only to allowed targets, and a deadline on every fetch; see package
+// pointer. A refused pointer fails with an error wrapping
+// pointer.ErrBlocked (and ErrLazyPointer) that names the reason.
 //
 // # Sharded trees
 //

@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	"github.com/chromafs/chromafs/collection"
+	"github.com/chromafs/chromafs/pointer"
 )
 
 // ErrReadOnly is returned (wrapped in an *fs.PathError where a path is
@@ -87,4 +88,24 @@ var (
 	// the size or hash the tree records. Such a page is never served
 	// partially. It is collection.ErrCorruptPage.
 	ErrCorruptPage = collection.ErrCorruptPage
+)
+
+// Errors of lazy file pointers (see package pointer) that reads return,
+// wrapped. They are the values of package pointer, so errors.Is matches
+// either name.
+var (
+	// ErrLazyPointer is wrapped by errors from reading a page whose tree
+	// entry points at content stored outside the collection (a lazy file
+	// pointer) when no resolver fetches it: there is none
+	// (WithResolver(nil)), the resolver does not handle the pointer's
+	// scheme, or its policy refused the URL (then with pointer.ErrBlocked).
+	// It is pointer.ErrLazy.
+	ErrLazyPointer = pointer.ErrLazy
+
+	// ErrBrokenPointer is wrapped by errors from reading a lazy file
+	// pointer whose target does not hold the content the tree promises: a
+	// status other than 2xx (a 404 included), a size or sha256 hash other
+	// than the entry declares, or more than the resolver's limit. Such
+	// content is never served, not even in part. It is pointer.ErrBroken.
+	ErrBrokenPointer = pointer.ErrBroken
 )

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"sync"
 
+	"github.com/chromafs/chromafs/pointer"
 	"github.com/chromafs/chromafs/tree"
 )
 
@@ -18,7 +19,7 @@ const rangeWindow = 256 << 10
 // the file. Its methods are safe for concurrent use.
 //
 // A lazy pointer larger than rangeWindow whose entry declares its size,
-// read through a RangeResolver, is an exception: while its content is not
+// read through a pointer.RangeResolver, is an exception: while its content is not
 // in the page cache, ReadAt and Read at an offset other than 0 fetch
 // only a window of at least rangeWindow bytes around what they read, and
 // the file keeps the last window. Such bytes are checked for the
@@ -79,10 +80,10 @@ func (f *file) loadLocked(op string) error {
 	return nil
 }
 
-// ranger returns the session's RangeResolver if reads of f are served by
+// ranger returns the session's pointer.RangeResolver if reads of f are served by
 // range: f is a lazy pointer larger than rangeWindow with a declared
 // size, not loaded whole. f.mu must be held.
-func (f *file) ranger() (RangeResolver, bool) {
+func (f *file) ranger() (pointer.RangeResolver, bool) {
 	if f.data != nil {
 		return nil, false
 	}
@@ -90,7 +91,7 @@ func (f *file) ranger() (RangeResolver, bool) {
 	if e.URL == "" || e.Size <= rangeWindow {
 		return nil, false
 	}
-	rr, ok := f.fsys.s.resolver.(RangeResolver)
+	rr, ok := f.fsys.s.resolver.(pointer.RangeResolver)
 	return rr, ok
 }
 
@@ -100,7 +101,7 @@ func (f *file) ranger() (RangeResolver, bool) {
 // or the resolver answers with the whole content, f.data is set and the
 // read served from it. On error, n counts the bytes read before it. f.mu
 // must be held.
-func (f *file) readRangeLocked(rr RangeResolver, b []byte, off int64, fill bool) (n int, err error) {
+func (f *file) readRangeLocked(rr pointer.RangeResolver, b []byte, off int64, fill bool) (n int, err error) {
 	s, ctx := f.fsys.s, f.fsys.ctx
 	size := f.node.Entry.Size
 	for n < len(b) {

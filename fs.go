@@ -16,6 +16,7 @@ import (
 
 	"github.com/chromafs/chromafs/cachepkg"
 	"github.com/chromafs/chromafs/collection"
+	"github.com/chromafs/chromafs/pointer"
 	"github.com/chromafs/chromafs/tree"
 )
 
@@ -59,10 +60,10 @@ type session struct {
 	byID    collection.IDReader // non-nil when chunk ids follow collection.ChunkID
 	// lineAligned: the tree record says collection.LineAlignedKey: true.
 	lineAligned bool
-	treeTime    time.Time // the tree record's collection.TreeModTimeKey, or zero
-	sizes       sync.Map  // slug -> int64, sizes learned by reading
-	resolver    Resolver  // fetches lazy pointers; nil: none is fetched
-	shared      *Shared   // where concurrent page fetches meet
+	treeTime    time.Time        // the tree record's collection.TreeModTimeKey, or zero
+	sizes       sync.Map         // slug -> int64, sizes learned by reading
+	resolver    pointer.Resolver // fetches lazy pointers; nil: none is fetched
+	shared      *Shared          // where concurrent page fetches meet
 }
 
 var _ interface {

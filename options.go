@@ -7,6 +7,7 @@ import (
 
 	"github.com/chromafs/chromafs/cachepkg"
 	"github.com/chromafs/chromafs/collection"
+	"github.com/chromafs/chromafs/pointer"
 	"github.com/chromafs/chromafs/tree"
 )
 
@@ -22,22 +23,26 @@ type config struct {
 	treeMaxAge time.Duration
 	treeLimits tree.Limits
 	maxStale   time.Duration
-	resolver   Resolver
+	resolver   pointer.Resolver
 	shared     *Shared
 }
 
+// defaultResolver is the resolver of an FS made without WithResolver.
+var defaultResolver pointer.Resolver = &pointer.HTTPResolver{}
+
 func defaultConfig() config {
-	return config{layout: collection.DefaultLayout(), resolver: DefaultResolver}
+	return config{layout: collection.DefaultLayout(), resolver: defaultResolver}
 }
 
 // WithResolver sets the resolver that fetches lazy file pointers (tree
-// entries with a URL instead of chunks) when they are read. The default is
-// DefaultResolver, an HTTPResolver that fetches http and https URLs;
-// WithResolver(nil) fetches no pointer, so that reading one fails with an
-// error wrapping ErrLazyPointer (listing them still works). Pointer
-// content is checked against the entry's declared size and hash, and
-// cached like any page; see Resolver.
-func WithResolver(r Resolver) Option {
+// entries with a URL instead of chunks) when they are read. The default
+// is the zero pointer.HTTPResolver, which fetches http and https URLs from
+// public addresses only (its default pointer.Policy), with its default
+// client and limits; WithResolver(nil) fetches no pointer, so that reading
+// one fails with an error wrapping ErrLazyPointer (listing them still
+// works). Pointer content is checked against the entry's declared size
+// and hash, and cached like any page; see pointer.Resolver.
+func WithResolver(r pointer.Resolver) Option {
 	return func(c *config) { c.resolver = r }
 }
 

@@ -19,12 +19,6 @@ var (
 	errNotDir = errors.New("not a directory")
 )
 
-// ErrLazyPointer is wrapped by errors from reading a page whose tree entry
-// points at content stored outside the collection (a lazy file pointer),
-// when no resolver is configured (WithResolver(nil)) or the resolver does
-// not handle the pointer's scheme.
-var ErrLazyPointer = errors.New("page content is stored outside the collection")
-
 // cacheKey identifies one version of one page of one collection. A lazy
 // pointer without a hash is keyed by its URL and the tree version.
 func (s *session) cacheKey(n *tree.Node) string {

@@ -11,6 +11,7 @@ import (
 	"github.com/chromafs/chromafs"
 	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/memstore"
+	"github.com/chromafs/chromafs/pointer"
 	"github.com/chromafs/chromafs/tree"
 )
 
@@ -42,12 +43,12 @@ func ExampleWithResolver() {
 
 	// httptest listens on 127.0.0.1: a loopback address, which pointers
 	// may reach only when an allow entry names it.
-	policy, err := chromafs.NewPointerPolicy(srv.URL)
+	policy, err := pointer.NewPolicy(srv.URL)
 	if err != nil {
 		log.Fatal(err)
 	}
 	fsys, err := chromafs.New(context.Background(), store,
-		chromafs.WithResolver(&chromafs.HTTPResolver{Policy: policy, MaxBytes: 1 << 20}))
+		chromafs.WithResolver(&pointer.HTTPResolver{Policy: policy, MaxBytes: 1 << 20}))
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/chromafs/chromafs"
 	"github.com/chromafs/chromafs/grepx"
+	"github.com/chromafs/chromafs/pointer"
 )
 
 // TestGrepSkipLazy: grepx.Query.SkipLazy leaves lazy pointers out of a
@@ -20,7 +21,7 @@ func TestGrepSkipLazy(t *testing.T) {
 			store := b.new(t)
 			writePointerTree(t, store, srv)
 			ctx := context.Background()
-			fsys, err := chromafs.New(ctx, store, chromafs.WithResolver(&chromafs.HTTPResolver{Policy: allowing(t, srv.URL)}))
+			fsys, err := chromafs.New(ctx, store, chromafs.WithResolver(&pointer.HTTPResolver{Policy: allowing(t, srv.URL)}))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -18,6 +18,7 @@ import (
 	"github.com/chromafs/chromafs"
 	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/memstore"
+	"github.com/chromafs/chromafs/pointer"
 	"github.com/chromafs/chromafs/tree"
 )
 
@@ -206,7 +207,7 @@ func newRangeFS(t *testing.T, rs *rangeServer, opts ...chromafs.Option) *chromaf
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts = append([]chromafs.Option{chromafs.WithResolver(&chromafs.HTTPResolver{Policy: allowing(t, rs.URL)})}, opts...)
+	opts = append([]chromafs.Option{chromafs.WithResolver(&pointer.HTTPResolver{Policy: allowing(t, rs.URL)})}, opts...)
 	fsys, err := chromafs.New(context.Background(), store, opts...)
 	if err != nil {
 		t.Fatal(err)
@@ -483,7 +484,7 @@ func TestRangeIgnored(t *testing.T) {
 	}
 
 	// Over MaxBytes, the whole answer is not read.
-	small := newRangeFS(t, rs, chromafs.WithResolver(&chromafs.HTTPResolver{MaxBytes: 1000, Policy: allowing(t, rs.URL)}))
+	small := newRangeFS(t, rs, chromafs.WithResolver(&pointer.HTTPResolver{MaxBytes: 1000, Policy: allowing(t, rs.URL)}))
 	if _, err := openRSA(t, small, "big/ignore.bin").ReadAt(buf, 500000); !errors.Is(err, chromafs.ErrBrokenPointer) || !strings.Contains(err.Error(), "ignores Range") {
 		t.Fatalf("ReadAt over MaxBytes, range ignored = %v", err)
 	}
@@ -541,7 +542,7 @@ func TestRangeBroken(t *testing.T) {
 			if !strings.Contains(err.Error(), tc.msg) || !strings.Contains(err.Error(), rs.URL+"/"+tc.path) {
 				t.Fatalf("error %q does not say %q and the URL", err, tc.msg)
 			}
-			var se *chromafs.StatusError
+			var se *pointer.StatusError
 			if tc.status != 0 && (!errors.As(err, &se) || se.StatusCode != tc.status) {
 				t.Fatalf("error %v: want a StatusError %d", err, tc.status)
 			}
@@ -565,7 +566,7 @@ func TestRangeBroken(t *testing.T) {
 func TestRangeResolverContract(t *testing.T) {
 	rs := newRangeServer(t)
 	ctx := context.Background()
-	r := &chromafs.HTTPResolver{Policy: allowing(t, rs.URL)}
+	r := &pointer.HTTPResolver{Policy: allowing(t, rs.URL)}
 	e := &tree.Entry{Slug: "big.bin", URL: rs.URL + "/ok", Size: int64(len(bigBody))}
 	for _, tc := range []struct {
 		off, n int64
@@ -608,7 +609,7 @@ func TestRangeResolverContract(t *testing.T) {
 	}
 	// A resolver without FetchRange is asked for the whole content.
 	whole := 0
-	fsys := newRangeFS(t, rs, chromafs.WithResolver(chromafs.ResolverFunc(func(ctx context.Context, e *tree.Entry) ([]byte, error) {
+	fsys := newRangeFS(t, rs, chromafs.WithResolver(pointer.ResolverFunc(func(ctx context.Context, e *tree.Entry) ([]byte, error) {
 		whole++
 		return bigBody, nil
 	})))

@@ -18,6 +18,7 @@ import (
 	"github.com/chromafs/chromafs"
 	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/grepx"
+	"github.com/chromafs/chromafs/pointer"
 	"github.com/chromafs/chromafs/tree"
 )
 
@@ -107,9 +108,9 @@ func (p *pointerServer) total() int {
 // allowing returns a pointer policy that allows the given test servers:
 // httptest listens on 127.0.0.1, a loopback address that the default
 // policy refuses.
-func allowing(t testing.TB, urls ...string) *chromafs.PointerPolicy {
+func allowing(t testing.TB, urls ...string) *pointer.Policy {
 	t.Helper()
-	p, err := chromafs.NewPointerPolicy(urls...)
+	p, err := pointer.NewPolicy(urls...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +183,7 @@ func TestPointers(t *testing.T) {
 			ctx := context.Background()
 			newFS := func(t *testing.T, opts ...chromafs.Option) *chromafs.FS {
 				t.Helper()
-				opts = append([]chromafs.Option{chromafs.WithResolver(&chromafs.HTTPResolver{Policy: allowing(t, srv.URL)})}, opts...)
+				opts = append([]chromafs.Option{chromafs.WithResolver(&pointer.HTTPResolver{Policy: allowing(t, srv.URL)})}, opts...)
 				fsys, err := chromafs.New(ctx, store, opts...)
 				if err != nil {
 					t.Fatal(err)
@@ -376,7 +377,7 @@ func TestPointers(t *testing.T) {
 
 			t.Run("404", func(t *testing.T) {
 				_, err := fs.ReadFile(newFS(t), "broken/missing.md")
-				var se *chromafs.StatusError
+				var se *pointer.StatusError
 				if !errors.Is(err, chromafs.ErrBrokenPointer) || errors.Is(err, fs.ErrNotExist) ||
 					!errors.As(err, &se) || se.StatusCode != 404 {
 					t.Fatalf("ReadFile(missing) = %v; want ErrBrokenPointer with a 404 StatusError", err)
@@ -416,7 +417,7 @@ func TestPointers(t *testing.T) {
 				}
 				// MaxBytes: a pointer without declared size larger than it,
 				// and one whose declared size is over it (no request).
-				small := newFS(t, chromafs.WithResolver(&chromafs.HTTPResolver{MaxBytes: 5, Policy: allowing(t, srv.URL)}))
+				small := newFS(t, chromafs.WithResolver(&pointer.HTTPResolver{MaxBytes: 5, Policy: allowing(t, srv.URL)}))
 				if _, err := fs.ReadFile(small, "specs/nosize.txt"); !errors.Is(err, chromafs.ErrBrokenPointer) || !strings.Contains(err.Error(), "limit") {
 					t.Errorf("ReadFile over MaxBytes = %v", err)
 				}
@@ -448,7 +449,7 @@ func TestPointers(t *testing.T) {
 				}
 				// A user's resolver; its result is checked against the tree.
 				objects := map[string]string{"s3://bucket/object.bin": "abc", srv.URL + "/spec.yaml": "short"}
-				custom := newFS(t, chromafs.WithResolver(chromafs.ResolverFunc(func(ctx context.Context, e *tree.Entry) ([]byte, error) {
+				custom := newFS(t, chromafs.WithResolver(pointer.ResolverFunc(func(ctx context.Context, e *tree.Entry) ([]byte, error) {
 					body, ok := objects[e.URL]
 					if !ok {
 						return nil, chromafs.ErrLazyPointer

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/chromafs/chromafs"
+	"github.com/chromafs/chromafs/pointer"
 	"github.com/chromafs/chromafs/tree"
 )
 
@@ -23,8 +23,8 @@ type Pointer struct {
 	// Slug is the page's path, checked like the path of a file.
 	Slug string
 	// URL is where the content lives: an absolute URL with a scheme
-	// (http and https are fetched by chromafs.DefaultResolver; other
-	// schemes need a chromafs.Resolver).
+	// (http and https are fetched by the zero pointer.HTTPResolver; other
+	// schemes need a pointer.Resolver).
 	URL string
 	// Size is the content's length in bytes, or -1 when unknown.
 	Size int64
@@ -130,13 +130,13 @@ func (p Pointer) check() error {
 	if err != nil {
 		// The *url.Error would repeat the URL, query and userinfo
 		// included.
-		return fmt.Errorf("bad url %q: %v", chromafs.RedactURL(p.URL), errors.Unwrap(err))
+		return fmt.Errorf("bad url %q: %v", pointer.RedactURL(p.URL), errors.Unwrap(err))
 	}
 	if u.Scheme == "" || !u.IsAbs() {
-		return fmt.Errorf("bad url %q: not absolute (want a scheme such as https://)", chromafs.RedactURL(p.URL))
+		return fmt.Errorf("bad url %q: not absolute (want a scheme such as https://)", pointer.RedactURL(p.URL))
 	}
 	if (u.Scheme == "http" || u.Scheme == "https") && u.Host == "" {
-		return fmt.Errorf("bad url %q: no host", chromafs.RedactURL(p.URL))
+		return fmt.Errorf("bad url %q: no host", pointer.RedactURL(p.URL))
 	}
 	if p.Size < -1 {
 		return fmt.Errorf("negative size %d", p.Size)

@@ -20,6 +20,7 @@ import (
 	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/internal/testenv"
 	"github.com/chromafs/chromafs/memstore"
+	"github.com/chromafs/chromafs/pointer"
 )
 
 var specBody = strings.Repeat(`{"openapi":"3.1.0","paths":{}}`+"\n", 300)
@@ -81,11 +82,11 @@ func pointerRoundTrip(t *testing.T, ctx context.Context, dst Target) {
 
 	// The spec server listens on 127.0.0.1, which pointers may reach
 	// only when allowed.
-	policy, err := chromafs.NewPointerPolicy(srv.URL)
+	policy, err := pointer.NewPolicy(srv.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
-	staff, err := chromafs.New(ctx, dst, chromafs.WithGroups("staff"), chromafs.WithResolver(&chromafs.HTTPResolver{Policy: policy}))
+	staff, err := chromafs.New(ctx, dst, chromafs.WithGroups("staff"), chromafs.WithResolver(&pointer.HTTPResolver{Policy: policy}))
 	if err != nil {
 		t.Fatal(err)
 	}

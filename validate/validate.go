@@ -15,7 +15,7 @@
 // # Lazy pointers
 //
 // With Options.CheckPointers, Run also fetches every lazy pointer (tree
-// entries with a url) through a chromafs.Resolver, a few at a time, and
+// entries with a url) through a pointer.Resolver, a few at a time, and
 // reports an error for a pointer that cannot be fetched (unreachable, a
 // status other than 2xx, past Options.PointerTimeout) or whose content
 // differs from the size or sha256 hash the tree declares. A pointer
@@ -32,8 +32,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/chromafs/chromafs"
 	"github.com/chromafs/chromafs/collection"
+	"github.com/chromafs/chromafs/pointer"
 	"github.com/chromafs/chromafs/tree"
 )
 
@@ -110,8 +110,9 @@ type Options struct {
 	// against the tree's declared size and hash (see the package
 	// documentation, section "Lazy pointers").
 	CheckPointers bool
-	// Resolver fetches the pointers; nil means chromafs.DefaultResolver.
-	Resolver chromafs.Resolver
+	// Resolver fetches the pointers; nil means the zero
+	// pointer.HTTPResolver, the filesystem's default.
+	Resolver pointer.Resolver
 	// PointerConcurrency is the number of pointers fetched at a time
 	// (default DefaultPointerConcurrency).
 	PointerConcurrency int
@@ -220,7 +221,7 @@ func Run(ctx context.Context, store Store, opt Options) (*Report, error) {
 					pointers = append(pointers, e)
 				}
 				if len(chunks) > 0 {
-					add(Warning, e.Slug, "lazy pointer to %s also has %d chunks, which are never read", chromafs.RedactURL(e.URL), len(chunks))
+					add(Warning, e.Slug, "lazy pointer to %s also has %d chunks, which are never read", pointer.RedactURL(e.URL), len(chunks))
 				}
 				continue
 			}
@@ -229,7 +230,7 @@ func Run(ctx context.Context, store Store, opt Options) (*Report, error) {
 				continue
 			}
 			if _, err := collection.Assemble(e, chunks, opt.Separator); err != nil {
-				add(Error, e.Slug, "%s", strings.TrimPrefix(err.Error(), chromafs.ErrCorruptPage.Error()+": "))
+				add(Error, e.Slug, "%s", strings.TrimPrefix(err.Error(), collection.ErrCorruptPage.Error()+": "))
 				continue
 			}
 		}
@@ -259,7 +260,7 @@ func checkPointers(ctx context.Context, entries []*tree.Entry, opt Options) []Fi
 	}
 	res := opt.Resolver
 	if res == nil {
-		res = chromafs.DefaultResolver
+		res = &pointer.HTTPResolver{}
 	}
 	workers := opt.PointerConcurrency
 	if workers <= 0 {
@@ -294,7 +295,7 @@ func checkPointers(ctx context.Context, entries []*tree.Entry, opt Options) []Fi
 }
 
 // checkPointer fetches one pointer and checks its content.
-func checkPointer(ctx context.Context, res chromafs.Resolver, e *tree.Entry, timeout time.Duration) []Finding {
+func checkPointer(ctx context.Context, res pointer.Resolver, e *tree.Entry, timeout time.Duration) []Finding {
 	var out []Finding
 	if e.Size < 0 {
 		out = append(out, Finding{Warning, e.Slug, "lazy pointer: size not declared (readers cannot check that they get all of the content)"})
@@ -303,7 +304,7 @@ func checkPointer(ctx context.Context, res chromafs.Resolver, e *tree.Entry, tim
 	defer cancel()
 	data, err := res.Fetch(ctx, e)
 	if err == nil {
-		err = chromafs.CheckPointer(e, data)
+		err = pointer.Check(e, data)
 	}
 	if err != nil {
 		msg := err.Error()

@@ -14,9 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromafs/chromafs"
 	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/memstore"
+	"github.com/chromafs/chromafs/pointer"
 	"github.com/chromafs/chromafs/tree"
 	"github.com/chromafs/chromafs/validate"
 )
@@ -184,11 +184,11 @@ func TestCheckPointers(t *testing.T) {
 
 	// The server listens on 127.0.0.1, which pointers may reach only when
 	// allowed.
-	policy, err := chromafs.NewPointerPolicy(srv.URL)
+	policy, err := pointer.NewPolicy(srv.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
-	local := &chromafs.HTTPResolver{Policy: policy}
+	local := &pointer.HTTPResolver{Policy: policy}
 	rep, err = validate.Run(context.Background(), s, validate.Options{CheckPointers: true, PointerConcurrency: 2, Resolver: local})
 	if err != nil {
 		t.Fatal(err)
@@ -236,7 +236,7 @@ func TestCheckPointers(t *testing.T) {
 	}
 
 	// A custom resolver is used instead of HTTP.
-	res := chromafs.ResolverFunc(func(_ context.Context, e *tree.Entry) ([]byte, error) {
+	res := pointer.ResolverFunc(func(_ context.Context, e *tree.Entry) ([]byte, error) {
 		if e.Slug == "missing" {
 			return nil, errors.New("no such object")
 		}

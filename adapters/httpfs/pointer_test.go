@@ -17,6 +17,7 @@ import (
 	"github.com/chromafs/chromafs/adapters/httpfs"
 	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/memstore"
+	"github.com/chromafs/chromafs/pointer"
 	"github.com/chromafs/chromafs/tree"
 )
 
@@ -59,11 +60,11 @@ func TestRangeOnPointer(t *testing.T) {
 		}
 		// The upstream listens on 127.0.0.1, which pointers may reach
 		// only when allowed.
-		policy, err := chromafs.NewPointerPolicy(up.URL)
+		policy, err := pointer.NewPolicy(up.URL)
 		if err != nil {
 			t.Fatal(err)
 		}
-		fsys, err := chromafs.New(context.Background(), store, chromafs.WithResolver(&chromafs.HTTPResolver{Policy: policy}))
+		fsys, err := chromafs.New(context.Background(), store, chromafs.WithResolver(&pointer.HTTPResolver{Policy: policy}))
 		if err != nil {
 			t.Fatal(err)
 		}

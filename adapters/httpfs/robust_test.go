@@ -29,6 +29,7 @@ import (
 	"github.com/chromafs/chromafs/internal/testcorpus"
 	"github.com/chromafs/chromafs/internal/testenv"
 	"github.com/chromafs/chromafs/memstore"
+	"github.com/chromafs/chromafs/pointer"
 	"github.com/chromafs/chromafs/tree"
 )
 
@@ -56,7 +57,7 @@ func TestListingReadsNothing(t *testing.T) {
 		{Slug: "docs/spec.json", URL: "https://specs.example/spec.json"},
 	}
 	var fetched atomic.Int64
-	fetch := chromafs.ResolverFunc(func(ctx context.Context, e *tree.Entry) ([]byte, error) {
+	fetch := pointer.ResolverFunc(func(ctx context.Context, e *tree.Entry) ([]byte, error) {
 		fetched.Add(1)
 		return []byte("{}\n"), nil
 	})

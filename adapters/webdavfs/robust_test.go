@@ -31,6 +31,7 @@ import (
 	"github.com/chromafs/chromafs/internal/testcorpus"
 	"github.com/chromafs/chromafs/internal/testenv"
 	"github.com/chromafs/chromafs/memstore"
+	"github.com/chromafs/chromafs/pointer"
 	"github.com/chromafs/chromafs/tree"
 )
 
@@ -52,7 +53,7 @@ func TestListingReadsNothing(t *testing.T) {
 		{Slug: "index.md", Content: "# Index\n"},
 	}
 	var fetched atomic.Int64
-	fetch := chromafs.ResolverFunc(func(ctx context.Context, e *tree.Entry) ([]byte, error) {
+	fetch := pointer.ResolverFunc(func(ctx context.Context, e *tree.Entry) ([]byte, error) {
 		fetched.Add(1)
 		return make([]byte, pointerSize), nil
 	})

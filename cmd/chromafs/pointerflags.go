@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/chromafs/chromafs"
+	"github.com/chromafs/chromafs/pointer"
 )
 
 // pointerFlags holds the values of --pointer-allow and --pointer-timeout
@@ -27,10 +27,10 @@ type pointerFlags struct {
 // serve). Environment values that do not parse are reported on stderr and
 // left out (the default policy is the strictest).
 func addPointerFlags(pf *pflag.FlagSet, stderr io.Writer) *pointerFlags {
-	p := &pointerFlags{timeout: chromafs.DefaultPointerTimeout}
+	p := &pointerFlags{timeout: pointer.DefaultTimeout}
 	if v := os.Getenv("CHROMAFS_POINTER_ALLOW"); v != "" {
 		for _, s := range splitAllow(v) {
-			if _, err := chromafs.NewPointerPolicy(s); err != nil {
+			if _, err := pointer.NewPolicy(s); err != nil {
 				fmt.Fprintf(stderr, "chromafs: CHROMAFS_POINTER_ALLOW: %v; left out\n", err)
 				continue
 			}
@@ -68,12 +68,12 @@ func splitAllow(v string) []string {
 
 // resolver returns the HTTPResolver that the flags describe. Every entry
 // was checked when it was given, so it fails only on a programming error.
-func (p *pointerFlags) resolver() (*chromafs.HTTPResolver, error) {
-	policy, err := chromafs.NewPointerPolicy(p.allow...)
+func (p *pointerFlags) resolver() (*pointer.HTTPResolver, error) {
+	policy, err := pointer.NewPolicy(p.allow...)
 	if err != nil {
 		return nil, err
 	}
-	return &chromafs.HTTPResolver{Policy: policy, Timeout: p.timeout}, nil
+	return &pointer.HTTPResolver{Policy: policy, Timeout: p.timeout}, nil
 }
 
 // allowValue is --pointer-allow: each use adds entries.
@@ -92,7 +92,7 @@ func (v *allowValue) Set(s string) error {
 		p.allow, p.fromEnv = nil, false
 	}
 	allow := append(append([]string(nil), p.allow...), entries...)
-	if _, err := chromafs.NewPointerPolicy(allow...); err != nil {
+	if _, err := pointer.NewPolicy(allow...); err != nil {
 		return err
 	}
 	p.allow = allow

@@ -1,4 +1,4 @@
-package chromafs
+package pointer
 
 import (
 	"errors"
@@ -16,18 +16,18 @@ import (
 	"golang.org/x/net/idna"
 )
 
-// ErrPointerBlocked is wrapped by errors from reading a lazy file pointer
-// whose URL the resolver's PointerPolicy refuses: a host outside the
+// ErrBlocked is wrapped by errors from reading a lazy file pointer
+// whose URL the resolver's Policy refuses: a host outside the
 // allow list, an address that is not public (loopback, private,
 // link-local, …) and not allowed explicitly, a redirect to such a target,
 // or a host written in a form that could name another host (a number
 // that is not a canonical IPv4 address). Such errors are *BlockedError
-// values and also wrap ErrLazyPointer: nothing was requested from the
+// values and also wrap ErrLazy: nothing was requested from the
 // target (no connection is kept to a refused address, and no request is
 // sent on it).
-var ErrPointerBlocked = errors.New("pointer blocked")
+var ErrBlocked = errors.New("pointer blocked")
 
-// BlockedError is a pointer fetch that the PointerPolicy refused. Its
+// BlockedError is a pointer fetch that the Policy refused. Its
 // message names the URL (with userinfo and query redacted), the reason,
 // and the allow entry that would let it through when there is one.
 type BlockedError struct {
@@ -54,12 +54,12 @@ func (e *BlockedError) Error() string {
 	return b.String()
 }
 
-// Unwrap makes a BlockedError match ErrPointerBlocked and ErrLazyPointer.
-func (e *BlockedError) Unwrap() []error { return []error{ErrPointerBlocked, ErrLazyPointer} }
+// Unwrap makes a BlockedError match ErrBlocked and ErrLazy.
+func (e *BlockedError) Unwrap() []error { return []error{ErrBlocked, ErrLazy} }
 
-// A PointerPolicy decides which URLs an HTTPResolver may fetch and which
-// addresses it may connect to. The zero policy (DefaultPointerPolicy, and
-// NewPointerPolicy()) fetches http and https URLs from public addresses
+// A Policy decides which URLs an HTTPResolver may fetch and which
+// addresses it may connect to. The zero Policy (an HTTPResolver's default, and
+// NewPolicy()) fetches http and https URLs from public addresses
 // only.
 //
 // # Addresses
@@ -83,7 +83,7 @@ func (e *BlockedError) Unwrap() []error { return []error{ErrPointerBlocked, ErrL
 //
 // # Allow entries
 //
-// NewPointerPolicy takes entries of two kinds:
+// NewPolicy takes entries of two kinds:
 //
 //   - A URL prefix, "scheme://host[:port][/path]": scheme http or https,
 //     no userinfo, query or fragment. A URL matches it when its scheme is
@@ -123,8 +123,8 @@ func (e *BlockedError) Unwrap() []error { return []error{ErrPointerBlocked, ErrL
 // when it is dialed), and is not a downgrade from https to http.
 // HTTPResolver.MaxRedirects bounds how many.
 //
-// A PointerPolicy is immutable and safe for concurrent use.
-type PointerPolicy struct {
+// A Policy is immutable and safe for concurrent use.
+type Policy struct {
 	prefixes []allowPrefix
 	addrs    []allowAddr
 	entries  []string // as given, for messages
@@ -133,9 +133,9 @@ type PointerPolicy struct {
 	transport *http.Transport
 }
 
-// DefaultPointerPolicy is the policy of an HTTPResolver whose Policy is
+// defaultPolicy is the policy of an HTTPResolver whose Policy is
 // nil: http and https from public addresses only, any host.
-var DefaultPointerPolicy = &PointerPolicy{}
+var defaultPolicy = &Policy{}
 
 // allowPrefix is a URL prefix entry.
 type allowPrefix struct {
@@ -153,10 +153,10 @@ type allowAddr struct {
 	port   uint16 // 0: any
 }
 
-// NewPointerPolicy returns a policy with the given allow entries (see
-// PointerPolicy). A malformed entry is an error naming it.
-func NewPointerPolicy(allow ...string) (*PointerPolicy, error) {
-	p := &PointerPolicy{}
+// NewPolicy returns a policy with the given allow entries (see
+// Policy). A malformed entry is an error naming it.
+func NewPolicy(allow ...string) (*Policy, error) {
+	p := &Policy{}
 	for _, raw := range allow {
 		if err := p.add(strings.TrimSpace(raw)); err != nil {
 			return nil, fmt.Errorf("pointer allow entry %q: %w", raw, err)
@@ -167,9 +167,9 @@ func NewPointerPolicy(allow ...string) (*PointerPolicy, error) {
 }
 
 // Entries returns the allow entries the policy was made with.
-func (p *PointerPolicy) Entries() []string { return append([]string(nil), p.entries...) }
+func (p *Policy) Entries() []string { return append([]string(nil), p.entries...) }
 
-func (p *PointerPolicy) add(s string) error {
+func (p *Policy) add(s string) error {
 	if s == "" {
 		return errors.New("empty entry")
 	}
@@ -346,23 +346,23 @@ func isASCII(s string) bool {
 }
 
 // CheckURL reports whether the policy lets raw be fetched, before any
-// connection: nil, or an error wrapping ErrPointerBlocked (a
-// *BlockedError), ErrLazyPointer (a scheme other than http and https) or
-// ErrBrokenPointer (not a URL). The address that the host resolves to is
+// connection: nil, or an error wrapping ErrBlocked (a
+// *BlockedError), ErrLazy (a scheme other than http and https) or
+// ErrBroken (not a URL). The address that the host resolves to is
 // checked when it is dialed (see Control).
-func (p *PointerPolicy) CheckURL(raw string) error {
+func (p *Policy) CheckURL(raw string) error {
 	u, err := url.Parse(raw)
 	if err != nil {
-		return fmt.Errorf("%w: invalid pointer URL %s: %v", ErrBrokenPointer, RedactURL(raw), errors.Unwrap(err))
+		return fmt.Errorf("%w: invalid pointer URL %s: %v", ErrBroken, RedactURL(raw), errors.Unwrap(err))
 	}
 	return p.checkURL(u)
 }
 
 // checkURL is CheckURL on a parsed URL: the one the request is made
 // with, so that what is checked is what is dialed.
-func (p *PointerPolicy) checkURL(u *url.URL) error {
+func (p *Policy) checkURL(u *url.URL) error {
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return fmt.Errorf("%w: %s: no resolver for scheme %q", ErrLazyPointer, redactURL(u), u.Scheme)
+		return fmt.Errorf("%w: %s: no resolver for scheme %q", ErrLazy, redactURL(u), u.Scheme)
 	}
 	host, ip, reason := canonicalHost(u.Hostname())
 	if reason != "" {
@@ -386,7 +386,7 @@ func (p *PointerPolicy) checkURL(u *url.URL) error {
 	return nil
 }
 
-func (p *PointerPolicy) matchPrefix(u *url.URL, host, port string) bool {
+func (p *Policy) matchPrefix(u *url.URL, host, port string) bool {
 	for _, a := range p.prefixes {
 		if a.scheme != u.Scheme || a.host != host || a.port != port {
 			continue
@@ -404,7 +404,7 @@ func (p *PointerPolicy) matchPrefix(u *url.URL, host, port string) bool {
 	return false
 }
 
-func (p *PointerPolicy) listForMessage() string {
+func (p *Policy) listForMessage() string {
 	var shown []string
 	for i, a := range p.prefixes {
 		if i == 3 {
@@ -419,7 +419,7 @@ func (p *PointerPolicy) listForMessage() string {
 // CheckAddr reports whether the policy lets a connection be made to ap:
 // nil for a public address or one an allow entry names, else a
 // *BlockedError naming the kind of address.
-func (p *PointerPolicy) CheckAddr(ap netip.AddrPort) error {
+func (p *Policy) CheckAddr(ap netip.AddrPort) error {
 	a := ap.Addr().WithZone("").Unmap()
 	reason := addrReason(a)
 	if reason == "" {
@@ -438,7 +438,7 @@ func (p *PointerPolicy) CheckAddr(ap netip.AddrPort) error {
 // addresses the policy refuses (see CheckAddr), after name resolution and
 // before the connection is made. HTTPResolver's default transport uses
 // it; a custom HTTPResolver.Client can use it in its own dialer.
-func (p *PointerPolicy) Control(network, address string, _ syscall.RawConn) error {
+func (p *Policy) Control(network, address string, _ syscall.RawConn) error {
 	ap, err := netip.ParseAddrPort(address)
 	if err != nil {
 		return &BlockedError{Reason: fmt.Sprintf("cannot check the address %q (%s)", address, network)}
@@ -450,7 +450,7 @@ func (p *PointerPolicy) Control(network, address string, _ syscall.RawConn) erro
 // HTTPResolver with this policy and no Client: http.DefaultTransport's
 // settings with a dialer that applies Control, and no proxy (through a
 // proxy, the address dialed would be the proxy's, not the target's).
-func (p *PointerPolicy) Transport() *http.Transport {
+func (p *Policy) Transport() *http.Transport {
 	p.once.Do(func() {
 		var t *http.Transport
 		if dt, ok := http.DefaultTransport.(*http.Transport); ok {

@@ -1,4 +1,4 @@
-package chromafs
+package pointer
 
 import (
 	"context"
@@ -19,7 +19,7 @@ import (
 	"github.com/chromafs/chromafs/tree"
 )
 
-// ErrBrokenPointer is wrapped by errors from reading a lazy file pointer
+// ErrBroken is wrapped by errors from reading a lazy file pointer
 // whose target does not hold the content the tree promises: the server
 // answered with a status other than 2xx (a 404 included: the page is
 // listed, so a missing target is a broken pointer, not a missing file),
@@ -28,29 +28,29 @@ import (
 // content is never served, not even in part.
 //
 // Failures to reach the target at all (a refused connection, a deadline)
-// do not wrap ErrBrokenPointer; they wrap the cause, such as
+// do not wrap ErrBroken; they wrap the cause, such as
 // context.DeadlineExceeded.
-var ErrBrokenPointer = errors.New("broken lazy pointer")
+var ErrBroken = errors.New("broken lazy pointer")
 
 // A Resolver fetches the content of lazy file pointers: tree entries whose
 // URL field points at content stored outside the collection (for example
 // a large OpenAPI spec in an object store). Users implement it for
 // schemes that HTTPResolver does not handle (s3://, gs://, …); see
-// WithResolver.
+// chromafs.WithResolver.
 //
 // Fetch returns the whole content of e.URL. It must honour ctx (its
 // deadline and cancellation) and should not read more than it needs: when
 // e.Size >= 0 the content must be exactly e.Size bytes, and a resolver
 // should stop reading after e.Size+1 bytes and fail. A resolver that
-// cannot handle e.URL's scheme returns an error wrapping ErrLazyPointer;
+// cannot handle e.URL's scheme returns an error wrapping ErrLazy;
 // one whose target is missing or wrong returns an error wrapping
-// ErrBrokenPointer. The returned slice is owned by chromafs afterwards
+// ErrBroken. The returned slice is owned by chromafs afterwards
 // (it is cached and shared) and must not be modified.
 //
 // chromafs checks the result whatever the resolver: content whose length
 // differs from e.Size (when e.Size >= 0), or whose sha256 differs from
 // e.Hash (when e.Hash is "sha256:<hex>"), is an error wrapping
-// ErrBrokenPointer, never served. Fetch is called only for entries
+// ErrBroken, never served. Fetch is called only for entries
 // visible to the session's user, and at most once per page version at a
 // time in a process (concurrent reads share one call); its result is
 // cached like any page's.
@@ -82,7 +82,7 @@ func (f ResolverFunc) Fetch(ctx context.Context, e *tree.Entry) ([]byte, error) 
 // target that holds a different total size than e.Size (as an HTTP
 // server tells in Content-Range), that refuses the range (HTTP 416) or
 // answers with a status other than 2xx, or that sends more or fewer bytes
-// than it announces, is an error wrapping ErrBrokenPointer (with a
+// than it announces, is an error wrapping ErrBroken (with a
 // *StatusError for HTTP statuses); no bytes are returned with an error.
 // chromafs treats an io.EOF answer to an off it asked for (below e.Size)
 // as a broken pointer too: the content is shorter than declared.
@@ -98,7 +98,7 @@ func (f ResolverFunc) Fetch(ctx context.Context, e *tree.Entry) ([]byte, error) 
 // content: a partial answer is checked for the declared total size and
 // its own length only. chromafs checks the length of every answer
 // whatever the resolver (a wrong one is an error wrapping
-// ErrBrokenPointer, never served), and does not cache partial answers
+// ErrBroken, never served), and does not cache partial answers
 // beyond the open file's current window. The returned slice is owned by
 // chromafs afterwards and must not be modified.
 type RangeResolver interface {
@@ -107,45 +107,39 @@ type RangeResolver interface {
 }
 
 const (
-	// DefaultPointerMaxBytes is the largest content HTTPResolver reads
+	// DefaultMaxBytes is the largest content HTTPResolver reads
 	// when its MaxBytes is 0.
-	DefaultPointerMaxBytes = 64 << 20
-	// DefaultPointerTimeout bounds one fetch by HTTPResolver (connection,
+	DefaultMaxBytes = 64 << 20
+	// DefaultTimeout bounds one fetch by HTTPResolver (connection,
 	// headers and body; for FetchRange, all of its requests) when its
 	// Timeout is 0, on top of the context's deadline.
-	DefaultPointerTimeout = 30 * time.Second
-	// DefaultPointerMaxRedirects is the most redirects HTTPResolver
+	DefaultTimeout = 30 * time.Second
+	// DefaultMaxRedirects is the most redirects HTTPResolver
 	// follows for one request when its MaxRedirects is 0.
-	DefaultPointerMaxRedirects = 5
+	DefaultMaxRedirects = 5
 )
-
-// DefaultResolver is the resolver of an FS created without WithResolver:
-// an HTTPResolver with the default policy, client and limits. It fetches
-// http and https pointers from public addresses only (see PointerPolicy);
-// pointers with other schemes fail with ErrLazyPointer.
-var DefaultResolver Resolver = &HTTPResolver{}
 
 // HTTPResolver fetches http and https pointers with one GET each.
 //
-// Every fetch is checked against Policy (DefaultPointerPolicy when nil):
+// Every fetch is checked against Policy (the zero Policy when nil):
 // by default any host is fetched, but only from public addresses, so a
 // pointer cannot make chromafs request a loopback, private or link-local
 // address (Chroma's own API, a cloud metadata service, an internal
 // service) unless an allow entry names it; redirects are followed only
 // to targets the policy allows, at most MaxRedirects of them. A refused
-// fetch is an error wrapping ErrPointerBlocked (and ErrLazyPointer), a
+// fetch is an error wrapping ErrBlocked (and ErrLazy), a
 // *BlockedError that names the reason and the allow entry that would
 // permit it. URLs in errors have their userinfo and query redacted (see
 // RedactURL).
 //
 // The request carries the read's context, so a deadline set with
-// FS.WithContext bounds it, and Timeout bounds it further. A status other
-// than 2xx is an error wrapping ErrBrokenPointer and a *StatusError
+// chromafs.FS.WithContext bounds it, and Timeout bounds it further. A status other
+// than 2xx is an error wrapping ErrBroken and a *StatusError
 // naming the URL and the status. Content larger than the entry's
 // declared size or than MaxBytes, or smaller than the declared size, is
-// an error wrapping ErrBrokenPointer; the body is read at most one byte
+// an error wrapping ErrBroken; the body is read at most one byte
 // past the limit, and nothing is returned. Pointers with another scheme
-// are an error wrapping ErrLazyPointer.
+// are an error wrapping ErrLazy.
 //
 // HTTPResolver is a RangeResolver: ReadAt, and Read after a Seek away
 // from the start, of a pointer larger than 256 KiB with a declared size
@@ -155,7 +149,7 @@ var DefaultResolver Resolver = &HTTPResolver{}
 // Content-Range for exactly the bytes asked (or a prefix of them, in
 // which case the rest is asked for again, up to 16 requests) and the
 // declared total size ("*" is refused); a 416 or a wrong total is an
-// error wrapping ErrBrokenPointer. Ranged bytes are checked for the
+// error wrapping ErrBroken. Ranged bytes are checked for the
 // declared total size and their own length only, not for the entry's
 // hash, which covers the whole content. A server that ignores Range and
 // answers 200 sends the whole content: it is read and checked like a
@@ -172,19 +166,19 @@ type HTTPResolver struct {
 	// if it uses the policy's Control (or Transport).
 	Client *http.Client
 	// Policy decides which URLs and addresses may be fetched. Nil means
-	// DefaultPointerPolicy: any host, public addresses only.
-	Policy *PointerPolicy
+	// the zero Policy: any host, public addresses only.
+	Policy *Policy
 	// Timeout bounds each fetch (Fetch, or FetchRange with all of its
 	// requests), within the context's deadline. 0 means
-	// DefaultPointerTimeout; a negative value means no bound other than
+	// DefaultTimeout; a negative value means no bound other than
 	// the context's.
 	Timeout time.Duration
 	// MaxRedirects is the most redirects followed for one request. 0
-	// means DefaultPointerMaxRedirects; a negative value follows none (a
+	// means DefaultMaxRedirects; a negative value follows none (a
 	// redirect is then a broken pointer).
 	MaxRedirects int
 	// MaxBytes is the largest content read whole. 0 means
-	// DefaultPointerMaxBytes; a negative value means no limit other than
+	// DefaultMaxBytes; a negative value means no limit other than
 	// the declared size. Ranged reads of a pointer declared larger are
 	// allowed: they hold one window at a time.
 	MaxBytes int64
@@ -208,9 +202,9 @@ func (e *StatusError) Error() string {
 	return fmt.Sprintf("GET %s: %s", e.URL, e.Status)
 }
 
-func (r *HTTPResolver) policy() *PointerPolicy {
+func (r *HTTPResolver) policy() *Policy {
 	if r.Policy == nil {
-		return DefaultPointerPolicy
+		return defaultPolicy
 	}
 	return r.Policy
 }
@@ -219,7 +213,7 @@ func (r *HTTPResolver) policy() *PointerPolicy {
 func (r *HTTPResolver) target(e *tree.Entry) (string, error) {
 	u, err := url.Parse(e.URL)
 	if err != nil {
-		return "", fmt.Errorf("%w: page %q: invalid pointer URL %s: %v", ErrBrokenPointer, e.Slug, RedactURL(e.URL), errors.Unwrap(err))
+		return "", fmt.Errorf("%w: page %q: invalid pointer URL %s: %v", ErrBroken, e.Slug, RedactURL(e.URL), errors.Unwrap(err))
 	}
 	if err := r.policy().checkURL(u); err != nil {
 		return "", fmt.Errorf("page %q: %w", e.Slug, err)
@@ -230,7 +224,7 @@ func (r *HTTPResolver) target(e *tree.Entry) (string, error) {
 // maxBytes is r.MaxBytes with its default; negative means no limit.
 func (r *HTTPResolver) maxBytes() int64 {
 	if r.MaxBytes == 0 {
-		return DefaultPointerMaxBytes
+		return DefaultMaxBytes
 	}
 	return r.MaxBytes
 }
@@ -239,7 +233,7 @@ func (r *HTTPResolver) maxBytes() int64 {
 func (r *HTTPResolver) withTimeout(ctx context.Context) (context.Context, context.CancelFunc) {
 	d := r.Timeout
 	if d == 0 {
-		d = DefaultPointerTimeout
+		d = DefaultTimeout
 	}
 	if d < 0 {
 		return context.WithCancel(ctx)
@@ -255,7 +249,7 @@ func (r *HTTPResolver) timedOut(parent context.Context, err error) error {
 	}
 	d := r.Timeout
 	if d == 0 {
-		d = DefaultPointerTimeout
+		d = DefaultTimeout
 	}
 	return fmt.Errorf("%w (the pointer timeout of %v passed; HTTPResolver.Timeout, chromafs --pointer-timeout)", err, d)
 }
@@ -285,17 +279,17 @@ func (r *HTTPResolver) client() *http.Client {
 
 // checkRedirect refuses a redirect past MaxRedirects, from https to
 // http, or to a target the policy refuses.
-func (r *HTTPResolver) checkRedirect(pol *PointerPolicy, req *http.Request, via []*http.Request) error {
+func (r *HTTPResolver) checkRedirect(pol *Policy, req *http.Request, via []*http.Request) error {
 	from := redactURL(via[len(via)-1].URL)
 	limit := r.MaxRedirects
 	if limit == 0 {
-		limit = DefaultPointerMaxRedirects
+		limit = DefaultMaxRedirects
 	}
 	if len(via) > limit {
 		if limit < 0 {
 			limit = 0
 		}
-		return fmt.Errorf("%w: redirect from %s: more than %d redirects", ErrBrokenPointer, from, limit)
+		return fmt.Errorf("%w: redirect from %s: more than %d redirects", ErrBroken, from, limit)
 	}
 	if via[len(via)-1].URL.Scheme == "https" && req.URL.Scheme == "http" {
 		return &BlockedError{URL: redactURL(req.URL), Reason: "redirect from https (" + from + ") to http"}
@@ -312,7 +306,7 @@ func (r *HTTPResolver) wholeLimit(e *tree.Entry, shown string) (int64, error) {
 	limit := r.maxBytes()
 	if e.Size >= 0 {
 		if limit > 0 && e.Size > limit {
-			return 0, fmt.Errorf("%w: page %q: %s: the tree declares %d bytes, more than the limit of %d", ErrBrokenPointer, e.Slug, shown, e.Size, limit)
+			return 0, fmt.Errorf("%w: page %q: %s: the tree declares %d bytes, more than the limit of %d", ErrBroken, e.Slug, shown, e.Size, limit)
 		}
 		limit = e.Size
 	}
@@ -323,7 +317,7 @@ func (r *HTTPResolver) wholeLimit(e *tree.Entry, shown string) (int64, error) {
 func (r *HTTPResolver) get(ctx context.Context, e *tree.Entry, shown, rng string) (*http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, e.URL, nil)
 	if err != nil {
-		return nil, fmt.Errorf("%w: page %q: %s: %v", ErrBrokenPointer, e.Slug, shown, errors.Unwrap(err))
+		return nil, fmt.Errorf("%w: page %q: %s: %v", ErrBroken, e.Slug, shown, errors.Unwrap(err))
 	}
 	for k, vs := range r.Header {
 		req.Header[k] = append(req.Header[k], vs...)
@@ -371,7 +365,7 @@ func fetchError(e *tree.Entry, shown string, err error) error {
 		}
 		return fmt.Errorf("page %q: %w", e.Slug, inner)
 	}
-	if errors.Is(inner, ErrBrokenPointer) {
+	if errors.Is(inner, ErrBroken) {
 		return fmt.Errorf("page %q: %s: %w", e.Slug, where, inner)
 	}
 	// *url.Error names the method and the (now redacted) URL.
@@ -379,7 +373,7 @@ func fetchError(e *tree.Entry, shown string, err error) error {
 }
 
 func statusError(e *tree.Entry, shown string, resp *http.Response) error {
-	return fmt.Errorf("%w: page %q: %w", ErrBrokenPointer, e.Slug,
+	return fmt.Errorf("%w: page %q: %w", ErrBroken, e.Slug,
 		&StatusError{URL: shown, StatusCode: resp.StatusCode, Status: resp.Status})
 }
 
@@ -418,9 +412,9 @@ func readWhole(resp *http.Response, e *tree.Entry, shown string, limit int64) ([
 	if resp.ContentLength >= 0 {
 		switch {
 		case e.Size >= 0 && resp.ContentLength != e.Size:
-			return nil, fmt.Errorf("%w: page %q: %s: the server announces %d bytes, the tree declares %d", ErrBrokenPointer, e.Slug, shown, resp.ContentLength, e.Size)
+			return nil, fmt.Errorf("%w: page %q: %s: the server announces %d bytes, the tree declares %d", ErrBroken, e.Slug, shown, resp.ContentLength, e.Size)
 		case limit >= 0 && resp.ContentLength > limit:
-			return nil, fmt.Errorf("%w: page %q: %s: the server announces %d bytes, more than the limit of %d", ErrBrokenPointer, e.Slug, shown, resp.ContentLength, limit)
+			return nil, fmt.Errorf("%w: page %q: %s: the server announces %d bytes, more than the limit of %d", ErrBroken, e.Slug, shown, resp.ContentLength, limit)
 		}
 	}
 	var body io.Reader = resp.Body
@@ -437,12 +431,12 @@ func readWhole(resp *http.Response, e *tree.Entry, shown string, limit int64) ([
 	}
 	if limit >= 0 && int64(len(data)) > limit {
 		if e.Size >= 0 {
-			return nil, fmt.Errorf("%w: page %q: %s: content is larger than the %d bytes the tree declares", ErrBrokenPointer, e.Slug, shown, e.Size)
+			return nil, fmt.Errorf("%w: page %q: %s: content is larger than the %d bytes the tree declares", ErrBroken, e.Slug, shown, e.Size)
 		}
-		return nil, fmt.Errorf("%w: page %q: %s: content is larger than the limit of %d bytes", ErrBrokenPointer, e.Slug, shown, limit)
+		return nil, fmt.Errorf("%w: page %q: %s: content is larger than the limit of %d bytes", ErrBroken, e.Slug, shown, limit)
 	}
 	if e.Size >= 0 && int64(len(data)) < e.Size {
-		return nil, fmt.Errorf("%w: page %q: %s: content holds %d bytes, the tree declares %d", ErrBrokenPointer, e.Slug, shown, len(data), e.Size)
+		return nil, fmt.Errorf("%w: page %q: %s: content holds %d bytes, the tree declares %d", ErrBroken, e.Slug, shown, len(data), e.Size)
 	}
 	return data, nil
 }
@@ -490,7 +484,7 @@ func (r *HTTPResolver) fetchRange(ctx context.Context, e *tree.Entry, off, n int
 	var out []byte
 	for i := 0; ; i++ {
 		if i == maxRangeRequests {
-			return nil, false, fmt.Errorf("%w: page %q: %s: %d answers to a request for bytes %d-%d held only %d bytes", ErrBrokenPointer, e.Slug, shown, i, off, last, len(out))
+			return nil, false, fmt.Errorf("%w: page %q: %s: %d answers to a request for bytes %d-%d held only %d bytes", ErrBroken, e.Slug, shown, i, off, last, len(out))
 		}
 		pos := off + int64(len(out))
 		data, full, err := r.getRange(ctx, e, shown, pos, last)
@@ -530,7 +524,7 @@ func (r *HTTPResolver) getRange(ctx context.Context, e *tree.Entry, shown string
 	case resp.StatusCode >= 200 && resp.StatusCode <= 299:
 		// The server ignored the range: the body is the whole content.
 		if limit := r.maxBytes(); limit >= 0 && e.Size > limit {
-			return nil, false, fmt.Errorf("%w: page %q: %s: the server ignores Range requests, and the tree declares %d bytes, more than the limit of %d", ErrBrokenPointer, e.Slug, shown, e.Size, limit)
+			return nil, false, fmt.Errorf("%w: page %q: %s: the server ignores Range requests, and the tree declares %d bytes, more than the limit of %d", ErrBroken, e.Slug, shown, e.Size, limit)
 		}
 		data, err := readWhole(resp, e, shown, e.Size)
 		if err != nil {
@@ -544,24 +538,24 @@ func (r *HTTPResolver) getRange(ctx context.Context, e *tree.Entry, shown string
 	start, end, total, ok := parseContentRange(cr)
 	switch {
 	case !ok || start < 0:
-		return nil, false, fmt.Errorf("%w: page %q: %s: the server answered bytes %d-%d with Content-Range %q", ErrBrokenPointer, e.Slug, shown, first, last, cr)
+		return nil, false, fmt.Errorf("%w: page %q: %s: the server answered bytes %d-%d with Content-Range %q", ErrBroken, e.Slug, shown, first, last, cr)
 	case total < 0:
-		return nil, false, fmt.Errorf("%w: page %q: %s: the server does not tell the content's total size (Content-Range %q); the tree declares %d bytes", ErrBrokenPointer, e.Slug, shown, cr, e.Size)
+		return nil, false, fmt.Errorf("%w: page %q: %s: the server does not tell the content's total size (Content-Range %q); the tree declares %d bytes", ErrBroken, e.Slug, shown, cr, e.Size)
 	case total != e.Size:
-		return nil, false, fmt.Errorf("%w: page %q: %s: the server says the content holds %d bytes, the tree declares %d", ErrBrokenPointer, e.Slug, shown, total, e.Size)
+		return nil, false, fmt.Errorf("%w: page %q: %s: the server says the content holds %d bytes, the tree declares %d", ErrBroken, e.Slug, shown, total, e.Size)
 	case start != first || end > last:
-		return nil, false, fmt.Errorf("%w: page %q: %s: the server answered bytes %d-%d to a request for bytes %d-%d", ErrBrokenPointer, e.Slug, shown, start, end, first, last)
+		return nil, false, fmt.Errorf("%w: page %q: %s: the server answered bytes %d-%d to a request for bytes %d-%d", ErrBroken, e.Slug, shown, start, end, first, last)
 	}
 	want := end - start + 1
 	if resp.ContentLength >= 0 && resp.ContentLength != want {
-		return nil, false, fmt.Errorf("%w: page %q: %s: the server announces %d bytes for bytes %d-%d", ErrBrokenPointer, e.Slug, shown, resp.ContentLength, start, end)
+		return nil, false, fmt.Errorf("%w: page %q: %s: the server announces %d bytes for bytes %d-%d", ErrBroken, e.Slug, shown, resp.ContentLength, start, end)
 	}
 	data, err := readAllInto(make([]byte, 0, min(want, 1<<20)+1), io.LimitReader(resp.Body, want+1))
 	if err != nil {
 		return nil, false, fmt.Errorf("page %q: fetch pointer %s: %w", e.Slug, shown, err)
 	}
 	if int64(len(data)) != want {
-		return nil, false, fmt.Errorf("%w: page %q: %s: the server sent %d bytes for bytes %d-%d", ErrBrokenPointer, e.Slug, shown, len(data), start, end)
+		return nil, false, fmt.Errorf("%w: page %q: %s: the server sent %d bytes for bytes %d-%d", ErrBroken, e.Slug, shown, len(data), start, end)
 	}
 	return data, false, nil
 }
@@ -624,90 +618,19 @@ func readAllInto(buf []byte, r io.Reader) ([]byte, error) {
 	}
 }
 
-// CheckPointer verifies content fetched for a lazy pointer against what
-// its tree entry declares (size, sha256 hash), as FS does on every read.
-// A mismatch is an error wrapping ErrBrokenPointer that names the page and
+// Check verifies content fetched for a lazy pointer against what
+// its tree entry declares (size, sha256 hash), as the filesystem does on every read.
+// A mismatch is an error wrapping ErrBroken that names the page and
 // its URL (without credentials). chromafs validate uses it too.
-func CheckPointer(e *tree.Entry, data []byte) error {
+func Check(e *tree.Entry, data []byte) error {
 	if e.Size >= 0 && int64(len(data)) != e.Size {
-		return fmt.Errorf("%w: page %q: %s holds %d bytes, the tree declares %d", ErrBrokenPointer, e.Slug, redact(e.URL), len(data), e.Size)
+		return fmt.Errorf("%w: page %q: %s holds %d bytes, the tree declares %d", ErrBroken, e.Slug, RedactURL(e.URL), len(data), e.Size)
 	}
 	if want, ok := strings.CutPrefix(e.Hash, "sha256:"); ok {
 		sum := sha256.Sum256(data)
 		if got := hex.EncodeToString(sum[:]); got != want {
-			return fmt.Errorf("%w: page %q: %s: content hash sha256:%s does not match the tree's %s", ErrBrokenPointer, e.Slug, redact(e.URL), got, e.Hash)
+			return fmt.Errorf("%w: page %q: %s: content hash sha256:%s does not match the tree's %s", ErrBroken, e.Slug, RedactURL(e.URL), got, e.Hash)
 		}
 	}
 	return nil
-}
-
-func redact(raw string) string { return RedactURL(raw) }
-
-// resolve fetches a pointer page through the session's resolver and
-// checks it.
-func (s *session) resolve(ctx context.Context, n *tree.Node) ([]byte, error) {
-	if s.resolver == nil {
-		return nil, fmt.Errorf("%w: %s", ErrLazyPointer, redact(n.Entry.URL))
-	}
-	data, err := s.resolver.Fetch(ctx, n.Entry)
-	if err != nil {
-		return nil, err
-	}
-	if data == nil {
-		data = []byte{}
-	}
-	if err := CheckPointer(n.Entry, data); err != nil {
-		return nil, err
-	}
-	return data, nil
-}
-
-// cached returns a page's content if the session's cache holds it,
-// without fetching it.
-func (s *session) cached(ctx context.Context, n *tree.Node) ([]byte, bool) {
-	data, ok := s.cacheGet(ctx, s.cacheKey(n))
-	if ok {
-		s.learnSize(n, len(data))
-	}
-	return data, ok
-}
-
-// resolveRange fetches the want bytes at off of a pointer page through
-// rr and checks the answer's length. If rr answers with the whole
-// content instead (full), it is checked like a Fetch result and cached.
-func (s *session) resolveRange(ctx context.Context, rr RangeResolver, n *tree.Node, off, want int64) ([]byte, bool, error) {
-	e := n.Entry
-	data, full, err := rr.FetchRange(ctx, e, off, want)
-	if err != nil {
-		if err == io.EOF { // not wrapped: a transport's EOF is another failure
-			// The resolver says the content ends before the size the
-			// tree declares.
-			return nil, false, fmt.Errorf("%w: page %q: %s: end of content at %d; the tree declares %d bytes", ErrBrokenPointer, e.Slug, redact(e.URL), off, e.Size)
-		}
-		return nil, false, err
-	}
-	if full {
-		if data == nil {
-			data = []byte{}
-		}
-		if err := CheckPointer(e, data); err != nil {
-			return nil, false, err
-		}
-		s.cachePut(ctx, s.cacheKey(n), data)
-		s.learnSize(n, len(data))
-		return data, true, nil
-	}
-	if int64(len(data)) != want {
-		return nil, false, fmt.Errorf("%w: page %q: %s: the resolver returned %d bytes for a range of %d at %d", ErrBrokenPointer, e.Slug, redact(e.URL), len(data), want, off)
-	}
-	return data, false, nil
-}
-
-// IsLazy reports whether name is a lazy file pointer visible to the
-// session: a page whose content is fetched through the Resolver when read.
-// It does no I/O. Package grepx uses it to leave pointers out of a search
-// (grepx.Query.SkipLazy, chromafs grep --no-pointers).
-func (fsys *FS) IsLazy(name string) bool {
-	n, err := fsys.lookup("stat", name)
-	return err == nil && !n.IsDir && n.Entry != nil && n.Entry.URL != ""
 }
