@@ -48,19 +48,19 @@ const (
 // that are directories are dropped silently, as if they did not exist.
 // Files whose content is stored outside the collection (lazy pointers)
 // are always returned. With no literals (or an empty one), or when the
-// store does not implement [collection.Searcher], every visible file among names is
-// returned. When no file needs a query, none is sent.
+// store does not implement [collection.Searcher], every visible file
+// among names is returned. When no file needs a query, none is sent.
 //
-// The store is asked, with one [collection.Searcher.Search] per condition, restricted
-// to the visible files among names, for the chunks that contain a literal
+// The store is asked, with one [collection.Searcher.Search] per
+// condition, restricted to the visible files among names, for the chunks that contain a literal
 // ($contains) or, with fold, match a regex that spells each literal's
 // case variants (Go's and Rust's (?i) for ASCII literals; explicit
 // classes of each rune's case-folding orbit otherwise).
 //
 // Chroma sees one chunk at a time, so a literal that straddles two chunks
 // is found by no such query. A page needs no more when it is one chunk
-// (per the tree), when the collection declares collection.LineAlignedKey and the
-// page's entry does not have SplitLines (a literal without a newline
+// (per the tree), when the collection declares collection.LineAlignedKey
+// and the page's entry does not have SplitLines (a literal without a newline
 // cannot cross a line end), or when the separator is made of newlines
 // only (as "\n", the Python package's). With the default empty separator, the other pages get three
 // more queries: chunks that end with a non-empty proper prefix of a
@@ -74,6 +74,10 @@ const (
 // such pages are always candidates (a literal may straddle the separator
 // or lie inside it), as they are when the boundary regexes would be too
 // large (literals of more than 1000 runes, or very many).
+//
+// Candidates is grep plumbing: package grepx reaches it through its capability
+// interface grepx.CandidateFS (found by type assertion, like fs.ReadFileFS), so
+// that grepx works over any fs.FS; other callers rarely need it.
 func (fsys *FS) Candidates(ctx context.Context, names []string, literals []string, fold bool) ([]string, error) {
 	s := fsys.s
 	type item struct {

@@ -43,6 +43,7 @@ import (
 type FS struct {
 	s      *session
 	ctx    context.Context
+	bound  bool   // ctx was set by WithContext
 	prefix string // "" or a directory path, for Sub views
 }
 
@@ -372,7 +373,21 @@ func (fsys *FS) WithContext(ctx context.Context) *FS {
 	}
 	c := *fsys
 	c.ctx = ctx
+	c.bound = true
 	return &c
+}
+
+// BindContext is how the adapters (httpfs, webdavfs) bind a request's
+// context: it returns fsys.WithContext(ctx), unless fsys (or the view it
+// was derived from) was made by WithContext, whose binding (a deadline
+// its creator chose, say) then stands and fsys itself is returned. A nil
+// ctx returns fsys. It implements the one interface by which the adapters
+// bind any fs.FS, interface{ BindContext(context.Context) fs.FS }.
+func (fsys *FS) BindContext(ctx context.Context) fs.FS {
+	if ctx == nil || fsys.bound {
+		return fsys
+	}
+	return fsys.WithContext(ctx)
 }
 
 // Context returns the context that fsys's network calls use.
@@ -452,6 +467,10 @@ func (fsys *FS) ReadFile(name string) ([]byte, error) {
 // ReadFileShared is ReadFile without the copy: the returned slice is
 // shared with the page cache and must not be modified. Package grepx uses
 // it to search cached pages without copying them.
+//
+// ReadFileShared is grep plumbing: package grepx reaches it through its capability
+// interface grepx.SharedReadFS (found by type assertion, like fs.ReadFileFS), so
+// that grepx works over any fs.FS; other callers rarely need it.
 func (fsys *FS) ReadFileShared(name string) ([]byte, error) {
 	n, err := fsys.lookup("open", name)
 	if err != nil {

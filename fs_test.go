@@ -439,3 +439,75 @@ func TestReadByID(t *testing.T) {
 		}
 	})
 }
+
+// TestWithLayoutDefaults: WithLayout's empty fields keep their defaults,
+// so a layout that names only the tree record reads chunks by the default
+// slug and index fields.
+func TestWithLayoutDefaults(t *testing.T) {
+	ctx := context.Background()
+	doc, err := tree.Encode([]tree.Entry{{Slug: "a.md", HasIsPublic: true, IsPublic: true, Size: -1}}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := memstore.New(t.Name())
+	def := collection.DefaultLayout()
+	err = st.Upsert(ctx, []collection.Record{
+		{ID: "custom-tree", Document: string(doc), System: true},
+		{ID: "a.md#0", Document: "hello", Metadata: map[string]any{def.SlugField: "a.md", def.IndexField: 0}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fsys, err := chromafs.New(ctx, st, chromafs.WithLayout(collection.Layout{TreeID: "custom-tree"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if data, err := fs.ReadFile(fsys, "a.md"); err != nil || string(data) != "hello" {
+		t.Fatalf("ReadFile = %q, %v; want hello", data, err)
+	}
+	if _, err := chromafs.New(ctx, st); !errors.Is(err, chromafs.ErrNoTree) || !errors.Is(err, collection.ErrNoTree) {
+		t.Fatalf("New with the default tree id = %v; want ErrNoTree", err)
+	}
+}
+
+type ctxKey struct{}
+
+// TestBindContext: BindContext binds a context to a view that none was
+// bound to, and leaves a binding of WithContext (and its Sub views) as it
+// is; the adapters rely on both.
+func TestBindContext(t *testing.T) {
+	ctx := context.Background()
+	doc, err := tree.Encode([]tree.Entry{{Slug: "d/a.md", HasIsPublic: true, IsPublic: true, Size: -1}}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := memstore.New(t.Name())
+	if err := st.Upsert(ctx, []collection.Record{{ID: collection.DefaultLayout().TreeID, Document: string(doc), System: true}}); err != nil {
+		t.Fatal(err)
+	}
+	fsys, err := chromafs.New(ctx, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := context.WithValue(ctx, ctxKey{}, "request")
+	v, ok := fsys.BindContext(req).(*chromafs.FS)
+	if !ok || v.Context().Value(ctxKey{}) != "request" || fsys.Context().Value(ctxKey{}) != nil {
+		t.Fatalf("BindContext of an unbound FS: view context %v; want the request's, and fsys unchanged", v.Context())
+	}
+	var none context.Context // a nil context binds nothing
+	if got := fsys.BindContext(none); got != fs.FS(fsys) {
+		t.Fatalf("BindContext(nil) = %v; want fsys", got)
+	}
+	creator := context.WithValue(ctx, ctxKey{}, "creator")
+	bound := fsys.WithContext(creator)
+	if got := bound.BindContext(req); got != fs.FS(bound) {
+		t.Fatalf("BindContext of a bound FS = %v; want the FS itself", got)
+	}
+	sub, err := fs.Sub(bound, "d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := sub.(*chromafs.FS).BindContext(req).(*chromafs.FS); got.Context().Value(ctxKey{}) != "creator" {
+		t.Fatalf("BindContext of a Sub view of a bound FS: context %v; want the creator's", got.Context())
+	}
+}

@@ -94,25 +94,13 @@ func WithGroups(groups ...string) Option {
 	}
 }
 
-// WithSlugField sets the metadata field that holds a chunk's page slug
-// (default "page_slug").
-func WithSlugField(name string) Option {
-	return func(c *config) { c.layout.SlugField = name }
-}
-
-// WithIndexField sets the metadata field that holds a chunk's index within
-// its page (default "chunk_index").
-func WithIndexField(name string) Option {
-	return func(c *config) { c.layout.IndexField = name }
-}
-
-// WithTreeID sets the id of the path tree record (default "__path_tree__").
-func WithTreeID(id string) Option {
-	return func(c *config) { c.layout.TreeID = id }
-}
-
-// WithLayout sets the slug field, index field and tree id at once. Empty
-// fields keep their defaults.
+// WithLayout sets the collection's layout: the metadata fields that hold
+// a chunk's page slug and index, and the id of the path tree record. An
+// empty field keeps its default (collection.DefaultLayout: "page_slug",
+// "chunk_index" and "__path_tree__"), so that
+// WithLayout(collection.Layout{TreeID: "docs-tree"}) changes the tree id
+// only. Without this option the layout is collection.DefaultLayout(). The
+// last WithLayout given wins whole.
 func WithLayout(l collection.Layout) Option {
 	return func(c *config) { c.layout = l.WithDefaults() }
 }

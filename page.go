@@ -204,6 +204,10 @@ const pointerPrefetch = 4
 // pointerPrefetch (4) at a time, while the store is read (with no
 // resolver they are skipped). It returns the first error met; pages
 // loaded before it stay cached.
+//
+// Prefetch is grep plumbing: package grepx reaches it through its capability
+// interface grepx.PrefetchFS (found by type assertion, like fs.ReadFileFS), so
+// that grepx works over any fs.FS; other callers rarely need it.
 func (fsys *FS) Prefetch(ctx context.Context, names []string) (retErr error) {
 	s := fsys.s
 	local, _ := s.cache.(cachepkg.Local)

@@ -14,6 +14,10 @@ import (
 // Names that are not visible files are returned as they are (reading them
 // fails without a request). It never touches the store; package grepx
 // uses it to decide whether a coarse query is worth its cost.
+//
+// Uncached is grep plumbing: package grepx reaches it through its capability
+// interface grepx.UncachedFS (found by type assertion, like fs.ReadFileFS), so
+// that grepx works over any fs.FS; other callers rarely need it.
 func (fsys *FS) Uncached(ctx context.Context, names []string) []string {
 	s := fsys.s
 	if e, ok := s.cache.(cachepkg.LocalEmptier); ok && e.LocalEmpty() {

@@ -4,21 +4,35 @@
 // listings.
 //
 //	h := httpfs.NewHandler(func(r *http.Request) (fs.FS, error) {
-//		return fsys.WithContext(r.Context()), nil
+//		return viewFor(r) // for example a chromafs.FS for the user's groups
 //	}, httpfs.Options{Prefix: "/files/"})
 //
 // # Resolving the filesystem
 //
 // For every request the handler calls resolve, which returns the
 // filesystem the request may see: the caller authenticates the request
-// and returns that user's view, bound to r.Context() (chromafs's
-// FS.WithContext), so that a client that goes away cancels the reads
-// that its request started. The handler never binds a context itself. An
-// error from resolve is answered as a read's (see # Errors) when it is a
-// fault of the store or the cache — 503, 504 or 502, never 500 — and with
-// 500 otherwise, always with a generic body; its text goes only to
-// Options.Logger. (Authentication failures, 401 and WWW-Authenticate,
-// belong in a middleware in front of the handler.)
+// and returns that user's view. An error from resolve is answered as a
+// read's (see # Errors) when it is a fault of the store or the cache —
+// 503, 504 or 502, never 500 — and with 500 otherwise, always with a
+// generic body; its text goes only to Options.Logger. (Authentication
+// failures, 401 and WWW-Authenticate, belong in a middleware in front of
+// the handler.)
+//
+// # Request contexts
+//
+// The handler binds the request's context (r.Context()) to the
+// filesystem that resolve returns, through one interface that any fs.FS
+// may implement:
+//
+//	interface{ BindContext(ctx context.Context) fs.FS }
+//
+// and serves the request from the view that BindContext returns, so that
+// a client that goes away, or the request's deadline, cancels the reads
+// that its request started. *chromafs.FS implements it: its view reads
+// with r.Context(), unless resolve bound a context already
+// (FS.WithContext, for example with a deadline of its own), which then
+// stands. A filesystem without the method is served as it is. Package
+// webdavfs applies the same policy.
 //
 // # Requests and responses
 //

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/chromafs/chromafs/adapters/internal/attr"
+	"github.com/chromafs/chromafs/adapters/internal/reqctx"
 	"github.com/chromafs/chromafs/adapters/internal/upstream"
 )
 
@@ -120,6 +121,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		upstream.Write(w, k, false, http.StatusInternalServerError)
 		return
 	}
+	fsys = reqctx.Bind(fsys, r.Context())
 
 	// Metadata first (no read on chromafs), to know whether a file is a
 	// lazy pointer before anything reads it.

@@ -121,10 +121,20 @@
 // reached; retry later"); the details go to Options.Logger, with the key
 // "err". [Status] gives the status of a filesystem error.
 //
-// # Contexts
+// # Request contexts
 //
-// When the filesystem is a *chromafs.FS, the handler binds the request's
-// context to it (FS.WithContext), as does each call of the
-// webdav.FileSystem, so a client that goes away cancels the reads it
-// started.
+// The handler binds the request's context to the filesystem that resolve
+// returns, and each call of the webdav.FileSystem of [NewFileSystem]
+// binds the context it is given, through one interface that any fs.FS may
+// implement:
+//
+//	interface{ BindContext(ctx context.Context) fs.FS }
+//
+// The adapter serves the request from the view that BindContext returns,
+// so a client that goes away, or the request's deadline, cancels the
+// reads the request started. *chromafs.FS implements it: its view reads
+// with ctx, unless resolve bound a context already (FS.WithContext, for
+// example with a deadline of its own), which then stands. A filesystem
+// without the method is served as it is. Package httpfs applies the same
+// policy.
 package webdavfs

@@ -14,6 +14,7 @@ import (
 
 	"github.com/chromafs/chromafs"
 	"github.com/chromafs/chromafs/adapters/internal/attr"
+	"github.com/chromafs/chromafs/adapters/internal/reqctx"
 )
 
 // writeFlags are the OpenFile flags that would change the filesystem.
@@ -30,8 +31,10 @@ const writeFlags = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREATE | os.O_TR
 // returned as errors that are not *fs.PathError, so that webdav.Handler
 // aborts a PROPFIND instead of silently leaving the entry out.
 //
-// When fsys is a *chromafs.FS, every call binds the context it is given
-// (the request's, under webdav.Handler) to the reads it starts.
+// When fsys has a method BindContext(context.Context) fs.FS (*chromafs.FS
+// has), every call binds the context it is given (the request's, under
+// webdav.Handler) to the reads it starts, through the view BindContext
+// returns (see the package documentation, "Request contexts").
 func NewFileSystem(fsys fs.FS) webdav.FileSystem {
 	return &fileSystem{fsys: fsys}
 }
@@ -48,12 +51,9 @@ type fileSystem struct {
 
 var _ webdav.FileSystem = (*fileSystem)(nil)
 
-// view returns fsys bound to ctx when it can be.
+// view returns fsys bound to ctx when it can be (see reqctx.Bind).
 func (w *fileSystem) view(ctx context.Context) fs.FS {
-	if c, ok := w.fsys.(*chromafs.FS); ok && ctx != nil {
-		return c.WithContext(ctx)
-	}
-	return w.fsys
+	return reqctx.Bind(w.fsys, ctx)
 }
 
 // fsName maps a WebDAV name ("/a/b", "/") to an io/fs name ("a/b", ".").
