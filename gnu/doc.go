@@ -1,6 +1,8 @@
 // Package gnu holds the file commands that chromafs's surfaces share:
 // ls, cat, stat, tree, find and grep (with egrep and fgrep), and the
-// text utilities of GNU coreutils (head, tail, wc, ...), each a function
+// text utilities of GNU coreutils (head, tail, wc, sort, uniq, cut, tr,
+// nl, tac, seq, basename, dirname) and its write commands (rm, rmdir,
+// mkdir, touch, cp, mv, ln, chmod, tee), each a function
 // that runs over any io/fs.FS with its own GNU-style arguments, writes
 // what the real tool writes, and returns the tool's exit status.
 // Commands maps their names to them. grep searches with grepx.Search, so
@@ -37,6 +39,16 @@
 // depends on all of it (sort, tac, head's all-but-last, tail's last
 // lines): there they hold at most HoldLimit bytes and otherwise stop
 // with ErrTooLarge.
+//
+// # Write commands
+//
+// The filesystem is read-only. rm, rmdir, mkdir, touch, cp, mv, ln,
+// chmod and tee exist so that a command line written for a real system
+// gets the answer it would get on a read-only mount: each checks its
+// arguments and operands as GNU coreutils does, then fails with the
+// same diagnostic ("rm: cannot remove 'x': Read-only file system") and
+// status. tee still copies standard input to standard output, and
+// /dev/null is the one file it may write.
 //
 // # Paths
 //

@@ -153,7 +153,7 @@ func Head(ctx context.Context, env *Env, args []string) int {
 			f.Close()
 		}
 		if err != nil {
-			r.warn("error reading %s: %s", quote(a), errText(err))
+			r.warn("error reading %s: %s", quote(inputName(a)), errText(err))
 			st = 1
 		}
 	}
@@ -185,10 +185,7 @@ func (h *header) print(a string) {
 	if h.mode == headersNever || (h.mode == headersMulti && !h.many) {
 		return
 	}
-	name := a
-	if a == "-" {
-		name = stdinLabel
-	}
+	name := inputName(a)
 	if h.printed {
 		h.out.WriteByte('\n')
 	}

@@ -175,7 +175,7 @@ func Sort(ctx context.Context, env *Env, args []string) int {
 		}
 		d, err := readHeld(f)
 		f.Close()
-		if err == nil && len(data)+len(d) > HoldLimit {
+		if err == nil && len(data)+len(d) > holdLimit {
 			err = ErrTooLarge
 		}
 		if err != nil {

@@ -122,7 +122,7 @@ func Tail(ctx context.Context, env *Env, args []string) int {
 			f.Close()
 		}
 		if err != nil {
-			r.warn("error reading %s: %s", quote(a), errText(err))
+			r.warn("error reading %s: %s", quote(inputName(a)), errText(err))
 			st = 1
 		}
 	}
@@ -234,7 +234,7 @@ func tailCopy(r *run, rd io.Reader, lines, fromStart bool, n uint64, delim byte)
 		held = append(held, buf[:k]...)
 		if len(held) > limit {
 			keep()
-			if len(held) > HoldLimit {
+			if len(held) > holdLimit {
 				return ErrTooLarge
 			}
 			limit = max(2*len(held), 2*len(buf))

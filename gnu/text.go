@@ -19,6 +19,9 @@ import (
 // it the command stops with ErrTooLarge rather than grow without bound.
 const HoldLimit = 64 << 20
 
+// holdLimit is HoldLimit, lowered by tests.
+var holdLimit = HoldLimit
+
 // ErrTooLarge is the error of a text command whose input exceeds
 // HoldLimit.
 var ErrTooLarge = errors.New("input exceeds the 64 MiB a command holds in memory")
@@ -53,13 +56,21 @@ func (r *run) openInput(a string) (io.ReadCloser, error) {
 	return f, nil
 }
 
+// inputName is how head and tail name an operand in diagnostics.
+func inputName(a string) string {
+	if a == "-" {
+		return stdinLabel
+	}
+	return a
+}
+
 // readHeld reads all of rd, at most HoldLimit bytes.
 func readHeld(rd io.Reader) ([]byte, error) {
-	data, err := io.ReadAll(io.LimitReader(rd, HoldLimit+1))
+	data, err := io.ReadAll(io.LimitReader(rd, int64(holdLimit)+1))
 	if err != nil {
 		return data, err
 	}
-	if len(data) > HoldLimit {
+	if len(data) > holdLimit {
 		return nil, ErrTooLarge
 	}
 	return data, nil
@@ -83,7 +94,7 @@ func (l *lineReader) next() ([]byte, error) {
 	l.buf = l.buf[:0]
 	for {
 		chunk, err := l.br.ReadSlice(l.delim)
-		if len(l.buf)+len(chunk) > HoldLimit {
+		if len(l.buf)+len(chunk) > holdLimit {
 			return nil, ErrTooLarge
 		}
 		if err == bufio.ErrBufferFull {
@@ -317,7 +328,7 @@ func (r *run) target(operands []string, targetDir string, noTargetDir bool) (sou
 	fi, _, text := r.lookup(target)
 	if noTargetDir {
 		if len(sources) > 1 {
-			r.usage(1, "extra operand %s", quote(operands[2]))
+			r.usage(1, "extra operand %s", localeQuote(operands[2]))
 			return nil, "", false, false
 		}
 		return sources, target, false, true

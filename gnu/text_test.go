@@ -3,6 +3,8 @@ package gnu
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -258,6 +260,121 @@ var textDifferential = []textCase{
 	{"", []string{"cut", "a.txt"}},
 	{"", []string{"cut", "-f1", "nope", "a.txt", "dir"}},
 	{stdinText, []string{"cut", "-c", "2-3"}},
+	{"", []string{"tac", "a.txt"}},
+	{"", []string{"tac", "nonl.txt", "a.txt", "empty.txt"}},
+	{"", []string{"tac", "crlf.txt"}},
+	{"", []string{"tac", "-s", ",", "fields.csv"}},
+	{"", []string{"tac", "-b", "a.txt"}},
+	{"", []string{"tac", "-b", "-s", "e", "a.txt"}},
+	{"", []string{"tac", "-s", "ta", "a.txt"}},
+	{"", []string{"tac", "-s", ""}},
+	{"", []string{"tac", "nope", "a.txt"}},
+	{"", []string{"tac", "dir"}},
+	{"", []string{"tac", "-x"}},
+	{stdinText, []string{"tac"}},
+	{"", []string{"nl", "a.txt"}},
+	{"", []string{"nl", "words.txt", "nonl.txt"}},
+	{"", []string{"nl", "-b", "a", "words.txt"}},
+	{"", []string{"nl", "-b", "n", "words.txt"}},
+	{"", []string{"nl", "-ba", "-n", "ln", "words.txt"}},
+	{"", []string{"nl", "-n", "rz", "-w", "3", "-s", ": ", "many.txt"}},
+	{"", []string{"nl", "-v", "5", "-i", "2", "a.txt"}},
+	{"", []string{"nl", "-v", "-2", "a.txt"}},
+	{"", []string{"nl", "-b", "a", "-l", "2", "crlf.txt", "words.txt"}},
+	{"", []string{"nl", "-b", "pa", "a.txt"}},
+	{"", []string{"nl", "-w", "1", "many.txt"}},
+	{"x\n\\:\\:\\:\nh\n\\:\\:\ny\n\n\\:\nf\n", []string{"nl"}},
+	{"x\n\\:\\:\\:\nh\n\\:\\:\ny\n\\:\nf\n", []string{"nl", "-h", "a", "-f", "t", "-p"}},
+	{"x\n@@\ny\n", []string{"nl", "-d", "@"}},
+	{"", []string{"nl", "-b", "x", "a.txt"}},
+	{"", []string{"nl", "-w", "0", "a.txt"}},
+	{"", []string{"nl", "-w", "x", "a.txt"}},
+	{"", []string{"nl", "-n", "xx", "a.txt"}},
+	{"", []string{"nl", "nope", "a.txt"}},
+	{"", []string{"nl", "dir"}},
+	{stdinText, []string{"nl"}},
+	{"", []string{"seq", "3"}},
+	{"", []string{"seq", "2", "5"}},
+	{"", []string{"seq", "1", "2", "10"}},
+	{"", []string{"seq", "-w", "8", "10"}},
+	{"", []string{"seq", "-s", ",", "3"}},
+	{"", []string{"seq", "-s", ", ", "-w", "1", "3", "12"}},
+	{"", []string{"seq", "1.5", "3"}},
+	{"", []string{"seq", "0.1", "0.1", "0.5"}},
+	{"", []string{"seq", "0", "0.000001", "0.000003"}},
+	{"", []string{"seq", "-f", "%03g", "3"}},
+	{"", []string{"seq", "-f", "n=%.2f%%", "1", "0.5", "2"}},
+	{"", []string{"seq", "-f", "%e", "1", "3"}},
+	{"", []string{"seq", "-f", "%-5g|", "9", "11"}},
+	{"", []string{"seq", "10", "-3", "1"}},
+	{"", []string{"seq", "-1", "1"}},
+	{"", []string{"seq", "-w", "-1", "1"}},
+	{"", []string{"seq", "-w", "1.5", "10"}},
+	{"", []string{"seq", "-w", "-5", "2", "5"}},
+	{"", []string{"seq", "1e2", "1e2", "3e2"}},
+	{"", []string{"seq", ".5", "2"}},
+	{"", []string{"seq", "5", "1"}},
+	{"", []string{"seq", "-1"}},
+	{"", []string{"seq", "1", "0", "3"}},
+	{"", []string{"seq"}},
+	{"", []string{"seq", "1", "2", "3", "4"}},
+	{"", []string{"seq", "x"}},
+	{"", []string{"seq", "-f", "%d", "3"}},
+	{"", []string{"seq", "-f", "x", "3"}},
+	{"", []string{"seq", "-f", "%f%f", "3"}},
+	{"", []string{"seq", "-f", "%", "3"}},
+	{"", []string{"seq", "-w", "-f", "%f", "3"}},
+	{"", []string{"seq", "--bogus"}},
+	{"", []string{"seq", "-s", "-", "3"}},
+	{"", []string{"seq", "99999999999999999998", "99999999999999999999"}},
+	{stdinText, []string{"tr", "a-z", "A-Z"}},
+	{"Hello World\n", []string{"tr", "[:lower:]", "[:upper:]"}},
+	{"Hello World\n", []string{"tr", "[:upper:]", "[:lower:]"}},
+	{"hello   world\n\n\nx\n", []string{"tr", "-s", " \n"}},
+	{"hello world\n", []string{"tr", "-d", "lo"}},
+	{"hello world 123\n", []string{"tr", "-cd", "[:alpha:]\n"}},
+	{"hello world 123\n", []string{"tr", "-c", "[:alnum:]", "_"}},
+	{"a,b,,c\n", []string{"tr", ",", "\\n"}},
+	{"aabbcc\n", []string{"tr", "-s", "a-c", "x-z"}},
+	{"abcdef\n", []string{"tr", "a-f", "xy"}},
+	{"abcdef\n", []string{"tr", "-t", "a-f", "xy"}},
+	{"abcdef\n", []string{"tr", "a-f", "[x*]"}},
+	{"abcdef\n", []string{"tr", "a-f", "[x*2]yz"}},
+	{"a\tb\\c\n", []string{"tr", "\\t\\\\", "T/"}},
+	{"abc\n", []string{"tr", "\\141", "\\101"}},
+	{"héllo\n", []string{"tr", "-d", "\\303"}},
+	{"aaabbb  ccc\n", []string{"tr", "-ds", "b", " "}},
+	{"x-y\n", []string{"tr", "a-", "_"}},
+	{"x\n", []string{"tr", "[=x=]", "y"}},
+	{"x\n", []string{"tr"}},
+	{"x\n", []string{"tr", "abc"}},
+	{"x\n", []string{"tr", "-d", "a", "b"}},
+	{"x\n", []string{"tr", "-ds", "a"}},
+	{"x\n", []string{"tr", "a", "b", "c"}},
+	{"x\n", []string{"tr", "z-a", "b"}},
+	{"x\n", []string{"tr", "[:foo:]", "b"}},
+	{"x\n", []string{"tr", "a", "[:digit:]"}},
+	{"x\n", []string{"tr", "a", ""}},
+	{"x\n", []string{"tr", "[a*]", "b"}},
+	{"x\n", []string{"tr", "--bogus"}},
+	{"", []string{"basename", "/a/b/c.txt"}},
+	{"", []string{"basename", "/a/b/c.txt", ".txt"}},
+	{"", []string{"basename", "c.txt", "c.txt"}},
+	{"", []string{"basename", "/a/b/"}},
+	{"", []string{"basename", "/"}},
+	{"", []string{"basename", "//"}},
+	{"", []string{"basename", ""}},
+	{"", []string{"basename", "-a", "a/b", "c/d/"}},
+	{"", []string{"basename", "-s", ".md", "a/x.md", "y.md", "z.txt"}},
+	{"", []string{"basename", "-z", "a/b"}},
+	{"", []string{"basename"}},
+	{"", []string{"basename", "a", "b", "c"}},
+	{"", []string{"basename", "-x"}},
+	{"", []string{"dirname", "/a/b/c.txt"}},
+	{"", []string{"dirname", "a/b/", "a", "/", "//", "", "/a", "a//b//", "//a"}},
+	{"", []string{"dirname", "-z", "a/b"}},
+	{"", []string{"dirname"}},
+	{"", []string{"dirname", "--bogus"}},
 }
 
 // TestTextDifferential runs every text command line through the real
@@ -369,6 +486,51 @@ func TestWriteDifferential(t *testing.T) {
 		}
 		if got != want {
 			t.Errorf("%q:\n--- ours (status %d)\n%q\n%s--- real (status %d)\n%q\n%s", c, got.status, got.stdout, got.stderr, want.status, want.stdout, want.stderr)
+		}
+	}
+}
+
+// lineSource is n bytes of short lines, made as they are read.
+type lineSource struct{ n, off int64 }
+
+func (s *lineSource) Read(p []byte) (int, error) {
+	if s.n <= 0 {
+		return 0, io.EOF
+	}
+	k := 0
+	for k < len(p) && int64(k) < s.n {
+		p[k] = "line 12345\n"[s.off%11]
+		k++
+		s.off++
+	}
+	s.n -= int64(k)
+	return k, nil
+}
+
+// TestHoldLimit: commands that must hold their input stop with a clear
+// error past HoldLimit; those that need only its end keep going.
+func TestHoldLimit(t *testing.T) {
+	// A lower limit, that the test does not take minutes under -race.
+	defer func(l int) { holdLimit = l }(holdLimit)
+	holdLimit = 1 << 20
+	big := int64(holdLimit/11+1000) * 11
+	for _, tc := range []struct {
+		args        []string
+		status      int
+		out, errOut string
+	}{
+		{[]string{"sort"}, 2, "", "sort: read failed: -: " + ErrTooLarge.Error() + "\n"},
+		{[]string{"tac"}, 1, "", "tac: -: read error: " + ErrTooLarge.Error() + "\n"},
+		{[]string{"head", "-n", "-1"}, 1, "", "head: error reading 'standard input': " + ErrTooLarge.Error() + "\n"},
+		{[]string{"tail", "-n", "2"}, 0, "line 12345\nline 12345\n", ""},
+		{[]string{"tail", "-c", "3"}, 0, "45\n", ""},
+		{[]string{"uniq", "-c"}, 0, fmt.Sprintf("%7d line 12345\n", big/11), ""},
+	} {
+		var out, errb strings.Builder
+		env := &Env{FS: mapFS, Stdin: &lineSource{n: big}, Stdout: &out, Stderr: &errb}
+		status := Commands[tc.args[0]](context.Background(), env, tc.args[1:])
+		if status != tc.status || out.String() != tc.out || errb.String() != tc.errOut {
+			t.Errorf("%q over %d bytes: status %d, stdout %.80q, stderr %q; want %d, %q, %q", tc.args, big, status, out.String(), errb.String(), tc.status, tc.out, tc.errOut)
 		}
 	}
 }
