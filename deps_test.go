@@ -66,6 +66,8 @@ func TestDependencies(t *testing.T) {
 		{pkg: "./pointer", forbid: all, allow: []string{allowedXNet}},
 		{pkg: "./memstore", forbid: all, allow: []string{allowedXNet}},
 		{pkg: "./grepx/...", forbid: all},
+		{pkg: "./gnu", forbid: all},
+		{pkg: "./shell", forbid: all},
 		{pkg: "./cachepkg", forbid: all},
 		{pkg: "./cachepkg/rediscache", forbid: []string{modChroma, modAfero}, need: modRedis},
 	}
