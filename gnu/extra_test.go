@@ -103,6 +103,12 @@ func FuzzParsers(f *testing.F) {
 	for _, c := range differential {
 		f.Add(strings.Join(c, "\x00"))
 	}
+	for _, c := range textDifferential {
+		f.Add(strings.Join(c.args, "\x00"))
+	}
+	for _, c := range writeDifferential {
+		f.Add(strings.Join(c, "\x00"))
+	}
 	dir := f.TempDir()
 	os.WriteFile(filepath.Join(dir, "a"), []byte("x\n"), 0o644)
 	f.Fuzz(func(t *testing.T, line string) {
