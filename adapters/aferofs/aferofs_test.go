@@ -16,7 +16,11 @@ import (
 
 	"github.com/chromafs/chromafs"
 	"github.com/chromafs/chromafs/adapters/aferofs"
+	"github.com/chromafs/chromafs/internal/testcorpus"
+	"github.com/chromafs/chromafs/internal/testenv"
 )
+
+func TestMain(m *testing.M) { testenv.Main(m) }
 
 // checkReadOnly asserts that err is the read-only error, as an
 // *os.PathError naming name.
@@ -34,8 +38,8 @@ func checkReadOnly(t *testing.T, what, name string, err error) {
 }
 
 func TestReadOnly(t *testing.T) {
-	files := corpus(t)
-	for _, v := range views(t, files) {
+	files := testcorpus.Files(t)
+	for _, v := range testcorpus.Views(t, files) {
 		t.Run(v.Name, func(t *testing.T) {
 			afs := aferofs.New(v.FS)
 			// An existing file, a directory, the root, a hidden page, a
@@ -120,8 +124,8 @@ func flagString(flag int) string {
 // TestRead: afero's helpers over chromafs (memstore and real Chroma) see
 // exactly the visible pages with their content.
 func TestRead(t *testing.T) {
-	files := corpus(t)
-	want := visible(files)
+	files := testcorpus.Files(t)
+	want := testcorpus.Visible(files)
 	names := slices.Sorted(func(yield func(string) bool) {
 		for k := range want {
 			if !yield(k) {
@@ -129,7 +133,7 @@ func TestRead(t *testing.T) {
 			}
 		}
 	})
-	for _, v := range views(t, files) {
+	for _, v := range testcorpus.Views(t, files) {
 		t.Run(v.Name, func(t *testing.T) {
 			afs := aferofs.New(v.FS)
 
@@ -158,7 +162,7 @@ func TestRead(t *testing.T) {
 				if !slices.Equal(got, names) {
 					t.Fatalf("Walk(%q) files = %q\nwant %q", root, got, names)
 				}
-				for _, d := range hiddenDirs(files, want) {
+				for _, d := range testcorpus.HiddenDirs(files, want) {
 					if dirs[d] {
 						t.Errorf("Walk(%q) visited hidden directory %s", root, d)
 					}
@@ -241,7 +245,7 @@ func TestRead(t *testing.T) {
 					absent = append(absent, slug, "/"+slug)
 				}
 			}
-			absent = append(absent, hiddenDirs(files, want)...)
+			absent = append(absent, testcorpus.HiddenDirs(files, want)...)
 			for _, name := range absent {
 				if ok, err := afero.Exists(afs, name); ok || err != nil {
 					t.Errorf("Exists(%q) = %v, %v; want false, nil", name, ok, err)
@@ -265,8 +269,8 @@ func TestRead(t *testing.T) {
 
 // TestFile: Seek, ReadAt, Readdir and Readdirnames with counts, Name.
 func TestFile(t *testing.T) {
-	files := corpus(t)
-	for _, v := range views(t, files) {
+	files := testcorpus.Files(t)
+	for _, v := range testcorpus.Views(t, files) {
 		t.Run(v.Name, func(t *testing.T) {
 			afs := aferofs.New(v.FS)
 			big := files["reference/big.md"]

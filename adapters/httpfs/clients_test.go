@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/chromafs/chromafs/adapters/httpfs"
+	"github.com/chromafs/chromafs/internal/testcorpus"
 )
 
 // tool returns the path of a Debian client (curl, wget). It skips the
@@ -44,9 +45,9 @@ func run(t *testing.T, name string, args ...string) (stdout string, stderr strin
 // TestCurl: Range, HEAD, If-None-Match/304, 416 and 405 as curl sees them.
 func TestCurl(t *testing.T) {
 	curl := tool(t, "curl")
-	files := corpus(t)
-	vis := visible(files)
-	for _, v := range views(t, files) {
+	files := testcorpus.Files(t)
+	vis := testcorpus.Visible(files)
+	for _, v := range testcorpus.Views(t, files) {
 		t.Run(v.Name, func(t *testing.T) {
 			srv := httptest.NewServer(handlerFor(v.FS, httpfs.Options{}))
 			defer srv.Close()
@@ -123,9 +124,9 @@ func parseHead(s string) map[string]string {
 // listing.
 func TestWgetMirror(t *testing.T) {
 	wget := tool(t, "wget")
-	files := corpus(t)
-	vis := visible(files)
-	for _, v := range views(t, files) {
+	files := testcorpus.Files(t)
+	vis := testcorpus.Visible(files)
+	for _, v := range testcorpus.Views(t, files) {
 		t.Run(v.Name, func(t *testing.T) {
 			srv := httptest.NewServer(handlerFor(v.FS, httpfs.Options{Prefix: "/docs/"}))
 			defer srv.Close()

@@ -24,10 +24,13 @@ import (
 	"github.com/chromafs/chromafs/adapters/internal/upstream"
 	"github.com/chromafs/chromafs/chromastore"
 	"github.com/chromafs/chromafs/collection"
+	"github.com/chromafs/chromafs/internal/testbackend"
 	"github.com/chromafs/chromafs/internal/testcorpus"
 	"github.com/chromafs/chromafs/internal/testenv"
 	"github.com/chromafs/chromafs/memstore"
 )
+
+func TestMain(m *testing.M) { testenv.Main(m) }
 
 // handlerFor serves fsys, bound to each request's context.
 func handlerFor(fsys *chromafs.FS, opt httpfs.Options) http.Handler {
@@ -86,9 +89,9 @@ func trunc(s string) string {
 // Chroma, pages written by ingest (sizes, hashes, mod times) and by a
 // foreign writer (none of them).
 func TestHandler(t *testing.T) {
-	files := corpus(t)
-	vis := visible(files)
-	for _, v := range views(t, files) {
+	files := testcorpus.Files(t)
+	vis := testcorpus.Visible(files)
+	for _, v := range testcorpus.Views(t, files) {
 		t.Run(v.Name, func(t *testing.T) {
 			h := handlerFor(v.FS, httpfs.Options{})
 			ingestedView := strings.HasSuffix(v.Name, "/ingest")
@@ -206,7 +209,7 @@ func TestHandler(t *testing.T) {
 					hidden = append(hidden, "/"+slug, "/"+slug+"/")
 				}
 			}
-			for _, d := range hiddenDirs(files, vis) {
+			for _, d := range testcorpus.HiddenDirs(files, vis) {
 				hidden = append(hidden, "/"+d, "/"+d+"/")
 			}
 			for _, p := range hidden {
@@ -481,30 +484,18 @@ func smallFS(t testing.TB) *chromafs.FS {
 // listings (in memory) and cached pages still work; after a restart the
 // page is served.
 func TestChromaDown(t *testing.T) {
-	files := corpus(t)
-	vis := visible(files)
+	files := testcorpus.Files(t)
+	vis := testcorpus.Visible(files)
 	srv := testenv.NewChroma(t)
 	var vs []testcorpus.View
-	for _, w := range []struct {
-		name  string
-		write func(testing.TB, testcorpus.Target, map[string]string)
-	}{
-		{"ingest", func(t testing.TB, d testcorpus.Target, f map[string]string) { testcorpus.Ingest(t, d, f) }},
-		{"foreign", func(t testing.TB, d testcorpus.Target, f map[string]string) { testcorpus.Foreign(t, d, f) }},
-	} {
-		c, err := chromastore.Open(context.Background(), chromastore.Config{
-			URL: srv.URL, Collection: testenv.CollectionName(t), Create: true, Timeout: 5 * time.Second,
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { c.Close() })
-		w.write(t, c, files)
+	for _, w := range testcorpus.Writers() {
+		c := testbackend.OpenChroma(t, chromastore.Config{URL: srv.URL, Timeout: 5 * time.Second})
+		w.Write(t, c, files)
 		fsys, err := chromafs.New(context.Background(), c)
 		if err != nil {
 			t.Fatal(err)
 		}
-		vs = append(vs, testcorpus.View{Name: w.name, FS: fsys})
+		vs = append(vs, testcorpus.View{Name: w.Name, FS: fsys})
 	}
 	var log bytes.Buffer
 	logger := slog.New(slog.NewTextHandler(&log, nil))
@@ -566,8 +557,8 @@ func TestChromaDown(t *testing.T) {
 // TestCanceled: a request whose context is already done reads nothing
 // and answers no content.
 func TestCanceled(t *testing.T) {
-	files := corpus(t)
-	for _, v := range views(t, files) {
+	files := testcorpus.Files(t)
+	for _, v := range testcorpus.Views(t, files) {
 		if !strings.HasPrefix(v.Name, "chroma/") {
 			continue
 		}

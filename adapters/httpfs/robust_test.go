@@ -26,6 +26,7 @@ import (
 	"github.com/chromafs/chromafs/chromastore"
 	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/internal/faulttest"
+	"github.com/chromafs/chromafs/internal/testbackend"
 	"github.com/chromafs/chromafs/internal/testcorpus"
 	"github.com/chromafs/chromafs/internal/testenv"
 	"github.com/chromafs/chromafs/memstore"
@@ -61,23 +62,10 @@ func TestListingReadsNothing(t *testing.T) {
 		fetched.Add(1)
 		return []byte("{}\n"), nil
 	})
-	for _, be := range []string{"memstore", "chroma"} {
-		t.Run(be, func(t *testing.T) {
+	for _, be := range testbackend.Backends() {
+		t.Run(be.Name, func(t *testing.T) {
 			fetched.Store(0)
-			var store interface {
-				collection.Store
-				collection.Writer
-			}
-			if be == "memstore" {
-				store = memstore.New(t.Name())
-			} else {
-				c, err := chromastore.Open(context.Background(), chromastore.Config{URL: testenv.Chroma(t).URL, Collection: testenv.CollectionName(t), Create: true})
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(func() { c.Close() })
-				store = c
-			}
+			store := be.New(t)
 			testcorpus.WriteUnsized(t, store, pages)
 			c := &countingStore{Store: store}
 			views := map[string]*chromafs.FS{}
@@ -130,15 +118,10 @@ func TestUpstreamFaults(t *testing.T) {
 	proxy := faulttest.NewProxy(t, chroma.URL)
 	name := testenv.CollectionName(t)
 	open := func(u string) *chromastore.Collection {
-		c, err := chromastore.Open(context.Background(), chromastore.Config{URL: u, Collection: name, Create: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { c.Close() })
-		return c
+		return testbackend.OpenChroma(t, chromastore.Config{URL: u, Collection: name})
 	}
 	direct := open(chroma.URL)
-	files := corpus(t)
+	files := testcorpus.Files(t)
 	testcorpus.Ingest(t, direct, files)
 	stores := map[string]collection.Store{"direct": direct, "proxy": open(proxy.URL)}
 	pre := map[string]*chromafs.FS{}
@@ -316,12 +299,8 @@ func TestActiveContent(t *testing.T) {
 func TestRedisDown(t *testing.T) {
 	chroma := testenv.NewChroma(t)
 	rdb := testenv.NewRedis(t)
-	c, err := chromastore.Open(context.Background(), chromastore.Config{URL: chroma.URL, Collection: testenv.CollectionName(t), Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	files := corpus(t)
+	c := testbackend.OpenChroma(t, chromastore.Config{URL: chroma.URL})
+	files := testcorpus.Files(t)
 	testcorpus.Ingest(t, c, files)
 	rc, err := rediscache.New(rdb.URL, rediscache.Options{})
 	if err != nil {
@@ -334,7 +313,7 @@ func TestRedisDown(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := handlerFor(fsys, httpfs.Options{})
-	vis := visible(files)
+	vis := testcorpus.Visible(files)
 	check(t, h, "GET", "/index.md", nil, want{status: 200, body: str(vis["index.md"])})
 	if err := rdb.Stop(); err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/chromafs/chromafs"
 	"github.com/chromafs/chromafs/adapters/webdavfs"
+	"github.com/chromafs/chromafs/internal/testbackend"
 )
 
 // propfindBodies are an allprop request and the prop request of a typical
@@ -33,8 +34,8 @@ var propfindBodies = []struct{ name, body string }{
 func BenchmarkPropfindDepth1(b *testing.B) {
 	files := manyPages(1000)
 	bare := map[string]float64{} // ns/op of the baseline, by request
-	for _, be := range backends() {
-		store := be.new(b)
+	for _, be := range testbackend.Backends() {
+		store := be.New(b)
 		ingestFiles(b, store, files)
 		fsys, err := chromafs.New(context.Background(), store)
 		if err != nil {
@@ -48,12 +49,12 @@ func BenchmarkPropfindDepth1(b *testing.B) {
 			{"handler", webdavfs.NewHandler(func(*http.Request) (fs.FS, error) { return fsys, nil }, webdavfs.Options{})},
 		}
 		for _, h := range handlers {
-			if h.name == "bare" && be.name != "memstore" {
+			if h.name == "bare" && be.Name != "memstore" {
 				continue
 			}
 			srv := httptest.NewServer(h.h)
 			for _, body := range propfindBodies {
-				b.Run(be.name+"/"+h.name+"/"+body.name+"/pages=1000", func(b *testing.B) {
+				b.Run(be.Name+"/"+h.name+"/"+body.name+"/pages=1000", func(b *testing.B) {
 					var size int64
 					b.ReportAllocs()
 					for b.Loop() {

@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/chromafs/chromafs/adapters/webdavfs"
-	"github.com/chromafs/chromafs/internal/testenv"
+	"github.com/chromafs/chromafs/internal/testbackend"
 )
 
 // Real WebDAV clients from Debian (installed by `make deps-tools` and
@@ -52,7 +52,7 @@ func run(t *testing.T, dir, stdin string, name string, args ...string) (string, 
 // clientEnv serves the corpus from real Chroma.
 func clientEnv(t *testing.T) *env {
 	files := corpus(t)
-	store := openChroma(t, testenv.Chroma(t))
+	store := testbackend.Chroma(t)
 	ingestFiles(t, store, files)
 	return newEnv(t, store, files, webdavfs.Options{})
 }

@@ -28,6 +28,7 @@ import (
 	"github.com/chromafs/chromafs/chromastore"
 	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/internal/faulttest"
+	"github.com/chromafs/chromafs/internal/testbackend"
 	"github.com/chromafs/chromafs/internal/testcorpus"
 	"github.com/chromafs/chromafs/internal/testenv"
 	"github.com/chromafs/chromafs/memstore"
@@ -57,10 +58,10 @@ func TestListingReadsNothing(t *testing.T) {
 		fetched.Add(1)
 		return make([]byte, pointerSize), nil
 	})
-	for _, b := range backends() {
-		t.Run(b.name, func(t *testing.T) {
+	for _, b := range testbackend.Backends() {
+		t.Run(b.Name, func(t *testing.T) {
 			fetched.Store(0)
-			store := b.new(t)
+			store := b.New(t)
 			testcorpus.WriteUnsized(t, store, pages)
 			c := &counting{Store: store}
 			views := map[string]*chromafs.FS{}
@@ -140,7 +141,7 @@ func TestListingReadsNothing(t *testing.T) {
 			if l := got["/docs/spec.json"].length; l != strconv.Itoa(pointerSize) {
 				t.Errorf("a pointer fetched before is listed with getcontentlength %q", l)
 			}
-			if b.name == "chroma" {
+			if b.Name == "chroma" {
 				rcloneList(t, srv.URL, "nofetch", []string{"a.md", "b.md", "broken.md", "spec.json"})
 			}
 		})
@@ -333,12 +334,7 @@ func newFaultEnv(t *testing.T) *faultEnv {
 	fe.proxy = faulttest.NewProxy(t, fe.chroma.URL)
 	name := testenv.CollectionName(t)
 	open := func(u string) *chromastore.Collection {
-		c, err := chromastore.Open(context.Background(), chromastore.Config{URL: u, Collection: name, Create: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { c.Close() })
-		return c
+		return testbackend.OpenChroma(t, chromastore.Config{URL: u, Collection: name})
 	}
 	direct := open(fe.chroma.URL)
 	ingestFiles(t, direct, corpus(t))

@@ -28,6 +28,7 @@ import (
 	"github.com/chromafs/chromafs/chromastore"
 	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/ingest"
+	"github.com/chromafs/chromafs/internal/testbackend"
 	"github.com/chromafs/chromafs/internal/testcorpus"
 	"github.com/chromafs/chromafs/internal/testenv"
 	"github.com/chromafs/chromafs/memstore"
@@ -63,35 +64,8 @@ func visible(files map[string]string, staff bool) map[string]string {
 	return out
 }
 
-type target interface {
-	collection.Store
-	collection.Writer
-	IDs(ctx context.Context) ([]string, error)
-}
-
-type backend struct {
-	name string
-	new  func(t testing.TB) target
-}
-
-func backends() []backend {
-	return []backend{
-		{"memstore", func(t testing.TB) target { return memstore.New(t.Name()) }},
-		{"chroma", func(t testing.TB) target { return openChroma(t, testenv.Chroma(t)) }},
-	}
-}
-
-func openChroma(t testing.TB, srv *testenv.Server) *chromastore.Collection {
-	t.Helper()
-	c, err := chromastore.Open(context.Background(), chromastore.Config{
-		URL: srv.URL, Collection: testenv.CollectionName(t), Create: true,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c
-}
+// target is what every backend's store implements.
+type target = testbackend.Target
 
 // ingestFiles writes files into dst with chromafs's ingest (sizes and
 // hashes in the tree).
@@ -189,9 +163,9 @@ func snapshot(t testing.TB, s target) string {
 // what works.
 func TestMethods(t *testing.T) {
 	files := corpus(t)
-	for _, b := range backends() {
-		t.Run(b.name, func(t *testing.T) {
-			store := b.new(t)
+	for _, b := range testbackend.Backends() {
+		t.Run(b.Name, func(t *testing.T) {
+			store := b.New(t)
 			ingestFiles(t, store, files)
 			e := newEnv(t, store, files, webdavfs.Options{})
 			before := snapshot(t, store)
@@ -396,9 +370,9 @@ func checkListing(t *testing.T, fsys fs.FS, files map[string]string, got map[str
 // or complete with AllowInfiniteDepth.
 func TestPropfind(t *testing.T) {
 	files := corpus(t)
-	for _, b := range backends() {
-		t.Run(b.name, func(t *testing.T) {
-			store := b.new(t)
+	for _, b := range testbackend.Backends() {
+		t.Run(b.Name, func(t *testing.T) {
+			store := b.New(t)
 			ingestFiles(t, store, files)
 			for _, prefix := range []string{"", "/dav"} {
 				e := newEnv(t, store, files, webdavfs.Options{Prefix: prefix})
@@ -464,9 +438,9 @@ func TestPropfind(t *testing.T) {
 // missing pages are 404; probe files are 404 without resolving.
 func TestGet(t *testing.T) {
 	files := corpus(t)
-	for _, b := range backends() {
-		t.Run(b.name, func(t *testing.T) {
-			store := b.new(t)
+	for _, b := range testbackend.Backends() {
+		t.Run(b.Name, func(t *testing.T) {
+			store := b.New(t)
 			ingestFiles(t, store, files)
 			e := newEnv(t, store, files, webdavfs.Options{})
 			for _, view := range []string{"", "staff"} {
@@ -568,9 +542,9 @@ func manyPages(n int) map[string]string {
 // a counting wrapper over real Chroma).
 func TestPropfindFetchesNoContent(t *testing.T) {
 	files := manyPages(1000)
-	for _, b := range backends() {
-		t.Run(b.name, func(t *testing.T) {
-			store := b.new(t)
+	for _, b := range testbackend.Backends() {
+		t.Run(b.Name, func(t *testing.T) {
+			store := b.New(t)
 			ingestFiles(t, store, files)
 			c := &counting{Store: store}
 			fsys, err := chromafs.New(context.Background(), c)
@@ -619,7 +593,7 @@ func TestPropfindFetchesNoContent(t *testing.T) {
 func TestChromaDown(t *testing.T) {
 	srv := testenv.NewChroma(t)
 	files := corpus(t)
-	store := openChroma(t, srv)
+	store := testbackend.OpenChroma(t, chromastore.Config{URL: srv.URL})
 	ingestFiles(t, store, files)
 	e := newEnv(t, store, files, webdavfs.Options{})
 	if resp, body := e.do(t, "GET", "/index.md", nil, ""); resp.StatusCode != 200 || string(body) != files["index.md"] {

@@ -21,9 +21,9 @@ import (
 	"time"
 
 	"github.com/chromafs/chromafs"
-	"github.com/chromafs/chromafs/chromastore"
 	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/ingest"
+	"github.com/chromafs/chromafs/internal/testbackend"
 	"github.com/chromafs/chromafs/internal/testenv"
 	"github.com/chromafs/chromafs/memstore"
 	"github.com/chromafs/chromafs/tree"
@@ -175,56 +175,41 @@ func ingestWith(tb testing.TB, dst ingest.Target, files map[string]string, opt i
 	return r
 }
 
-// Target is a store that can be written.
-type Target interface {
-	collection.Store
-	collection.Writer
-}
-
 // View is one filesystem that Views returns.
 type View struct {
 	Name string
 	FS   *chromafs.FS
 }
 
-// Views returns, for each backend (memstore, a real Chroma) and writer
-// (Ingest, Foreign), a public view of files.
+// Writer is one way to load files into a store.
+type Writer struct {
+	Name  string
+	Write func(tb testing.TB, dst testbackend.Target, files map[string]string)
+}
+
+// Writers returns the two writers of Views: "ingest" (Ingest) and
+// "foreign" (Foreign).
+func Writers() []Writer {
+	return []Writer{
+		{"ingest", func(tb testing.TB, d testbackend.Target, f map[string]string) { Ingest(tb, d, f) }},
+		{"foreign", func(tb testing.TB, d testbackend.Target, f map[string]string) { Foreign(tb, d, f) }},
+	}
+}
+
+// Views returns, for each backend of testbackend.Backends (memstore, a
+// real Chroma) and each of Writers, a public view of files.
 func Views(t *testing.T, files map[string]string) []View {
 	t.Helper()
-	backends := []struct {
-		name string
-		new  func() Target
-	}{
-		{"memstore", func() Target { return memstore.New(t.Name()) }},
-		{"chroma", func() Target {
-			srv := testenv.Chroma(t)
-			c, err := chromastore.Open(context.Background(), chromastore.Config{
-				URL: srv.URL, Collection: testenv.CollectionName(t), Create: true,
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { c.Close() })
-			return c
-		}},
-	}
-	writers := []struct {
-		name  string
-		write func(testing.TB, Target, map[string]string)
-	}{
-		{"ingest", func(t testing.TB, d Target, f map[string]string) { Ingest(t, d, f) }},
-		{"foreign", func(t testing.TB, d Target, f map[string]string) { Foreign(t, d, f) }},
-	}
 	var out []View
-	for _, b := range backends {
-		for _, w := range writers {
-			store := b.new()
-			w.write(t, store, files)
+	for _, b := range testbackend.Backends() {
+		for _, w := range Writers() {
+			store := b.New(t)
+			w.Write(t, store, files)
 			fsys, err := chromafs.New(context.Background(), store)
 			if err != nil {
 				t.Fatal(err)
 			}
-			out = append(out, View{b.name + "/" + w.name, fsys})
+			out = append(out, View{b.Name + "/" + w.Name, fsys})
 		}
 	}
 	return out
