@@ -19,6 +19,7 @@ import (
 
 	"github.com/chromafs/chromafs/chromastore"
 	"github.com/chromafs/chromafs/collection"
+	"github.com/chromafs/chromafs/internal/testbackend"
 	"github.com/chromafs/chromafs/internal/testenv"
 )
 
@@ -132,13 +133,8 @@ func open(t *testing.T, rec *recorder) (*chromastore.Collection, chromastore.Con
 	if rec != nil {
 		cfg.HTTPClient = &http.Client{Transport: rec}
 	}
-	ctx := context.Background()
-	c, err := chromastore.Open(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := testbackend.OpenChroma(t, cfg)
 	t.Cleanup(func() {
-		c.Close()
 		if !t.Failed() {
 			cfg.HTTPClient = nil
 			_ = chromastore.DeleteCollection(context.Background(), cfg)
@@ -956,18 +952,14 @@ func TestUnreachable(t *testing.T) {
 func TestServerGoesAway(t *testing.T) {
 	srv := testenv.NewChroma(t)
 	ctx := context.Background()
-	c, err := chromastore.Open(ctx, chromastore.Config{URL: srv.URL, Collection: "gone", Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := testbackend.OpenChroma(t, chromastore.Config{URL: srv.URL, Collection: "gone"})
 	if err := c.Upsert(ctx, []collection.Record{content("a.md", 0, "a"), treeRecord("{}")}); err != nil {
 		t.Fatal(err)
 	}
 	if err := srv.Stop(); err != nil {
 		t.Fatal(err)
 	}
-	_, err = c.Chunks(ctx, layout, []string{"a", "b", "c"})
+	_, err := c.Chunks(ctx, layout, []string{"a", "b", "c"})
 	want := fmt.Sprintf(`chromastore: get chunks of 3 pages from "gone" at %s: `, srv.URL)
 	if err == nil || !strings.HasPrefix(err.Error(), want) || !errors.Is(err, syscall.ECONNREFUSED) {
 		t.Errorf("Chunks from a stopped server:\n got %v\nwant %s...connection refused", err, want)

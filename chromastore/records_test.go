@@ -9,6 +9,7 @@ import (
 
 	"github.com/chromafs/chromafs/chromastore"
 	"github.com/chromafs/chromafs/collection"
+	"github.com/chromafs/chromafs/internal/testbackend"
 	"github.com/chromafs/chromafs/internal/testenv"
 )
 
@@ -54,14 +55,9 @@ func TestCloudDocumentLimit(t *testing.T) {
 	rec := newRecorder(t)
 	srv := testenv.Chroma(t)
 	ctx := context.Background()
-	c, err := chromastore.Open(ctx, chromastore.Config{URL: srv.URL, Collection: testenv.CollectionName(t), Create: true,
-		HTTPClient: &http.Client{Transport: rec}, CloudLimits: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := testbackend.OpenChroma(t, chromastore.Config{URL: srv.URL, HTTPClient: &http.Client{Transport: rec}, CloudLimits: true})
 	before := rec.count("upsert")
-	err = c.Upsert(ctx, []collection.Record{
+	err := c.Upsert(ctx, []collection.Record{
 		{ID: "ok", Document: "small", Metadata: map[string]any{"page_slug": "a.md", "chunk_index": 0}},
 		{ID: "big", Document: strings.Repeat("x", chromastore.CloudMaxDocumentBytes+1), Metadata: map[string]any{"page_slug": "b.md", "chunk_index": 0}},
 	})

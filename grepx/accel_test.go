@@ -12,12 +12,12 @@ import (
 	"testing/fstest"
 
 	"github.com/chromafs/chromafs"
-	"github.com/chromafs/chromafs/chromastore"
 	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/grepx"
 	"github.com/chromafs/chromafs/grepx/pattern"
 	"github.com/chromafs/chromafs/ingest"
 	"github.com/chromafs/chromafs/internal/gen"
+	"github.com/chromafs/chromafs/internal/testbackend"
 	"github.com/chromafs/chromafs/internal/testenv"
 	"github.com/chromafs/chromafs/memstore"
 )
@@ -168,13 +168,7 @@ func stores(t *testing.T, files map[string]string) []loaded {
 			if backend == "memstore" {
 				s = memstore.New(t.Name() + backend + writer)
 			} else {
-				srv := testenv.Chroma(t)
-				c, err := chromastore.Open(ctx, chromastore.Config{URL: srv.URL, Collection: testenv.CollectionName(t), Create: true})
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(func() { c.Close() })
-				s = c
+				s = testbackend.Chroma(t)
 			}
 			if writer == "ingest" {
 				rules, err := ingest.ParseRules(strings.NewReader("** public\n" + gen.PrivateDir + "/** private groups=" + gen.PrivateGroup + "\n"))

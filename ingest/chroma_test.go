@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/chromafs/chromafs"
-	"github.com/chromafs/chromafs/chromastore"
 	"github.com/chromafs/chromafs/collection"
+	"github.com/chromafs/chromafs/internal/testbackend"
 	"github.com/chromafs/chromafs/internal/testenv"
 	"github.com/chromafs/chromafs/memstore"
 )
@@ -85,14 +85,9 @@ func TestThroughFS(t *testing.T) {
 // TestChroma ingests into a real Chroma collection through chromastore,
 // re-ingests a changed folder, and reads the result through chromafs.
 func TestChroma(t *testing.T) {
-	srv := testenv.Chroma(t)
 	cctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
-	col, err := chromastore.Open(cctx, chromastore.Config{URL: srv.URL, Collection: testenv.CollectionName(t), Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer col.Close()
+	col := testbackend.Chroma(t)
 	if _, err := col.Tree(cctx, collection.DefaultLayout().TreeID); !errors.Is(err, collection.ErrNoTree) {
 		t.Fatalf("new collection: Tree = %v, want ErrNoTree", err)
 	}

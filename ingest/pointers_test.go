@@ -16,9 +16,8 @@ import (
 	"time"
 
 	"github.com/chromafs/chromafs"
-	"github.com/chromafs/chromafs/chromastore"
 	"github.com/chromafs/chromafs/collection"
-	"github.com/chromafs/chromafs/internal/testenv"
+	"github.com/chromafs/chromafs/internal/testbackend"
 	"github.com/chromafs/chromafs/memstore"
 	"github.com/chromafs/chromafs/pointer"
 )
@@ -145,14 +144,9 @@ func TestPointersMemstore(t *testing.T) {
 }
 
 func TestPointersChroma(t *testing.T) {
-	srv := testenv.Chroma(t)
 	cctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
-	col, err := chromastore.Open(cctx, chromastore.Config{URL: srv.URL, Collection: testenv.CollectionName(t), Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer col.Close()
+	col := testbackend.Chroma(t)
 	pointerRoundTrip(t, cctx, col)
 }
 

@@ -6,9 +6,8 @@ import (
 	"testing"
 
 	"github.com/chromafs/chromafs"
-	"github.com/chromafs/chromafs/chromastore"
 	"github.com/chromafs/chromafs/ingest"
-	"github.com/chromafs/chromafs/internal/testenv"
+	"github.com/chromafs/chromafs/internal/testbackend"
 	"github.com/chromafs/chromafs/shell"
 )
 
@@ -17,12 +16,7 @@ import (
 // page is invisible to a public session.
 func TestChroma(t *testing.T) {
 	ctx := context.Background()
-	srv := testenv.Chroma(t)
-	store, err := chromastore.Open(ctx, chromastore.Config{URL: srv.URL, Collection: testenv.CollectionName(t), Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
+	store := testbackend.Chroma(t)
 	files := docs()
 	files["private/secret.md"] = files["README.md"]
 	rules, err := ingest.ParseRules(strings.NewReader("** public\nprivate/** private groups=staff\n"))

@@ -7,6 +7,7 @@ import (
 
 	"github.com/chromafs/chromafs/chromastore"
 	"github.com/chromafs/chromafs/collection"
+	"github.com/chromafs/chromafs/internal/testbackend"
 	"github.com/chromafs/chromafs/internal/testenv"
 	"github.com/chromafs/chromafs/memstore"
 	"github.com/chromafs/chromafs/validate"
@@ -40,14 +41,9 @@ func TestStringIndex(t *testing.T) {
 	}{
 		{"memstore", func(t *testing.T) validate.Store { return memstore.New(t.Name()) }},
 		{"chroma", func(t *testing.T) validate.Store {
-			cfg := chromastore.Config{URL: testenv.Chroma(t).URL, Collection: testenv.CollectionName(t), Create: true}
-			c, err := chromastore.Open(ctx, cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
+			c := testbackend.Chroma(t)
 			t.Cleanup(func() {
-				c.Close()
-				_ = chromastore.DeleteCollection(context.Background(), cfg)
+				_ = chromastore.DeleteCollection(context.Background(), chromastore.Config{URL: testenv.Chroma(t).URL, Collection: c.Name()})
 			})
 			return c
 		}},

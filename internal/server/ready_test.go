@@ -16,6 +16,7 @@ import (
 	"github.com/chromafs/chromafs/chromastore"
 	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/internal/server"
+	"github.com/chromafs/chromafs/internal/testbackend"
 	"github.com/chromafs/chromafs/internal/testenv"
 )
 
@@ -151,11 +152,7 @@ func TestReadiness(t *testing.T) {
 // TestReadyWithoutRun: with an open store and no Run, /readyz checks
 // on demand.
 func TestReadyWithoutRun(t *testing.T) {
-	c, err := chromastore.Open(context.Background(), chromastore.Config{URL: testenv.Chroma(t).URL, Collection: testenv.CollectionName(t), Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := testbackend.Chroma(t)
 	srv := server.New(server.Config{Store: c, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	ts := httptest.NewServer(srv.Wrap("http", lister(srv)))
 	defer ts.Close()

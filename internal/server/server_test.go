@@ -16,9 +16,9 @@ import (
 	"time"
 
 	"github.com/chromafs/chromafs"
-	"github.com/chromafs/chromafs/chromastore"
 	"github.com/chromafs/chromafs/ingest"
 	"github.com/chromafs/chromafs/internal/server"
+	"github.com/chromafs/chromafs/internal/testbackend"
 	"github.com/chromafs/chromafs/internal/testenv"
 	"github.com/chromafs/chromafs/memstore"
 )
@@ -113,12 +113,7 @@ func TestAccess(t *testing.T) {
 	stores := map[string]func(t *testing.T) ingest.Target{
 		"memstore": func(t *testing.T) ingest.Target { return memstore.New(t.Name()) },
 		"chroma": func(t *testing.T) ingest.Target {
-			c, err := chromastore.Open(context.Background(), chromastore.Config{URL: testenv.Chroma(t).URL, Collection: testenv.CollectionName(t), Create: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { c.Close() })
-			return c
+			return testbackend.Chroma(t)
 		},
 	}
 	for name, newStore := range stores {
