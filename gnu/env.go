@@ -99,6 +99,7 @@ var Commands = map[string]Func{
 	"nl":       Nl,
 	"rm":       Rm,
 	"rmdir":    Rmdir,
+	"sed":      Sed,
 	"seq":      Seq,
 	"sort":     Sort,
 	"stat":     Stat,

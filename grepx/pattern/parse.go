@@ -43,20 +43,29 @@ type parser struct {
 	// parses first, so its errors win.
 	dfaErr  string
 	invalid bool // invalid UTF-8 seen
+	// capture makes groups capturing (Cap set to their number) and '.'
+	// match a newline too, for TranslateGroups.
+	capture bool
 }
 
 type parseError struct{ msg string }
 
 // parse parses src. It returns a *Error for invalid patterns.
 func parse(src string, syn Syntax, fold, regex bool) (re *syntax.Regexp, p *parser, err error) {
-	p = &parser{src: src, ere: syn == Extended, fold: fold, regex: regex}
+	return parseWith(&parser{src: src, ere: syn == Extended, fold: fold, regex: regex}, syn)
+}
+
+// parseWith is parse with the parser's settings made by the caller.
+func parseWith(p *parser, syn Syntax) (re *syntax.Regexp, pp *parser, err error) {
+	src := p.src
+	fold := p.fold
 	defer func() {
 		if r := recover(); r != nil {
 			pe, ok := r.(parseError)
 			if !ok {
 				panic(r)
 			}
-			re, err = nil, &Error{Pattern: src, Msg: pe.msg}
+			re, pp, err = nil, p, &Error{Pattern: src, Msg: pe.msg}
 		}
 	}()
 	if syn == Fixed && !fold && utf8.ValidString(src) {
@@ -305,6 +314,9 @@ func (p *parser) atom(depth int, start, starLiteral bool) (re *syntax.Regexp, ok
 	c := p.next()
 	switch {
 	case c == '.':
+		if p.capture {
+			return &syntax.Regexp{Op: syntax.OpAnyChar}, true
+		}
 		return &syntax.Regexp{Op: syntax.OpAnyCharNotNL}, true
 	case c == '[':
 		return p.bracket(), true
@@ -347,6 +359,9 @@ func (p *parser) group(depth int) *syntax.Regexp {
 		p.closed = append(p.closed, false)
 	}
 	p.closed[n-1] = true
+	if p.capture {
+		re = &syntax.Regexp{Op: syntax.OpCapture, Cap: n, Sub: []*syntax.Regexp{re}}
+	}
 	return re
 }
 

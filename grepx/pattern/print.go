@@ -53,6 +53,12 @@ func writeGo(b *strings.Builder, re *syntax.Regexp) {
 	case syntax.OpNoWordBoundary:
 		b.WriteString(`\B`)
 	case syntax.OpCapture:
+		if re.Cap > 0 {
+			b.WriteByte('(')
+			writeGo(b, re.Sub[0])
+			b.WriteByte(')')
+			return
+		}
 		b.WriteString(`(?:`)
 		writeGo(b, re.Sub[0])
 		b.WriteByte(')')

@@ -16,13 +16,32 @@ import (
 // back-references, GNU's Unicode word assertions \< \> \b \B, bytes that
 // are not valid UTF-8, and repetition counts above 1000.
 func Translate(expr string, syn Syntax) (string, error) {
+	return translate(&parser{src: expr, ere: syn == Extended}, syn)
+}
+
+// TranslateGroups is Translate for a stream editor such as sed, whose
+// text may hold newlines: the groups of expr (\(...\) in BRE, (...) in
+// ERE) are Go capturing groups with the same numbers, so that submatch i
+// of the result is what POSIX calls group i; '.' also matches a newline,
+// as negated bracket expressions do; and with fold, literals and bracket
+// expressions match their case counterparts as they do under grep -i.
+// ^ and $ still become \A and \z. syn must be Basic or Extended.
+func TranslateGroups(expr string, syn Syntax, fold bool) (string, error) {
+	if syn == Fixed {
+		return "", &Error{Pattern: expr, Msg: "TranslateGroups needs Basic or Extended syntax", Err: ErrUnsupported}
+	}
+	return translate(&parser{src: expr, ere: syn == Extended, fold: fold, capture: true}, syn)
+}
+
+func translate(p *parser, syn Syntax) (string, error) {
+	expr := p.src
 	if syn == Fixed {
 		if _, p, _ := parse(expr, syn, false, false); p.invalid {
 			return "", &Error{Pattern: expr, Msg: "invalid UTF-8 in pattern has no Go regexp equivalent", Err: ErrUnsupported}
 		}
 		return regexp.QuoteMeta(expr), nil
 	}
-	re, p, err := parse(expr, syn, false, false)
+	re, p, err := parseWith(p, syn)
 	if err != nil {
 		return "", err
 	}

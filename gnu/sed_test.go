@@ -1,0 +1,297 @@
+package gnu
+
+import (
+	"bytes"
+	"context"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// sedFiles is the tree the sed tests run over, with GNU sed on disk and
+// Sed over os.DirFS.
+var sedFiles = map[string]string{
+	"a.txt":      "alpha one\nbeta two\ngamma three\ndelta four\nepsilon five\n",
+	"b.txt":      "Hello World\nhello world\nHELLO again\n",
+	"nonl.txt":   "first\nlast without newline",
+	"empty.txt":  "",
+	"crlf.txt":   "one\r\ntwo\r\n",
+	"uni.txt":    "héllo wörld\nçà et là\n\tindented\x01ctl\n",
+	"d/c.md":     "# Title\n\nSome `code` here.\n## Sub\nText with [link](http://x).\n",
+	"script.sed": "s/alpha/ALPHA/\n/gamma/d\n",
+	"bad.sed":    "p\nk\n",
+}
+
+func sedDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, data := range sedFiles {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func runRealIn(t *testing.T, dir, stdin, name string, args []string) result {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Args[0] = filepath.Base(name)
+	cmd.Dir = dir
+	cmd.Env = []string{"LC_ALL=C.UTF-8", "PATH=/usr/bin:/bin"}
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	status := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		status = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("%s %q: %v", name, args, err)
+	}
+	return result{out.String(), errb.String(), status}
+}
+
+func runOursIn(dir, stdin string, f Func, args []string) result {
+	var out, errb bytes.Buffer
+	env := &Env{FS: os.DirFS(dir), Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb}
+	status := f(context.Background(), env, args)
+	return result{out.String(), errb.String(), status}
+}
+
+type sedCase struct {
+	stdin string
+	args  []string
+}
+
+func sc(args ...string) sedCase { return sedCase{args: args} }
+
+var sedCases = []sedCase{
+	sc("p", "a.txt"),
+	sc("-n", "p", "a.txt"),
+	sc("-n", "2p", "a.txt"),
+	sc("-n", "$p", "a.txt", "b.txt"),
+	sc("-s", "-n", "$p", "a.txt", "b.txt"),
+	sc("-n", "2,4p", "a.txt"),
+	sc("-n", "4,2p", "a.txt"),
+	sc("-n", "/beta/,/delta/p", "a.txt"),
+	sc("-n", "/beta/,+1p", "a.txt"),
+	sc("-n", "2,~4p", "a.txt"),
+	sc("-n", "1~2p", "a.txt"),
+	sc("-n", "0~2p", "a.txt"),
+	sc("-n", "0,/alpha/p", "a.txt"),
+	sc("-n", "1,/alpha/p", "a.txt"),
+	sc("-n", "/a/!p", "a.txt"),
+	sc("-n", `\%two%p`, "a.txt"),
+	sc("-n", `\,two,p`, "a.txt"),
+	sc("2d", "a.txt"),
+	sc("2,3d", "a.txt"),
+	sc("$d", "a.txt", "nonl.txt"),
+	sc("3q", "a.txt"),
+	sc("3q5", "a.txt"),
+	sc("3Q", "a.txt"),
+	sc("/gamma/Q7", "a.txt"),
+	sc("s/a/X/", "a.txt"),
+	sc("s/a/X/g", "a.txt"),
+	sc("s/a/X/2", "a.txt"),
+	sc("s/a/X/2g", "a.txt"),
+	sc("-n", "s/a/X/gp", "a.txt"),
+	sc("s/hello/bye/I", "b.txt"),
+	sc("s/hello/bye/ig", "b.txt"),
+	sc(`s/\(l\+\)o/[\1]/g`, "b.txt"),
+	sc("-E", `s/(l+)o/[\1]/g`, "b.txt"),
+	sc("-r", `s/^([a-z]+) ([a-z]+)$/\2 \1/`, "a.txt"),
+	sc(`s/[aeiou]/&&/g`, "a.txt"),
+	sc(`s/.*/\U&/`, "a.txt"),
+	sc(`s/\(.\)\(.*\)/\u\1\2/`, "a.txt"),
+	sc(`s/\w\+/\L\u&/g`, "b.txt"),
+	sc(`s/o/\n/g`, "a.txt"),
+	sc(`s/ /\t/`, "a.txt"),
+	sc(`s/x*/-/g`, "a.txt"),
+	sc(`s/b*/x/g`, "a.txt"),
+	sc(`s|/|_|g`, "d/c.md"),
+	sc(`s/\//_/g`, "d/c.md"),
+	sc(`s/^#\+ //`, "d/c.md"),
+	sc(`s/\[\([^]]*\)\](\([^)]*\))/\1 <\2>/`, "d/c.md"),
+	sc(`s/\.$//`, "d/c.md"),
+	sc(`s/é/E/g`, "uni.txt"),
+	sc(`s/./X/3`, "uni.txt"),
+	sc(`s/\r$//`, "crlf.txt"),
+	sc("-n", "l", "uni.txt"),
+	sc("-n", "l", "crlf.txt"),
+	sc("-n", "l 5", "a.txt"),
+	sc("-n", "-l", "8", "l", "a.txt"),
+	sc("y/abc/xyz/", "a.txt"),
+	sc("y/éö/eo/", "uni.txt"),
+	sc("=", "a.txt"),
+	sc("-n", "$=", "a.txt", "b.txt"),
+	sc("-n", "/e/{=;p}", "a.txt"),
+	sc("-n", "2,4{/gamma/!p}", "a.txt"),
+	sc("2{s/beta/B/;s/two/2/}", "a.txt"),
+	sc("-e", "s/a/1/", "-e", "s/e/2/", "a.txt"),
+	sc("-f", "script.sed", "a.txt"),
+	sc("-n", "-f", "script.sed", "-e", "p", "a.txt"),
+	sc("p", "nonl.txt"),
+	sc("-n", "p", "nonl.txt"),
+	sc("$a\\\nEND", "nonl.txt"),
+	sc("1i\\\nSTART", "a.txt"),
+	sc("2a added", "a.txt"),
+	sc("2i\\  kept blanks", "a.txt"),
+	sc("2,3c changed", "a.txt"),
+	sc("2c\\\nchanged\\\ntwo lines", "a.txt"),
+	sc("a x", "a.txt", "empty.txt", "nonl.txt"),
+	sc("N;P;D", "a.txt"),
+	sc("$!N;s/\\n/ + /", "a.txt"),
+	sc("N;N;s/\\n/,/g", "a.txt"),
+	sc("n;d", "a.txt"),
+	sc("-n", "n;p", "a.txt"),
+	sc("1h;1!H;$!d;x;s/\\n/|/g", "a.txt"),
+	sc("G", "a.txt"),
+	sc("-n", "h;s/a/A/;G;p", "a.txt"),
+	sc("x;$!d", "a.txt"),
+	sc(":a;N;$!ba;s/\\n/ /g", "a.txt"),
+	sc("-n", "/beta/{n;p}", "a.txt"),
+	sc("s/a/A/;ta;s/$/ (none)/;b;:a;s/$/ (some)/", "a.txt"),
+	sc("s/a/A/;Tz;s/$/ !/;:z", "a.txt"),
+	sc("-n", "F;=", "a.txt", "d/c.md"),
+	sc("z;s/^$/empty/", "a.txt"),
+	sc("2r d/c.md", "a.txt"),
+	sc("r nosuch", "b.txt"),
+	sc("R b.txt", "a.txt"),
+	sc("-n", "w /dev/stdout", "b.txt"),
+	sc("s/l/L/w /dev/stdout", "b.txt"),
+	sc("#n\np", "a.txt"),
+	sc("p;# comment", "b.txt"),
+	sc("-n", "/HELLO/Ip", "b.txt"),
+	sc("-n", "/hello/,/again/Ip", "b.txt"),
+	sc("/alpha/,/gamma/s/$/ <-/", "a.txt"),
+	sc("-n", "/[[:upper:]]/p", "b.txt"),
+	sc("-n", `/^.\{5\}$/p`, "a.txt", "b.txt"),
+	sc("-E", "-n", `/^(alpha|delta)/p`, "a.txt"),
+	sc("-n", `/alpha\|delta/p`, "a.txt"),
+	sc("-n", "/a/p;//p", "a.txt"),
+	sc("s/o//g;s//0/", "b.txt"),
+	sc("-z", "s/\\n/,/g", "a.txt"),
+	sc("p", "-"),
+	sc("p", "nosuch", "a.txt"),
+	sc("p", "d"),
+	sc("-i", "s/a/b/", "nosuch"),
+	sc("-n"),
+	sc(),
+	sc("-x", "p"),
+	sc("--bogus", "p"),
+	sc("s/a/b", "a.txt"),
+	sc("s/a/b/q", "a.txt"),
+	sc("s/a/b/gg", "a.txt"),
+	sc("s/a/b/pp", "a.txt"),
+	sc("s/a/b/0", "a.txt"),
+	sc("k", "a.txt"),
+	sc("{p", "a.txt"),
+	sc("p}", "a.txt"),
+	sc("}", "a.txt"),
+	sc("p x", "a.txt"),
+	sc("0p", "a.txt"),
+	sc("/abc", "a.txt"),
+	sc("//p", "a.txt"),
+	sc(`s/\(a\)/\2/`, "a.txt"),
+	sc("y/ab/c/", "a.txt"),
+	sc("y/ab", "a.txt"),
+	sc("b foo", "a.txt"),
+	sc(":", "a.txt"),
+	sc("3~", "a.txt"),
+	sc("1,p", "a.txt"),
+	sc("a", "a.txt"),
+	sc("1#x", "a.txt"),
+	sc("1,2q", "a.txt"),
+	sc("+3p", "a.txt"),
+	sc("1!!p", "a.txt"),
+	sc("1,2:a", "a.txt"),
+	sc("-e", "p", "-e", "k", "a.txt"),
+	sc("-f", "bad.sed", "a.txt"),
+	sc("-f", "nosuch.sed", "a.txt"),
+	sc("r", "a.txt"),
+	sc("-n", "/[/]/p", "d/c.md"),
+	sc("s/[]/]/X/g", "d/c.md"),
+	sc("s/[[:alpha:]/]/X/g", "d/c.md"),
+	sc("-n", "/[/p", "a.txt"),
+	sc("-n", `/a\{2,1\}/p`, "a.txt"),
+	{stdin: "from\nstdin\n", args: []string{"s/^/> /"}},
+	{stdin: "from\nstdin\n", args: []string{"-n", "$p", "-", "a.txt"}},
+	{stdin: "x\n", args: []string{"-s", "F", "a.txt", "-"}},
+}
+
+func TestSedDifferential(t *testing.T) {
+	if _, err := exec.LookPath("/usr/bin/sed"); err != nil {
+		t.Skip("GNU sed not installed")
+	}
+	dir := sedDir(t)
+	for _, c := range sedCases {
+		want := runRealIn(t, dir, c.stdin, "/usr/bin/sed", c.args)
+		got := runOursIn(dir, c.stdin, Sed, c.args)
+		if got != want {
+			t.Errorf("sed %q (stdin %q):\n got %q\n     %q %d\nwant %q\n     %q %d", c.args, c.stdin,
+				got.stdout, got.stderr, got.status, want.stdout, want.stderr, want.status)
+		}
+	}
+}
+
+// TestSedReadOnly checks that -i, w and e fail as GNU sed does on a read-only
+// mount (GNU sed's temporary file name is random: only its form is
+// compared).
+func TestSedReadOnly(t *testing.T) {
+	dir := sedDir(t)
+	for _, c := range []struct {
+		args   []string
+		stderr string
+		status int
+	}{
+		{[]string{"-i", "s/a/b/", "a.txt"}, `^sed: couldn't open temporary file \./sed[A-Za-z0-9]{6}: Read-only file system\n$`, 4},
+		{[]string{"-i.bak", "s/a/b/", "d/c.md"}, `^sed: couldn't open temporary file d/sed[A-Za-z0-9]{6}: Read-only file system\n$`, 4},
+		{[]string{"--in-place", "p", "nosuch", "a.txt"}, `^sed: can't read nosuch: No such file or directory\nsed: couldn't open temporary file \./sed[A-Za-z0-9]{6}: Read-only file system\n$`, 4},
+		{[]string{"-i", "p", "d"}, `^sed: couldn't edit d: not a regular file\n$`, 4},
+		{[]string{"w out.txt", "a.txt"}, `^sed: couldn't open file out.txt: Read-only file system\n$`, 4},
+		{[]string{"-n", "s/x/y/w out", "a.txt"}, `^sed: couldn't open file out: Read-only file system\n$`, 4},
+		{[]string{"e ls", "a.txt"}, `^sed: -e expression #1, char 1: .e. command not supported: no process is run\n$`, 1},
+		{[]string{"s/a/ls/e", "a.txt"}, `^sed: -e expression #1, char 8: the e flag of .s' is not supported: no process is run\n$`, 1},
+		{[]string{`s/\(a\)\1/x/`, "a.txt"}, `^sed: -e expression #1, char 12: .*not supported.*\n$`, 1},
+	} {
+		got := runOursIn(dir, "", Sed, c.args)
+		if got.stdout != "" || got.status != c.status || !regexp.MustCompile(c.stderr).MatchString(got.stderr) {
+			t.Errorf("sed %q: %q %q %d, want stderr matching %s and status %d", c.args, got.stdout, got.stderr, got.status, c.stderr, c.status)
+		}
+		if data, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(data) != sedFiles["a.txt"] {
+			t.Fatalf("sed %q wrote a.txt", c.args)
+		}
+	}
+}
+
+func TestSedEnv(t *testing.T) {
+	dir := sedDir(t)
+	var out, errb bytes.Buffer
+	env := &Env{FS: os.DirFS(dir), Dir: "/d", Stdout: &out, Stderr: &errb}
+	if st := Sed(context.Background(), env, []string{"-n", "-f", "../script.sed", "-e", "1p", "c.md", "/a.txt"}); st != 0 || out.String() != "# Title\n" || errb.Len() != 0 {
+		t.Errorf("relative operands: %d %q %q", st, out.String(), errb.String())
+	}
+	out.Reset()
+	// Without standard input, "-" and no operand read nothing.
+	env = &Env{FS: os.DirFS(dir), Stdout: &out, Stderr: &errb}
+	if st := Sed(context.Background(), env, []string{"p"}); st != 0 || out.Len() != 0 || errb.Len() != 0 {
+		t.Errorf("no stdin: %d %q %q", st, out.String(), errb.String())
+	}
+	opened := false
+	env = &Env{Open: func(context.Context) (fs.FS, error) { opened = true; return os.DirFS(dir), nil }, Stdout: &out, Stderr: &errb}
+	if st := Sed(context.Background(), env, []string{"s/a/b"}); st != 1 || opened {
+		t.Errorf("a script error must not open the filesystem: %d %v", st, opened)
+	}
+	if st := Sed(context.Background(), env, []string{"-n", "1p", "a.txt"}); st != 0 || !opened || out.String() != "alpha one\n" {
+		t.Errorf("Env.Open: %d %v %q", st, opened, out.String())
+	}
+}
