@@ -7,6 +7,8 @@
 // what the real tool writes, and returns the tool's exit status.
 // Commands maps their names to them. grep searches with grepx.Search, so
 // a chromafs.FS keeps its accelerations.
+// sed is GNU sed 4.9 without writes (-i, w and e fail as on a read-only
+// mount).
 //
 // The same functions back the `chromafs` command line and are meant for
 // any other front-end (a sealed shell, an agent's tools): a behaviour

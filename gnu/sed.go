@@ -111,7 +111,8 @@ General help using GNU software: <https://www.gnu.org/gethelp/>.
 // s///e flag, which run processes, are refused. --posix, --debug, -u and
 // --follow-symlinks are accepted and change nothing.
 //
-// Files named by -f, r and R are files of the filesystem (Env.ReadFile
+// Each input file is held in memory whole, up to HoldLimit (a larger
+// one is a read error, status 4). Files named by -f, r and R are files of the filesystem (Env.ReadFile
 // for -f when set). Exit status: 0, 1 for an invalid script or usage, 2
 // when an input file could not be read, 4 for an I/O error, or the
 // status given to q or Q.
@@ -163,11 +164,7 @@ func Sed(ctx context.Context, env *Env, args []string) int {
 				}
 				return 4
 			}
-			text := string(data)
-			if strings.HasSuffix(text, "\n") {
-				text = text[:len(text)-1]
-			}
-			chunks = append(chunks, sedChunk{text: text, file: o.Arg})
+			chunks = append(chunks, sedChunk{text: strings.TrimSuffix(string(data), "\n"), file: o.Arg})
 		}
 	}
 	if len(chunks) == 0 {
@@ -323,14 +320,13 @@ type sedRun struct {
 	delim                         byte
 
 	// compilation
-	src     string
-	pos     int
-	chunks  []sedChunk
-	cmds    []*sedCmd
-	blocks  []int
-	labels  map[string]int
-	seenRe  bool
-	lastCmd *sedCmd
+	src    string
+	pos    int
+	chunks []sedChunk
+	cmds   []*sedCmd
+	blocks []int
+	labels map[string]int
+	seenRe bool
 
 	// execution
 	status   int
@@ -1077,13 +1073,15 @@ func (s *sedRun) nextFile() bool {
 		a := s.files[s.fileIdx]
 		s.fileIdx++
 		var data []byte
-		var err error
-		if a == "-" {
-			if s.env.Stdin != nil {
-				data, err = io.ReadAll(s.env.Stdin)
+		f, err := s.openInput(a)
+		if err == nil {
+			data, err = readHeld(f)
+			f.Close()
+			if err != nil {
+				s.warn("read error on %s: %s", a, ErrText(err))
+				s.quit, s.exit, s.status = true, 4, 4
+				return false
 			}
-		} else {
-			data, err = s.readFS(a)
 		}
 		if err != nil {
 			if errors.Is(err, errIsDir) {

@@ -41,7 +41,7 @@ func sedDir(t *testing.T) string {
 	return dir
 }
 
-func runRealIn(t *testing.T, dir, stdin, name string, args []string) result {
+func runSedReal(t *testing.T, dir, stdin, name string, args []string) result {
 	t.Helper()
 	cmd := exec.Command(name, args...)
 	cmd.Args[0] = filepath.Base(name)
@@ -60,7 +60,7 @@ func runRealIn(t *testing.T, dir, stdin, name string, args []string) result {
 	return result{out.String(), errb.String(), status}
 }
 
-func runOursIn(dir, stdin string, f Func, args []string) result {
+func runSedOurs(dir, stdin string, f Func, args []string) result {
 	var out, errb bytes.Buffer
 	env := &Env{FS: os.DirFS(dir), Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb}
 	status := f(context.Background(), env, args)
@@ -234,8 +234,8 @@ func TestSedDifferential(t *testing.T) {
 	}
 	dir := sedDir(t)
 	for _, c := range sedCases {
-		want := runRealIn(t, dir, c.stdin, "/usr/bin/sed", c.args)
-		got := runOursIn(dir, c.stdin, Sed, c.args)
+		want := runSedReal(t, dir, c.stdin, "/usr/bin/sed", c.args)
+		got := runSedOurs(dir, c.stdin, Sed, c.args)
 		if got != want {
 			t.Errorf("sed %q (stdin %q):\n got %q\n     %q %d\nwant %q\n     %q %d", c.args, c.stdin,
 				got.stdout, got.stderr, got.status, want.stdout, want.stderr, want.status)
@@ -263,7 +263,7 @@ func TestSedReadOnly(t *testing.T) {
 		{[]string{"s/a/ls/e", "a.txt"}, `^sed: -e expression #1, char 8: the e flag of .s' is not supported: no process is run\n$`, 1},
 		{[]string{`s/\(a\)\1/x/`, "a.txt"}, `^sed: -e expression #1, char 12: .*not supported.*\n$`, 1},
 	} {
-		got := runOursIn(dir, "", Sed, c.args)
+		got := runSedOurs(dir, "", Sed, c.args)
 		if got.stdout != "" || got.status != c.status || !regexp.MustCompile(c.stderr).MatchString(got.stderr) {
 			t.Errorf("sed %q: %q %q %d, want stderr matching %s and status %d", c.args, got.stdout, got.stderr, got.status, c.stderr, c.status)
 		}
