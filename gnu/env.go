@@ -99,6 +99,7 @@ var Commands = map[string]Func{
 	"nl":       Nl,
 	"rm":       Rm,
 	"rmdir":    Rmdir,
+	"rg":       Rg,
 	"sed":      Sed,
 	"seq":      Seq,
 	"sort":     Sort,

@@ -82,6 +82,12 @@ type Query struct {
 	// --exclude-dir globs.
 	Globs      []FileGlob
 	ExcludeDir []string
+	// Skip, if set, is asked about each directory and file that
+	// Recursive finds below an operand (never about an operand itself),
+	// by fs name, after Globs and ExcludeDir; what it returns true for is
+	// left out, a directory with all below it. Front-ends with their own
+	// file selection rules (ripgrep's hidden files and globs) use it.
+	Skip func(name string, isDir bool) bool
 
 	// Mode selects what is computed per file.
 	Mode Mode

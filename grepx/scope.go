@@ -206,12 +206,12 @@ func scope(fsys fs.FS, q *Query, f *filter) []item {
 				return nil
 			}
 			if d.IsDir() {
-				if name != p && f.excludedDir(name, false) {
+				if name != p && (f.excludedDir(name, false) || q.Skip != nil && q.Skip(name, true)) {
 					return fs.SkipDir
 				}
 				return nil
 			}
-			if !d.Type().IsRegular() || f.excludedFile(name, false) || skip(name) {
+			if !d.Type().IsRegular() || f.excludedFile(name, false) || skip(name) || q.Skip != nil && q.Skip(name, false) {
 				return nil
 			}
 			items = append(items, item{operand: op, path: name})

@@ -68,6 +68,13 @@ func parseWith(p *parser, syn Syntax) (re *syntax.Regexp, pp *parser, err error)
 			re, pp, err = nil, p, &Error{Pattern: src, Msg: pe.msg}
 		}
 	}()
+	if syn == RE2 {
+		re, err := syntax.Parse(src, syntax.Perl)
+		if err != nil {
+			return nil, p, &Error{Pattern: src, Msg: err.Error()}
+		}
+		return p.fromGo(re), p, nil
+	}
 	if syn == Fixed && !fold && utf8.ValidString(src) {
 		// What the loop below would build, without a node per character.
 		if src == "" {
@@ -787,4 +794,37 @@ func alternate(subs []*syntax.Regexp) *syntax.Regexp {
 		return subs[0]
 	}
 	return &syntax.Regexp{Op: syntax.OpAlternate, Sub: subs}
+}
+
+// fromGo turns a tree that regexp/syntax parsed (RE2 syntax) into the
+// form the parser builds: literals and classes expanded to their case
+// counterparts under fold or (?i), no capturing groups, and word
+// assertions noted.
+func (p *parser) fromGo(re *syntax.Regexp) *syntax.Regexp {
+	switch re.Op {
+	case syntax.OpLiteral:
+		fold := p.fold
+		p.fold = fold || re.Flags&syntax.FoldCase != 0
+		subs := make([]*syntax.Regexp, 0, len(re.Rune))
+		for _, r := range re.Rune {
+			subs = append(subs, p.literal(r))
+		}
+		p.fold = fold
+		return concat(subs)
+	case syntax.OpCharClass:
+		return p.class(runeSet(append([]rune(nil), re.Rune...)).normalize(), false)
+	case syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		p.wordOps = true
+		return re
+	case syntax.OpCapture:
+		return p.fromGo(re.Sub[0])
+	}
+	subs := make([]*syntax.Regexp, len(re.Sub))
+	for i, s := range re.Sub {
+		subs[i] = p.fromGo(s)
+	}
+	out := *re
+	out.Sub = subs
+	out.Flags &^= syntax.FoldCase
+	return &out
 }

@@ -74,6 +74,12 @@ const (
 	Extended
 	// Fixed is a list of fixed strings (grep -F).
 	Fixed
+	// RE2 is Go's regexp syntax (regexp/syntax.Perl), close to the Rust
+	// regex syntax of ripgrep. ^ and $ anchor at the ends of the line;
+	// \b and \B use Unicode word characters, as in Rust; -i folds case
+	// as for the other syntaxes; \d, \s and \w are ASCII classes, as in
+	// Go (Unicode in Rust). Groups do not capture.
+	RE2
 )
 
 // ErrUnsupported is wrapped by errors for patterns that are valid for GNU
