@@ -9,6 +9,8 @@
 // a chromafs.FS keeps its accelerations.
 // sed is GNU sed 4.9 without writes (-i, w and e fail as on a read-only
 // mount).
+// rg is ripgrep 13 as it prints to a pipe, sorted by path, on
+// grepx.Search.
 //
 // The same functions back the `chromafs` command line and are meant for
 // any other front-end (a sealed shell, an agent's tools): a behaviour
