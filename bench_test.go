@@ -24,6 +24,7 @@ import (
 	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/ingest"
 	"github.com/chromafs/chromafs/internal/gen"
+	"github.com/chromafs/chromafs/internal/testbackend"
 	"github.com/chromafs/chromafs/internal/testenv"
 	"github.com/chromafs/chromafs/memstore"
 	"github.com/chromafs/chromafs/tree"
@@ -619,13 +620,7 @@ func BenchmarkMemCatWarm(b *testing.B) {
 func TestBenchCollection(t *testing.T) {
 	srv := testenv.Chroma(t)
 	ctx := context.Background()
-	store, err := chromastore.Open(ctx, chromastore.Config{
-		URL: srv.URL, Collection: testenv.CollectionName(t), Create: true, Embedding: chromastore.HashEmbedding(benchDim),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
+	store := testbackend.OpenChroma(t, chromastore.Config{URL: srv.URL, Embedding: chromastore.HashEmbedding(benchDim)})
 	const n = 200
 	pages := gen.Pages(n, benchSeed)
 	if _, err := gen.Write(ctx, store, pages, gen.Options{BatchSize: 500}); err != nil {

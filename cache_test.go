@@ -18,6 +18,7 @@ import (
 	"github.com/chromafs/chromafs/cachepkg/rediscache"
 	"github.com/chromafs/chromafs/chromastore"
 	"github.com/chromafs/chromafs/collection"
+	"github.com/chromafs/chromafs/internal/testbackend"
 	"github.com/chromafs/chromafs/internal/testenv"
 	"github.com/chromafs/chromafs/memstore"
 )
@@ -37,16 +38,6 @@ func (c *countingColl) Chunks(ctx context.Context, l collection.Layout, slugs []
 func (c *countingColl) ChunksByID(ctx context.Context, l collection.Layout, ids []string) ([]collection.Chunk, error) {
 	c.content.Add(1)
 	return c.Collection.ChunksByID(ctx, l, ids)
-}
-
-func openColl(t *testing.T, url string) *chromastore.Collection {
-	t.Helper()
-	c, err := chromastore.Open(context.Background(), chromastore.Config{URL: url, Collection: testenv.CollectionName(t), Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c
 }
 
 func redisCache(t *testing.T, url, prefix string, opt rediscache.Options) *rediscache.Cache {
@@ -81,7 +72,7 @@ func TestSharedRedisCache(t *testing.T) {
 	ctx := context.Background()
 	for _, w := range writers {
 		t.Run(w.name, func(t *testing.T) {
-			coll := &countingColl{Collection: openColl(t, testenv.Chroma(t).URL)}
+			coll := &countingColl{Collection: testbackend.Chroma(t)}
 			w.write(t, coll.Collection, files)
 			mem := memstore.New(t.Name())
 			w.write(t, mem, files)
@@ -142,7 +133,7 @@ func TestRedisFaults(t *testing.T) {
 	files := corpus(t)
 	want := visible(files, nil)
 	ctx := context.Background()
-	coll := &countingColl{Collection: openColl(t, testenv.Chroma(t).URL)}
+	coll := &countingColl{Collection: testbackend.Chroma(t)}
 	ingested(t, coll.Collection, files)
 	rc := redisCache(t, rdb.URL, "faults:", rediscache.Options{Backoff: 200 * time.Millisecond, Timeout: 300 * time.Millisecond})
 	var logs testenv.LogBuffer
@@ -242,7 +233,7 @@ func TestRedisSlowAndFlushed(t *testing.T) {
 	files := corpus(t)
 	want := visible(files, nil)
 	ctx := context.Background()
-	coll := &countingColl{Collection: openColl(t, testenv.Chroma(t).URL)}
+	coll := &countingColl{Collection: testbackend.Chroma(t)}
 	ingested(t, coll.Collection, files)
 	proxy := newSlowProxy(t, strings.TrimPrefix(rdb.URL, "redis://"))
 	const timeout = 200 * time.Millisecond
@@ -290,7 +281,7 @@ func TestRedisSlowAndFlushed(t *testing.T) {
 func TestChromaDown(t *testing.T) {
 	srv := testenv.NewChroma(t)
 	files := corpus(t)
-	coll := openColl(t, srv.URL)
+	coll := testbackend.OpenChroma(t, chromastore.Config{URL: srv.URL})
 	ingested(t, coll, files)
 	fsys, err := chromafs.New(context.Background(), coll)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/chromafs/chromafs"
 	"github.com/chromafs/chromafs/collection"
+	"github.com/chromafs/chromafs/internal/testbackend"
 	"github.com/chromafs/chromafs/memstore"
 )
 
@@ -141,10 +142,10 @@ func TestCandidates(t *testing.T) {
 		{lits: []string{"Leaf\nfive"}, want: []string{"deep/a/b/c/d/leaf.md"}},
 		{lits: []string{"end\nline line"}},
 	}
-	for _, b := range backends() {
+	for _, b := range testbackend.Backends() {
 		for _, w := range writers {
-			t.Run(b.name+"/"+w.name, func(t *testing.T) {
-				store := b.new(t)
+			t.Run(b.Name+"/"+w.name, func(t *testing.T) {
+				store := b.New(t)
 				w.write(t, store, files)
 				ctx := context.Background()
 				for _, groups := range [][]string{{"staff"}, nil} {
@@ -204,10 +205,10 @@ func TestCandidatesStraddle(t *testing.T) {
 		files[fmt.Sprintf("decoy/%d.md", i)] = string(r[h:]) + strings.Repeat("z", 3*chunk) + string(r[:h])
 	}
 	files["filler.md"] = strings.Repeat("quiet line\n", 20)
-	for _, b := range backends() {
+	for _, b := range testbackend.Backends() {
 		for _, sep := range []string{"", "\n", "--"} {
-			t.Run(fmt.Sprintf("%s/sep=%q", b.name, sep), func(t *testing.T) {
-				store := b.new(t)
+			t.Run(fmt.Sprintf("%s/sep=%q", b.Name, sep), func(t *testing.T) {
+				store := b.New(t)
 				mem := memstore.New("straddle")
 				err := memstore.Load(mem, collection.DefaultLayout(), files, memstore.LoadOptions{
 					ChunkSize: chunk, Shuffle: rand.New(rand.NewPCG(3, 4)), Separator: sep,
@@ -251,9 +252,9 @@ func TestCandidatesAccess(t *testing.T) {
 		"pub/lazy.md":     "",
 		"internal/sub.md": "swordfish",
 	}
-	for _, b := range backends() {
-		t.Run(b.name, func(t *testing.T) {
-			store := b.new(t)
+	for _, b := range testbackend.Backends() {
+		t.Run(b.Name, func(t *testing.T) {
+			store := b.New(t)
 			foreign(t, store, files)
 			ctx := context.Background()
 			for _, fold := range []bool{false, true} {
@@ -374,9 +375,9 @@ func TestCandidatesRandom(t *testing.T) {
 		return true, nil
 	}
 	iterations := map[string]int{"memstore": 300, "chroma": 60}
-	for _, b := range backends() {
-		t.Run(b.name, func(t *testing.T) {
-			store := b.new(t)
+	for _, b := range testbackend.Backends() {
+		t.Run(b.Name, func(t *testing.T) {
+			store := b.New(t)
 			mem := memstore.New("random")
 			if err := memstore.Load(mem, collection.DefaultLayout(), files, memstore.LoadOptions{
 				ChunkSize: 5, Access: access, Shuffle: rand.New(rand.NewPCG(7, 8)),
@@ -393,7 +394,7 @@ func TestCandidatesRandom(t *testing.T) {
 					}
 				}
 			})
-			for range iterations[b.name] {
+			for range iterations[b.Name] {
 				var gs []string
 				for _, g := range groups {
 					if r.IntN(2) == 0 {
@@ -463,7 +464,7 @@ func TestCandidatesRegexAgreement(t *testing.T) {
 		recs = append(recs, collection.Record{ID: fmt.Sprint(i), Document: d, Metadata: map[string]any{"page_slug": "p.md", "chunk_index": i}})
 	}
 	mem := memstore.New("agree")
-	chroma := backends()[1].new(t)
+	chroma := testbackend.Chroma(t)
 	for _, st := range []collection.Writer{mem, chroma} {
 		if err := st.Upsert(context.Background(), recs); err != nil {
 			t.Fatal(err)

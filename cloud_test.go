@@ -20,6 +20,7 @@ import (
 	"github.com/chromafs/chromafs/chromastore"
 	"github.com/chromafs/chromafs/grepx"
 	"github.com/chromafs/chromafs/grepx/pattern"
+	"github.com/chromafs/chromafs/internal/testbackend"
 	"github.com/chromafs/chromafs/internal/testenv"
 )
 
@@ -138,14 +139,9 @@ func TestCloudLimits(t *testing.T) {
 				gate.maxDoc = chromastore.CloudMaxDocumentBytes
 			}
 			gate.busyEvery.Store(7)
-			coll, err := chromastore.Open(ctx, chromastore.Config{
-				URL: srv.URL, Collection: testenv.CollectionName(t), Create: true,
-				HTTPClient: &http.Client{Transport: gate}, CloudLimits: true,
+			coll := testbackend.OpenChroma(t, chromastore.Config{
+				URL: srv.URL, HTTPClient: &http.Client{Transport: gate}, CloudLimits: true,
 			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer coll.Close()
 			w.write(t, coll, files)
 			want := visible(files, []string{"staff"})
 			fsys, err := chromafs.New(ctx, coll, chromafs.WithGroups("staff"))
@@ -181,14 +177,7 @@ func TestCloudLimits(t *testing.T) {
 func TestRetryDeadline(t *testing.T) {
 	ctx := context.Background()
 	gate := &cloudGate{base: http.DefaultTransport}
-	coll, err := chromastore.Open(ctx, chromastore.Config{
-		URL: testenv.Chroma(t).URL, Collection: testenv.CollectionName(t), Create: true,
-		HTTPClient: &http.Client{Transport: gate},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer coll.Close()
+	coll := testbackend.OpenChroma(t, chromastore.Config{URL: testenv.Chroma(t).URL, HTTPClient: &http.Client{Transport: gate}})
 	files := corpus(t)
 	ingested(t, coll, files)
 	fsys, err := chromafs.New(ctx, coll)

@@ -11,9 +11,9 @@ import (
 	"testing/fstest"
 
 	"github.com/chromafs/chromafs"
-	"github.com/chromafs/chromafs/chromastore"
 	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/ingest"
+	"github.com/chromafs/chromafs/internal/testbackend"
 	"github.com/chromafs/chromafs/internal/testcorpus"
 	"github.com/chromafs/chromafs/internal/testenv"
 	"github.com/chromafs/chromafs/memstore"
@@ -41,28 +41,6 @@ type target interface {
 	collection.Writer
 }
 
-type backend struct {
-	name string
-	new  func(t *testing.T) target
-}
-
-func backends() []backend {
-	return []backend{
-		{"memstore", func(t *testing.T) target { return memstore.New(t.Name()) }},
-		{"chroma", func(t *testing.T) target {
-			srv := testenv.Chroma(t)
-			c, err := chromastore.Open(context.Background(), chromastore.Config{
-				URL: srv.URL, Collection: testenv.CollectionName(t), Create: true,
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { c.Close() })
-			return c
-		}},
-	}
-}
-
 var writers = []struct {
 	name  string
 	write func(testing.TB, ingest.Target, map[string]string)
@@ -78,10 +56,10 @@ var writers = []struct {
 // exist.
 func TestFS(t *testing.T) {
 	files := corpus(t)
-	for _, b := range backends() {
+	for _, b := range testbackend.Backends() {
 		for _, w := range writers {
-			t.Run(b.name+"/"+w.name, func(t *testing.T) {
-				store := b.new(t)
+			t.Run(b.Name+"/"+w.name, func(t *testing.T) {
+				store := b.New(t)
 				w.write(t, store, files)
 				ctx := context.Background()
 				for _, view := range []struct {
@@ -202,9 +180,9 @@ func assertNotExist(t *testing.T, fsys fs.FS, name string) {
 // TestEmptyView: a collection whose every page is private is an empty
 // directory for a user without groups.
 func TestEmptyView(t *testing.T) {
-	for _, b := range backends() {
-		t.Run(b.name, func(t *testing.T) {
-			store := b.new(t)
+	for _, b := range testbackend.Backends() {
+		t.Run(b.Name, func(t *testing.T) {
+			store := b.New(t)
 			mem := memstore.New("private")
 			err := memstore.Load(mem, collection.DefaultLayout(), map[string]string{"a/b.md": "x", "c.md": "y"},
 				memstore.LoadOptions{Access: func(string) (bool, []string) { return false, []string{"staff"} }})

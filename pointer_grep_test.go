@@ -7,6 +7,7 @@ import (
 
 	"github.com/chromafs/chromafs"
 	"github.com/chromafs/chromafs/grepx"
+	"github.com/chromafs/chromafs/internal/testbackend"
 	"github.com/chromafs/chromafs/pointer"
 )
 
@@ -15,10 +16,10 @@ import (
 // to their server, while ordinary pages are searched as always; without
 // it, pointer content is searched and matched.
 func TestGrepSkipLazy(t *testing.T) {
-	for _, b := range backends() {
-		t.Run(b.name, func(t *testing.T) {
+	for _, b := range testbackend.Backends() {
+		t.Run(b.Name, func(t *testing.T) {
 			srv := newPointerServer(t)
-			store := b.new(t)
+			store := b.New(t)
 			writePointerTree(t, store, srv)
 			ctx := context.Background()
 			fsys, err := chromafs.New(ctx, store, chromafs.WithResolver(&pointer.HTTPResolver{Policy: allowing(t, srv.URL)}))

@@ -18,6 +18,7 @@ import (
 	"github.com/chromafs/chromafs"
 	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/grepx"
+	"github.com/chromafs/chromafs/internal/testbackend"
 	"github.com/chromafs/chromafs/pointer"
 	"github.com/chromafs/chromafs/tree"
 )
@@ -175,10 +176,10 @@ func writePointerTree(t *testing.T, dst target, srv *pointerServer) {
 // TestPointers serves lazy pointers from a real HTTP server, for each
 // backend (memstore and a real Chroma).
 func TestPointers(t *testing.T) {
-	for _, b := range backends() {
-		t.Run(b.name, func(t *testing.T) {
+	for _, b := range testbackend.Backends() {
+		t.Run(b.Name, func(t *testing.T) {
 			srv := newPointerServer(t)
-			store := b.new(t)
+			store := b.New(t)
 			writePointerTree(t, store, srv)
 			ctx := context.Background()
 			newFS := func(t *testing.T, opts ...chromafs.Option) *chromafs.FS {

@@ -9,6 +9,7 @@ import (
 	"github.com/chromafs/chromafs/chromastore"
 	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/internal/gen"
+	"github.com/chromafs/chromafs/internal/testbackend"
 	"github.com/chromafs/chromafs/internal/testenv"
 )
 
@@ -37,17 +38,11 @@ func treeColl(b *testing.B, n, max int) *chromastore.Collection {
 	b.Helper()
 	srv := testenv.Chroma(b)
 	ctx := context.Background()
-	cfg := chromastore.Config{
+	store := testbackend.OpenChroma(b, chromastore.Config{
 		URL:        srv.URL,
 		Collection: fmt.Sprintf("chromafs-bench-tree-%d-%d-%s", n, max, genFingerprint()),
-		Create:     true,
 		Embedding:  chromastore.HashEmbedding(benchDim),
-	}
-	store, err := chromastore.Open(ctx, cfg)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { store.Close() })
+	})
 	if store.Metadata()[benchCompleteKey] == true {
 		return store
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/grepx"
 	"github.com/chromafs/chromafs/ingest"
+	"github.com/chromafs/chromafs/internal/testbackend"
 	"github.com/chromafs/chromafs/internal/testcorpus"
 	"github.com/chromafs/chromafs/internal/testenv"
 	"github.com/chromafs/chromafs/memstore"
@@ -119,16 +120,11 @@ func TestShardedTreeReadsBackIdentical(t *testing.T) {
 	}
 	base := testenv.CollectionName(t)
 	open := func(name string, gate *cloudGate) *chromastore.Collection {
-		cfg := chromastore.Config{URL: srv.URL, Collection: base + name, Create: true}
+		cfg := chromastore.Config{URL: srv.URL, Collection: base + name}
 		if gate != nil {
 			cfg.HTTPClient, cfg.CloudLimits = &http.Client{Transport: gate}, true
 		}
-		c, err := chromastore.Open(ctx, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { c.Close() })
-		return c
+		return testbackend.OpenChroma(t, cfg)
 	}
 	gate := &cloudGate{base: http.DefaultTransport, maxDoc: chromastore.CloudMaxDocumentBytes}
 	sharded, whole := open("-sharded", gate), open("-whole", nil)

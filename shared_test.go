@@ -11,6 +11,7 @@ import (
 
 	"github.com/chromafs/chromafs"
 	"github.com/chromafs/chromafs/collection"
+	"github.com/chromafs/chromafs/internal/testbackend"
 	"github.com/chromafs/chromafs/memstore"
 	"github.com/chromafs/chromafs/tree"
 )
@@ -28,9 +29,9 @@ var sharedFiles = map[string]string{
 // WithTreeMaxAge reuses) and Reset everything.
 func TestSharedReusesParsedTrees(t *testing.T) {
 	ctx := context.Background()
-	for _, b := range backends() {
-		t.Run(b.name, func(t *testing.T) {
-			target := b.new(t)
+	for _, b := range testbackend.Backends() {
+		t.Run(b.Name, func(t *testing.T) {
+			target := b.New(t)
 			ingested(t, target, sharedFiles)
 			store := &treeCounter{Store: target}
 			sh := chromafs.NewShared(0)

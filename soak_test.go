@@ -21,6 +21,7 @@ import (
 	"github.com/chromafs/chromafs/cachepkg/rediscache"
 	"github.com/chromafs/chromafs/grepx"
 	"github.com/chromafs/chromafs/internal/gen"
+	"github.com/chromafs/chromafs/internal/testbackend"
 	"github.com/chromafs/chromafs/internal/testenv"
 )
 
@@ -49,7 +50,7 @@ func TestSoak(t *testing.T) {
 	}
 	ctx := context.Background()
 	pages := gen.Pages(300, 5)
-	coll := &countingColl{Collection: openColl(t, testenv.Chroma(t).URL)}
+	coll := &countingColl{Collection: testbackend.Chroma(t)}
 	if _, err := gen.Write(ctx, coll.Collection, pages, gen.Options{}); err != nil {
 		t.Fatal(err)
 	}

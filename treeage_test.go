@@ -9,6 +9,7 @@ import (
 
 	"github.com/chromafs/chromafs"
 	"github.com/chromafs/chromafs/collection"
+	"github.com/chromafs/chromafs/internal/testbackend"
 	"github.com/chromafs/chromafs/memstore"
 )
 
@@ -63,9 +64,9 @@ func TestTreeMaxAge(t *testing.T) {
 // and the next session sees the new tree. On Chroma as in memory.
 func TestTreeVersionMarker(t *testing.T) {
 	ctx := context.Background()
-	for _, b := range backends() {
-		t.Run(b.name, func(t *testing.T) {
-			store := b.new(t)
+	for _, b := range testbackend.Backends() {
+		t.Run(b.Name, func(t *testing.T) {
+			store := b.New(t)
 			files := map[string]string{"a.md": "alpha\n"}
 			ingested(t, store, files)
 			tv, ok := store.(collection.TreeVersioner)

@@ -19,7 +19,9 @@ import (
 
 	"github.com/chromafs/chromafs"
 	"github.com/chromafs/chromafs/cachepkg"
+	"github.com/chromafs/chromafs/chromastore"
 	"github.com/chromafs/chromafs/collection"
+	"github.com/chromafs/chromafs/internal/testbackend"
 	"github.com/chromafs/chromafs/internal/testenv"
 	"github.com/chromafs/chromafs/memstore"
 	"github.com/chromafs/chromafs/tree"
@@ -68,11 +70,11 @@ func treeRecord(doc string) collection.Record {
 // unchanged; a fixed tree is served after the backoff.
 func TestTreeBomb(t *testing.T) {
 	bomb := bombDoc(t, 64<<20)
-	for _, b := range backends() {
-		t.Run(b.name, func(t *testing.T) {
+	for _, b := range testbackend.Backends() {
+		t.Run(b.Name, func(t *testing.T) {
 			sh := chromafs.NewShared(0)
 			chromafs.SetTreeRetry(sh, 400*time.Millisecond, 2*time.Second)
-			target := b.new(t)
+			target := b.New(t)
 			ctx := context.Background()
 			if err := target.Upsert(ctx, []collection.Record{treeRecord(bomb)}); err != nil {
 				t.Fatal(err)
@@ -141,9 +143,9 @@ func TestTreeBomb(t *testing.T) {
 // TestTreeNoEntries: a tree whose entries are all invalid is an error
 // naming them, not an empty filesystem.
 func TestTreeNoEntries(t *testing.T) {
-	for _, b := range backends() {
-		t.Run(b.name, func(t *testing.T) {
-			target := b.new(t)
+	for _, b := range testbackend.Backends() {
+		t.Run(b.Name, func(t *testing.T) {
+			target := b.New(t)
 			if err := target.Upsert(context.Background(), []collection.Record{treeRecord(`{"../etc/passwd": {"isPublic": true}}`)}); err != nil {
 				t.Fatal(err)
 			}
@@ -164,7 +166,7 @@ func TestStaleTree(t *testing.T) {
 	sh := chromafs.NewShared(0)
 	srv := testenv.NewChroma(t)
 	files := corpus(t)
-	coll := openColl(t, srv.URL)
+	coll := testbackend.OpenChroma(t, chromastore.Config{URL: srv.URL})
 	ingested(t, coll, files)
 	ctx := context.Background()
 	cache := cachepkg.NewMemory(0)
@@ -333,10 +335,10 @@ func TestDirModTime(t *testing.T) {
 		{Slug: "docs/deep/secret.md", Groups: []string{"staff"}, Size: 4, ModTime: day(25)},
 		{Slug: "old/u.md", IsPublic: true, Size: 4},
 	}
-	for _, b := range backends() {
-		t.Run(b.name, func(t *testing.T) {
+	for _, b := range testbackend.Backends() {
+		t.Run(b.Name, func(t *testing.T) {
 			sh := chromafs.WithShared(chromafs.NewShared(0))
-			target := b.new(t)
+			target := b.New(t)
 			doc, err := tree.Encode(entries, false)
 			if err != nil {
 				t.Fatal(err)
@@ -403,8 +405,8 @@ func TestDirModTime(t *testing.T) {
 // TestDuplicateSlugLastWins: a tree that lists a slug twice is read as
 // JSON tools read it, the last occurrence deciding its access rule.
 func TestDuplicateSlugLastWins(t *testing.T) {
-	for _, b := range backends() {
-		t.Run(b.name, func(t *testing.T) {
+	for _, b := range testbackend.Backends() {
+		t.Run(b.Name, func(t *testing.T) {
 			for _, tc := range []struct {
 				doc    string
 				public bool
@@ -413,7 +415,7 @@ func TestDuplicateSlugLastWins(t *testing.T) {
 				{`{"a.md": {"isPublic": false, "groups": ["staff"]}, "b.md": {"isPublic": true}, "a.md": {"isPublic": true}}`, true},
 			} {
 				sh := chromafs.WithShared(chromafs.NewShared(0))
-				target := b.new(t)
+				target := b.New(t)
 				recs := append(append(recs("a.md", 0), recs("b.md", 0)...), treeRecord(tc.doc))
 				if err := target.Upsert(context.Background(), recs); err != nil {
 					t.Fatal(err)
@@ -439,9 +441,9 @@ func TestDuplicateSlugLastWins(t *testing.T) {
 // stored as a string is an error naming the page and the chunk, never
 // content.
 func TestStringChunkIndexRead(t *testing.T) {
-	for _, b := range backends() {
-		t.Run(b.name, func(t *testing.T) {
-			target := b.new(t)
+	for _, b := range testbackend.Backends() {
+		t.Run(b.Name, func(t *testing.T) {
+			target := b.New(t)
 			doc, err := tree.Encode([]tree.Entry{{Slug: "p.md", IsPublic: true, Size: -1}}, false)
 			if err != nil {
 				t.Fatal(err)
