@@ -15,6 +15,7 @@ import (
 
 	"github.com/chromafs/chromafs/chromastore"
 	"github.com/chromafs/chromafs/collection"
+	"github.com/chromafs/chromafs/internal/testbackend"
 	"github.com/chromafs/chromafs/internal/testenv"
 	"github.com/chromafs/chromafs/memstore"
 )
@@ -146,11 +147,7 @@ func TestForeignCollection(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	c, err := chromastore.Open(ctx, chromastore.Config{URL: srv.URL, Collection: coll, Create: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := testbackend.OpenChroma(t, chromastore.Config{URL: srv.URL, Collection: coll})
 	if err := c.Upsert(ctx, mem.Records()); err != nil {
 		t.Fatal(err)
 	}
