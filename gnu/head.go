@@ -129,35 +129,9 @@ func Head(ctx context.Context, env *Env, args []string) int {
 			return r.usage(1, "invalid trailing option -- %c", rune(o.Key))
 		}
 	}
-	if len(operands) == 0 {
-		operands = []string{"-"}
-	}
-	h.many = len(operands) > 1
-	if !r.open() {
-		return r.finish(2)
-	}
-	st := 0
-	for _, a := range operands {
-		if r.stopped() {
-			break
-		}
-		f, err := r.openInput(a)
-		if err != nil && !isReadErr(err) {
-			r.warn("cannot open %s for reading: %s", quote(a), errText(err))
-			st = 1
-			continue
-		}
-		h.print(a)
-		if err == nil {
-			err = headCopy(r, f, lines, negative, n, delim)
-			f.Close()
-		}
-		if err != nil {
-			r.warn("error reading %s: %s", quote(inputName(a)), errText(err))
-			st = 1
-		}
-	}
-	return r.finish(st)
+	return h.each(operands, func(rd io.Reader) error {
+		return headCopy(r, rd, lines, negative, n, delim)
+	})
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
@@ -179,6 +153,42 @@ type header struct {
 	mode    headerMode
 	many    bool
 	printed bool
+}
+
+// each runs copy on every operand ("-" is standard input, as is no
+// operand) after its header, reports what cannot be opened or read in
+// head's and tail's words, and returns the exit status.
+func (h *header) each(operands []string, copy func(io.Reader) error) int {
+	r := h.run
+	if len(operands) == 0 {
+		operands = []string{"-"}
+	}
+	h.many = len(operands) > 1
+	if !r.open() {
+		return r.finish(2)
+	}
+	st := 0
+	for _, a := range operands {
+		if r.stopped() {
+			break
+		}
+		f, err := r.openInput(a)
+		if err != nil && !isReadErr(err) {
+			r.warn("cannot open %s for reading: %s", quote(a), errText(err))
+			st = 1
+			continue
+		}
+		h.print(a)
+		if err == nil {
+			err = copy(f)
+			f.Close()
+		}
+		if err != nil {
+			r.warn("error reading %s: %s", quote(inputName(a)), errText(err))
+			st = 1
+		}
+	}
+	return r.finish(st)
 }
 
 func (h *header) print(a string) {

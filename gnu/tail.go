@@ -98,35 +98,9 @@ func Tail(ctx context.Context, env *Env, args []string) int {
 	if fromStart && n > 0 {
 		n--
 	}
-	if len(operands) == 0 {
-		operands = []string{"-"}
-	}
-	h.many = len(operands) > 1
-	if !r.open() {
-		return r.finish(2)
-	}
-	st := 0
-	for _, a := range operands {
-		if r.stopped() {
-			break
-		}
-		f, err := r.openInput(a)
-		if err != nil && !isReadErr(err) {
-			r.warn("cannot open %s for reading: %s", quote(a), errText(err))
-			st = 1
-			continue
-		}
-		h.print(a)
-		if err == nil {
-			err = tailCopy(r, f, lines, fromStart, n, delim)
-			f.Close()
-		}
-		if err != nil {
-			r.warn("error reading %s: %s", quote(inputName(a)), errText(err))
-			st = 1
-		}
-	}
-	return r.finish(st)
+	return h.each(operands, func(rd io.Reader) error {
+		return tailCopy(r, rd, lines, fromStart, n, delim)
+	})
 }
 
 // tailObsoleteOpt is tail's obsolete option: -NUM[bcl] or +NUM[bcl].
