@@ -3,11 +3,12 @@ package shell_test
 import (
 	"bytes"
 	"context"
-	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -143,17 +144,144 @@ var bashLines = []string{
 	"find . -name '*.md' -newer nope 2>&1 | head -1",
 	"cat guides/auth/*.md* | grep -c token",
 	"ls -r guides/auth; ls -t README.md empty.md | wc -l",
+	`ls -A`,
+	`ls -1a guides`,
+	`ls -d guides reference`,
+	`ls "guides/with space.md" guides/quickstart.md`,
+	`ls README.md nope 2>&1 | sort`,
+	`{ ls; ls nope; } 2>&1 | tail -2`,
+	`cat -n win/crlf.txt`,
+	`cat guides; echo $?`,
+	`cat -e README.md`,
+	`head -n 1 README.md guides/quickstart.md`,
+	`head -n -1 guides/quickstart.md`,
+	`tail -n 1 README.md guides/quickstart.md`,
+	`tail -c 6 guides/quickstart.md`,
+	`wc -m i18n/café.md`,
+	`wc README.md`,
+	`wc -l * 2>&1`,
+	`sort -rn <<< $'10\n9\n100'`,
+	`sort -f <<< $'b\nA\na\nB'`,
+	`sort -t: -k2 -n <<< $'x:3\ny:1\nz:2'`,
+	`printf 'a\nb\nb\nc\n' | uniq -u`,
+	`cut -c1-3 i18n/café.md`,
+	`echo "a,b,c" | cut -d, -f2-`,
+	`echo café | tr a-z A-Z`,
+	`echo 'a  b   c' | tr -s ' '`,
+	`tr -cd '[:alnum:]\n' < README.md`,
+	`grep -w token guides/auth/api-keys.md`,
+	`grep -v '^#' guides/quickstart.md`,
+	`grep -e GET -e POST reference/api/v1.md`,
+	`grep -x Done. guides/quickstart.md`,
+	`grep -C1 test guides/quickstart.md`,
+	`grep -ri OAUTH . | sort`,
+	`grep -rL token . | sort`,
+	`grep -c 'one$' win/crlf.txt`,
+	`grep webhook nope.md; echo $?`,
+	`grep -l . * 2>&1 | sort`,
+	`grep -rn token . 2>/dev/null | cut -d: -f1 | sort | uniq -c | sort -rn`,
+	`cd guides && grep -n token *.md`,
+	`find . -iname 'readme*'`,
+	`find . -name '*.md' -not -path './guides/*' | sort`,
+	`find . \( -name '*.md' -o -name '*.mdx' \) -path '*auth*' | sort`,
+	`find . -empty | sort`,
+	`find . -name 'v*.md' -print0 | sort -z | xargs -0 cat`,
+	`wc -l $(find guides -name '*.md' -type f | sort)`,
+	`tree -d .`,
+	`tree -a -L 1 guides`,
+	`stat -c '%n %s' README.md empty.md`,
+	`stat nope; echo $?`,
+	`basename guides/auth/oauth.mdx .mdx; dirname guides/auth/oauth.mdx`,
+	`nl guides/quickstart.md`,
+	`tac guides/quickstart.md`,
+	`seq -s, 5`,
+	`seq 1000000 | head -1`,
+	`sed -n '/Create/,/Then/p' guides/quickstart.md`,
+	`sed 's/webhook/hook/g' guides/quickstart.md`,
+	`sed -E 's/(GET|POST) /\1:/' reference/api/v1.md`,
+	`sed 2q guides/quickstart.md`,
+	`sed '/^#/d' guides/auth/*.md`,
+	`ls -1 guides | sed 's/\.md$//'`,
+	`rg -n webhook guides/quickstart.md`,
+	`rg -i straße i18n`,
+	`rg -l token | sort`,
+	`rg -c token guides | sort`,
+	`rg -F '.' README.md`,
+	`rg -w key guides`,
+	`rg -g '*.mdx' token`,
+	`rg -t md -l GET | sort`,
+	`rg --hidden -l hidden`,
+	`rg nothing; echo $?`,
+	`rmdir guides; echo $?`,
+	`ln -s README.md link.md; echo $?`,
+	`chmod 600 README.md; echo $?`,
+	`mkdir -p guides/new; echo $?`,
+	`mv README.md guides/; echo $?`,
+	`printf 'a\0b\0' | xargs -0 -n1 echo`,
+	`echo a b c d e | xargs -s 10 echo`,
+	`echo a b c d e | xargs -s 5 echo; echo $?`,
+	`echo a b c d e | xargs -x -n 3 -s 10 echo; echo $?`,
+	`echo a b c | xargs -I{} -s 12 echo {} x; echo $?`,
+	`printf 'a\nb\n' | xargs -P 2 -n1 echo`,
+	"cat <<EOF\nhello $((1+2))\nEOF",
+	`ls guides | while read -r f; do echo "<$f>"; done`,
+	`for d in */; do echo "$d $(ls "$d" | wc -l)"; done`,
+	`[[ README.md == *.md ]] && echo match`,
+	`mapfile -t lines < guides/quickstart.md; echo ${#lines[@]} "${lines[1]}"`,
+	`exit 3`,
+	`set -o pipefail; ls nope | cat; echo $?`,
+	`while true; do echo y; done | head -1`,
+	`set -o pipefail; while true; do echo y; done | head -1; echo $?`,
+	`for i in $(seq 1000); do echo $i; done | head -2`,
+	`echo a; exec echo b; echo c`,
+	`exec nosuch; echo after`,
+	`exec -x; echo after`,
+	`exec guides`,
 }
 
 // TestBashDifferential runs each line in real bash 5.2 with GNU tools, at
 // the root of a read-only bind mount of a copy of the files, and in the
 // shell over the same files: stdout, stderr and the exit status are the
-// same, except that bash -c's diagnostics say "bash: line 1: " where the
+// same, except that bash -c's diagnostics say "bash: line N: " where the
 // shell says "bash: ".
 func TestBashDifferential(t *testing.T) {
-	if len(bashLines) < 40 {
+	if len(bashLines) < 150 {
 		t.Fatalf("only %d lines", len(bashLines))
 	}
+	compareWithBash(t, bashLines)
+}
+
+// compareWithBash runs lines in bash and in the shell and reports every
+// line whose stdout, stderr or exit status differ.
+func compareWithBash(t *testing.T, lines []string) {
+	t.Helper()
+	fsys := agentDocs()
+	want := runBash(t, fsys, lines)
+	sess := shell.New(fsys)
+	for i, line := range lines {
+		if err := sess.Chdir("/"); err != nil {
+			t.Fatal(err)
+		}
+		var out, errb bytes.Buffer
+		st, err := sess.Run(context.Background(), line, &out, &errb)
+		if err != nil {
+			t.Errorf("%s: %v", line, err)
+		}
+		got := result{out.String(), errb.String(), st}
+		if got != want[i] {
+			t.Errorf("%s\n shell: out %q err %q status %d\n  bash: out %q err %q status %d", line, got.out, got.err, got.status, want[i].out, want[i].err, want[i].status)
+		}
+	}
+}
+
+// runBash runs every line in one bash 5.2 process, each in a subshell of
+// its own (as bash -c would run it: its own variables, options and
+// working directory, standard input empty) at the root of a read-only
+// bind mount of a copy of fsys, and returns what each printed and its
+// exit status. One process for all lines keeps the test fast: a subshell
+// is a fork, a new bash an exec.
+func runBash(t *testing.T, fsys fstest.MapFS, lines []string) []result {
+	t.Helper()
 	ci := os.Getenv("CI") == "true"
 	bash := "/bin/bash"
 	ver, err := exec.Command(bash, "-c", "echo $BASH_VERSION").Output()
@@ -163,7 +291,6 @@ func TestBashDifferential(t *testing.T) {
 		}
 		t.Skipf("bash 5.2 is needed: %q, %v", ver, err)
 	}
-	fsys := agentDocs()
 	dir := t.TempDir()
 	src := filepath.Join(dir, "src")
 	for name, f := range fsys {
@@ -176,40 +303,49 @@ func TestBashDifferential(t *testing.T) {
 		}
 	}
 	root := readOnlyMount(t, src, filepath.Join(dir, "ro"), ci)
-
-	lineN := regexp.MustCompile(`(?m)^bash: line \d+: `)
-	sess := shell.New(fsys)
-	for _, line := range bashLines {
-		cmd := exec.Command(bash, "-c", line)
-		cmd.Args[0] = "bash"
-		cmd.Dir = root
-		cmd.Env = []string{"PATH=/usr/bin:/bin", "LANG=C.UTF-8", "LC_ALL=C.UTF-8", "HOME=/nonexistent", "TZ=UTC"}
-		var bout, berr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &bout, &berr
-		bstatus := 0
-		if err := cmd.Run(); err != nil {
-			var ee *exec.ExitError
-			if !errors.As(err, &ee) {
-				t.Fatalf("%s: %v", line, err)
-			}
-			bstatus = ee.ExitCode()
-		}
-		want := result{bout.String(), lineN.ReplaceAllString(berr.String(), "bash: "), bstatus}
-
-		if err := sess.Chdir("/"); err != nil {
-			t.Fatal(err)
-		}
-		var out, errb bytes.Buffer
-		st, err := sess.Run(context.Background(), line, &out, &errb)
-		if err != nil {
-			t.Errorf("%s: %v", line, err)
-		}
-		got := result{out.String(), errb.String(), st}
-		if got != want {
-			t.Errorf("%s\n shell: out %q err %q status %d\n  bash: out %q err %q status %d", line, got.out, got.err, got.status, want.out, want.err, want.status)
-		}
+	res := filepath.Join(dir, "results")
+	if err := os.Mkdir(res, 0o755); err != nil {
+		t.Fatal(err)
 	}
+	// Each line is a quoted word that eval parses in its subshell, so that
+	// no line can change how the others parse.
+	var script strings.Builder
+	fmt.Fprintf(&script, "cd %s || exit 99\nlines=(\n", shellQuote(root))
+	for _, line := range lines {
+		fmt.Fprintf(&script, "%s\n", shellQuote(line))
+	}
+	fmt.Fprintf(&script, ")\nfor i in \"${!lines[@]}\"; do\n"+
+		"  cd %[1]s || exit 99\n"+
+		"  ( eval \"${lines[i]}\" ) >%[2]s/$i.out 2>%[2]s/$i.err </dev/null\n"+
+		"  echo $? >%[2]s/$i.status\n"+
+		"done\n", shellQuote(root), shellQuote(res))
+	cmd := exec.Command(bash, "-c", script.String())
+	cmd.Args[0] = "bash"
+	cmd.Env = []string{"PATH=/usr/bin:/bin", "LANG=C.UTF-8", "LC_ALL=C.UTF-8", "HOME=/nonexistent", "TZ=UTC"}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("bash: %v\n%s", err, out)
+	}
+	lineN := regexp.MustCompile(`(?m)^bash: line \d+: `)
+	read := func(i int, ext string) string {
+		b, err := os.ReadFile(filepath.Join(res, fmt.Sprintf("%d.%s", i, ext)))
+		if err != nil {
+			t.Fatalf("line %q: %v", lines[i], err)
+		}
+		return string(b)
+	}
+	results := make([]result, len(lines))
+	for i := range lines {
+		st, err := strconv.Atoi(strings.TrimSpace(read(i, "status")))
+		if err != nil {
+			t.Fatalf("line %q: status: %v", lines[i], err)
+		}
+		results[i] = result{read(i, "out"), lineN.ReplaceAllString(read(i, "err"), "bash: "), st}
+	}
+	return results
 }
+
+// shellQuote quotes s for bash.
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // readOnlyMount bind-mounts src read-only at dst and returns dst; without
 // the privilege to mount (and not under CI), it returns src itself.

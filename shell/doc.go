@@ -29,6 +29,11 @@
 // simple commands run and on loop iterations, and a cap on pipeline
 // stages, checked before anything runs. See [Option].
 //
+// A command or builtin that writes into a pipe whose reader has ended
+// stops as bash's processes stop on SIGPIPE: silently, with status 141;
+// a builtin ends the subshell it runs in (every stage of a pipeline but
+// the last), so that while true; do echo y; done | head -1 ends at once.
+//
 // # Differences from bash
 //
 //   - The file commands are builtins of the shell: type says "ls is a
@@ -46,10 +51,6 @@
 //   - /dev/null, /dev/stdin, /dev/stdout and /dev/stderr exist for
 //     redirections only: as operands of a command they are files of the
 //     fs.FS.
-//   - A loop of builtins writing into a pipe whose reader has ended (while
-//     true; do echo; done | head -1) is not stopped by SIGPIPE: it runs
-//     until the iteration cap. The file commands stop as on SIGPIPE
-//     (status 141, silently).
 //   - Variables, functions and options last for one Run; the working
 //     directory (and OLDPWD) last for the Session.
 package shell

@@ -96,6 +96,12 @@ func (rs *runState) call(ctx context.Context, args []string) ([]string, error) {
 			return []string{failCmd, "1"}, nil
 		}
 	}
+	// A builtin that writes into a pipe whose reader has ended ends the
+	// subshell it runs in (every stage of a pipeline but the last is one),
+	// as SIGPIPE ends bash's: at once, silently, with status 141.
+	if stdoutBuiltins[args[0]] && brokenPipe(hc.Stdout) {
+		return []string{"exit", "141"}, nil
+	}
 	if unsupported[args[0]] {
 		fmt.Fprintf(hc.Stderr, "%s: %s: not supported by this shell\n", rs.s.prog, args[0])
 		return []string{failCmd, "2"}, nil
@@ -143,6 +149,8 @@ func (rs *runState) call(ctx context.Context, args []string) ([]string, error) {
 		return out, nil
 	case "cd":
 		return rs.cd(hc, args), nil
+	case "exec":
+		return rs.execBuiltin(hc, args), nil
 	case "test", "[":
 		// -O and -G ask the host's user database; no file of the
 		// filesystem is owned by the shell's user.
@@ -206,6 +214,79 @@ func (rs *runState) cd(hc interp.HandlerContext, args []string) []string {
 	return []string{"cd", abs}
 }
 
+// execRunnable are the builtins that exist as programs too, which exec
+// runs (as the program: the output is the same).
+var execRunnable = map[string]bool{"echo": true, "printf": true, "true": true, "false": true, "test": true, "[": true, "pwd": true}
+
+// execBuiltin checks exec's options and command as bash does: a command
+// that cannot be run ends the shell with bash's diagnostic and status
+// (127 not found, 126 not executable); one that can is run in place of
+// the shell, which then ends with its status.
+func (rs *runState) execBuiltin(hc interp.HandlerContext, args []string) []string {
+	prog := rs.s.prog
+	usage := func(format string, v ...any) []string {
+		fmt.Fprintf(hc.Stderr, "%s: exec: %s\nexec: usage: exec [-cl] [-a name] [command [argument ...]] [redirection ...]\n", prog, fmt.Sprintf(format, v...))
+		return []string{failCmd, "2"}
+	}
+	i := 1
+options:
+	for i < len(args) && len(args[i]) > 1 && args[i][0] == '-' {
+		a := args[i]
+		i++
+		if a == "--" {
+			break
+		}
+		for j := 1; j < len(a); j++ {
+			switch a[j] {
+			case 'c', 'l':
+			case 'a':
+				if j+1 == len(a) {
+					if i == len(args) {
+						return usage("-a: option requires an argument")
+					}
+					i++
+				}
+				continue options
+			default:
+				return usage("-%c: invalid option", a[j])
+			}
+		}
+	}
+	if i == len(args) {
+		return []string{"exec"}
+	}
+	name := args[i]
+	fail := func(code string, format string, v ...any) []string {
+		fmt.Fprintf(hc.Stderr, format, v...)
+		return []string{"exit", code}
+	}
+	if strings.Contains(name, "/") {
+		p := name
+		if !strings.HasPrefix(p, "/") {
+			for strings.HasPrefix(p, "./") {
+				p = strings.TrimLeft(p[2:], "/")
+			}
+			p = strings.TrimSuffix(hc.Dir, "/") + "/" + p
+		}
+		info, err := fs.Stat(rs.s.fsys, fsName(absolute(hc.Dir, name)))
+		switch {
+		case err != nil:
+			return fail("127", "%s: %s: %s\n", prog, p, gnu.ErrText(err))
+		case info.IsDir():
+			return fail("126", "%[1]s: %[2]s: Is a directory\n%[1]s: exec: %[2]s: cannot execute: Is a directory\n", prog, p)
+		}
+		return fail("126", "%[1]s: %[2]s: Permission denied\n%[1]s: exec: %[2]s: cannot execute: Permission denied\n", prog, p)
+	}
+	if !isCommand(name) && !execRunnable[name] {
+		if info, err := fs.Stat(rs.s.fsys, fsName(absolute(hc.Dir, name))); err == nil && info.IsDir() {
+			// bash, finding no program, tries the name itself.
+			return fail("126", "%s: exec: %s: cannot execute: Is a directory\n", prog, name)
+		}
+		return fail("127", "%s: exec: %s: not found\n", prog, name)
+	}
+	return append([]string{"exec"}, args[i:]...)
+}
+
 // exec runs every command that is neither a function nor an interp
 // builtin: the file commands, xargs and the shell's internal commands.
 // Nothing else exists.
@@ -251,6 +332,10 @@ func (rs *runState) exec(ctx context.Context, args []string) error {
 		return rs.hash(hc, args[1:])
 	case "xargs":
 		return status(rs.xargs(ctx, hc, args[1:]))
+	}
+	if execRunnable[name] {
+		// exec echo ...: the builtin stands for the program.
+		return hc.Builtin(ctx, args)
 	}
 	if _, ok := gnu.Commands[name]; ok {
 		return status(rs.runCommand(ctx, hc, args))

@@ -55,6 +55,16 @@ func check(t *testing.T, s *shell.Session, line string, want result) {
 
 const rootLs = "README.md\nguides\nodd\n"
 
+// xargsSizeMax is GNU xargs' largest -s in the shell's environment: 2 MiB
+// less 2048 and the exported variables (with "_", which bash adds).
+func xargsSizeMax() int {
+	env := len("_=/usr/bin/xargs") + 1 + len("PWD=/") + 1
+	for _, kv := range shell.Environment {
+		env += len(kv) + 1
+	}
+	return 2*1024*1024 - 2048 - env
+}
+
 func TestGrammar(t *testing.T) {
 	for _, c := range []struct {
 		line string
@@ -96,6 +106,16 @@ func TestGrammar(t *testing.T) {
 		{"false; for i in 1; do echo $?; done", result{"1\n", "", 0}},
 		{"ls -d guides odd | while read d; do echo \"<$d>\"; done", result{"<guides>\n<odd>\n", "", 0}},
 		{"read x; echo \"[$x] $?\"", result{"[] 1\n", "", 0}},
+		// exec: bash names a path it cannot run by its absolute form.
+		{"exec ./nope; echo after", result{"", "bash: /nope: No such file or directory\n", 127}},
+		{"cd guides; exec ./a.md", result{"", "bash: /guides/a.md: Permission denied\nbash: exec: /guides/a.md: cannot execute: Permission denied\n", 126}},
+		{"exec /guides", result{"", "bash: /guides: Is a directory\nbash: exec: /guides: cannot execute: Is a directory\n", 126}},
+		{"exec -a name cat README.md; echo after", result{"# Docs\nwelcome\n", "", 0}},
+		{"exec 2>&1; cat nope", result{"cat: nope: No such file or directory\n", "", 1}},
+		{"(exec false); echo $?", result{"1\n", "", 0}},
+		// xargs -s: at most what the environment leaves of 2 MiB.
+		{"echo a | xargs -s 99999999 echo", result{"a\n", fmt.Sprintf("xargs: value 99999999 for -s option should be <= %d\n", xargsSizeMax()), 0}},
+		{"echo a | xargs --max-chars=7 echo; echo a b | xargs --max-chars=8 --exit -n2 echo", result{"a\n", "xargs: argument list too long\n", 1}},
 	} {
 		check(t, shell.New(docs()), c.line, c.want)
 	}
@@ -170,7 +190,7 @@ func TestEscapes(t *testing.T) {
 		{"pwd -P", result{"/\n", "", 0}},
 		{"eval 'cat /etc/shadow'", result{"", "cat: /etc/shadow: No such file or directory\n", 1}},
 		{"eval 'cat <(ls)'", result{"", "bash: cannot make pipe for process substitution: Read-only file system\n", 1}},
-		{"eval exec sh", result{"", "bash: sh: command not found\n", 127}},
+		{"eval exec sh", result{"", "bash: exec: sh: not found\n", 127}},
 		{"sh -c id", result{"", "bash: sh: command not found\n", 127}},
 		{"bash -c id", result{"", "bash: bash: command not found\n", 127}},
 		{"ulimit -a", result{"", "bash: ulimit: not supported by this shell\n", 2}},
@@ -314,6 +334,21 @@ func TestBounds(t *testing.T) {
 		big := fstest.MapFS{"big.txt": {Data: bytes.Repeat([]byte("line\n"), 200_000)}}
 		s := shell.New(big)
 		check(t, s, "cat big.txt | (read l; echo $l); echo ${PIPESTATUS[@]}", result{"line\n\n", "", 0})
+		// So does a loop of builtins, at its first write after the reader
+		// ended, long before the iteration cap: the writer's status is 141.
+		s = shell.New(big, shell.WithMaxIterations(10_000))
+		for _, c := range []struct {
+			line string
+			want result
+		}{
+			{"while true; do echo y; done | head -1", result{"y\n", "", 0}},
+			{"set -o pipefail; while :; do printf 'y\\n'; done | head -2; echo $?", result{"y\ny\n141\n", "", 0}},
+			{"set -o pipefail; for i in $(seq 20000); do echo $i; done | (read l; echo $l); echo $?", result{"1\n141\n", "", 0}},
+			{"{ while :; do pwd; done; echo never; } | head -1", result{"/\n", "", 0}},
+			{"while :; do echo y; done | xargs -n1 echo | head -1", result{"y\n", "xargs: echo: terminated by signal 13\n", 0}},
+		} {
+			check(t, s, c.line, c.want)
+		}
 	})
 }
 

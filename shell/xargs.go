@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"slices"
 	"strconv"
 	"strings"
 
+	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/interp"
 
 	"github.com/chromafs/chromafs/gnu"
@@ -30,12 +32,29 @@ type xargsOptions struct {
 	verbose   bool
 	argFile   string
 	eof       string
+	maxChars  int  // -s; 0: the default
+	exitSize  bool // -x
 }
 
+// Command line sizes as GNU xargs computes them on Linux: the kernel's
+// limit on arguments and environment (a quarter of an 8 MiB stack), less
+// POSIX's 2048 bytes of headroom and the environment; by default at most
+// 128 KiB.
+const (
+	xargsArgMax      = 2 * 1024 * 1024
+	xargsHeadroom    = 2048
+	xargsDefaultSize = 128 * 1024
+)
+
 // xargs builds command lines from standard input and runs them, as GNU
-// xargs 4.9 does, with -0, -a, -d, -E, -I, -i, -L, -n, -r, -t (and -P,
-// -s, -x accepted): the commands it can run are the file commands and
-// echo, printf, true, false, test and [. Commands run one after another.
+// xargs 4.9 does, with -0, -a, -d, -E, -I, -i, -L, -n, -P, -r, -s, -t
+// and -x: the commands it can run are the file commands and echo,
+// printf, true, false, test and [. -s sizes command lines as GNU does on
+// Linux (each argument its length plus one; by default 128 KiB, at most
+// 2 MiB less 2048 and the exported environment), with its errors and
+// status 1 for what does not fit. Commands run one after another, also
+// with -P: the output is the one GNU xargs gives when each command ends
+// before the next starts.
 func (rs *runState) xargs(ctx context.Context, hc interp.HandlerContext, args []string) int {
 	o := xargsOptions{delim: -1}
 	warn := func(format string, a ...any) {
@@ -49,14 +68,32 @@ func (rs *runState) xargs(ctx context.Context, hc interp.HandlerContext, args []
 	atoi := func(opt, v string, min int) (int, bool) {
 		n, err := strconv.Atoi(v)
 		if err != nil {
-			warn("invalid number %q for %s option", v, opt)
+			usage("invalid number %q for %s option", v, opt)
 			return 0, false
 		}
 		if n < min {
-			warn("value %s for %s option should be >= %d", v, opt, min)
+			usage("value %s for %s option should be >= %d", v, opt, min)
 			return 0, false
 		}
 		return n, true
+	}
+	// The largest -s: what the environment leaves of the kernel's limit.
+	sizeMax := xargsArgMax - xargsHeadroom - xargsEnvSize(hc)
+	maxChars := func(v string) bool {
+		n, err := strconv.ParseInt(v, 10, 64)
+		switch {
+		case err != nil:
+			usage("invalid number %q for -s option", v)
+			return false
+		case n < 1:
+			warn("value %s for -s option should be >= 1", v)
+			n = 1
+		case n > int64(sizeMax):
+			warn("value %s for -s option should be <= %d", v, sizeMax)
+			n = int64(sizeMax)
+		}
+		o.maxChars = int(n)
+		return true
 	}
 	i := 0
 	for i < len(args) {
@@ -91,6 +128,7 @@ func (rs *runState) xargs(ctx context.Context, hc interp.HandlerContext, args []
 			case "verbose":
 				o.verbose = true
 			case "exit":
+				o.exitSize = true
 			case "replace":
 				o.hasRepl, o.replace = true, "{}"
 				if hasVal {
@@ -120,6 +158,14 @@ func (rs *runState) xargs(ctx context.Context, hc interp.HandlerContext, args []
 					}
 				case "max-lines":
 					if o.maxLines, ok = atoi("-L", val, 1); !ok {
+						return 1
+					}
+				case "max-chars":
+					if !maxChars(val) {
+						return 1
+					}
+				case "max-procs":
+					if _, ok = atoi("-P", val, 0); !ok {
 						return 1
 					}
 				case "arg-file":
@@ -161,6 +207,7 @@ func (rs *runState) xargs(ctx context.Context, hc interp.HandlerContext, args []
 			case 't':
 				o.verbose = true
 			case 'x':
+				o.exitSize = true
 			case 'i':
 				o.hasRepl, o.replace, o.maxLines = true, "{}", 1
 				if rest != "" {
@@ -198,6 +245,14 @@ func (rs *runState) xargs(ctx context.Context, hc interp.HandlerContext, args []
 						return 1
 					}
 					o.delim = d
+				case 's':
+					if !maxChars(v) {
+						return 1
+					}
+				case 'P':
+					if _, ok = atoi("-P", v, 0); !ok {
+						return 1
+					}
 				case 'a':
 					o.argFile = v
 				case 'E':
@@ -229,67 +284,204 @@ func (rs *runState) xargs(ctx context.Context, hc interp.HandlerContext, args []
 	if in == nil {
 		in = strings.NewReader("")
 	}
-	items, err := readXargsItems(bufio.NewReader(in), o)
-	if err != nil {
-		warn("%v", err)
+	if o.maxChars == 0 {
+		o.maxChars = min(xargsDefaultSize, sizeMax)
 	}
-	// Group the items into command lines.
-	var groups [][]string
+	x := &xargsExec{rs: rs, ctx: ctx, hc: hc, o: o, command: command, warn: warn}
+	code := x.run(bufio.NewReader(in))
 	switch {
+	case code >= 0:
+		return code
+	case x.failed:
+		return 123
+	}
+	return 0
+}
+
+// xargsEnvSize is the size of the environment xargs would pass to its
+// commands, as GNU xargs counts it: the shell's exported variables and
+// the "_" bash adds, each NAME=VALUE and its terminating null.
+func xargsEnvSize(hc interp.HandlerContext) int {
+	n := len("_=/usr/bin/xargs") + 1
+	hc.Env.Each(func(name string, vr expand.Variable) bool {
+		if vr.Exported && vr.IsSet() {
+			n += len(name) + len(vr.String()) + 2
+		}
+		return true
+	})
+	return n
+}
+
+// xargsExec builds command lines from xargs' items as GNU xargs does
+// (its buildcmd): each argument counts its length plus a terminating
+// null against -s, and runs them.
+type xargsExec struct {
+	rs      *runState
+	ctx     context.Context
+	hc      interp.HandlerContext
+	o       xargsOptions
+	command []string
+	warn    func(format string, a ...any)
+
+	pending []string // arguments after the command
+	chars   int      // characters of the command and pending
+	lines   int      // input lines in pending (for -L)
+	ran     bool     // a command line has run
+	failed  bool     // a command exited with a status from 1 to 125
+}
+
+// run reads the items of in and runs their command lines as they come,
+// then reports the error that ended the input, if any; it returns the
+// status xargs must end with at once, or -1 when it ends with the
+// commands' statuses.
+func (x *xargsExec) run(in *bufio.Reader) int {
+	o := x.o
+	initChars := 0
+	for _, a := range x.command {
+		initChars += len(a) + 1
+	}
+	if !o.hasRepl && initChars > o.maxChars {
+		x.warn("cannot fit single argument within argument list size limit")
+		return 1
+	}
+	x.chars = initChars
+	code := -1
+	add := x.add
+	if o.hasRepl {
+		add = x.addReplace
+	}
+	err := readXargsItems(in, o, func(it xargsItem) bool {
+		code = add(it)
+		return code < 0
+	})
+	switch {
+	case code >= 0:
+		return code
+	case err != nil:
+		if st := x.flush(); st >= 0 {
+			return st
+		}
+		x.warn("%v", err)
+		return 1
 	case o.hasRepl:
-		for _, it := range items {
-			line := make([]string, len(command))
-			for k, a := range command {
-				line[k] = strings.ReplaceAll(a, o.replace, it.text)
-			}
-			groups = append(groups, line)
-		}
-	default:
-		var cur []string
-		lines := 0
-		flush := func() {
-			groups = append(groups, append(append([]string(nil), command...), cur...))
-			cur, lines = nil, 0
-		}
-		for _, it := range items {
-			cur = append(cur, it.text)
-			if it.endsLine {
-				lines++
-			}
-			if (o.maxArgs > 0 && len(cur) >= o.maxArgs) || (o.maxLines > 0 && lines >= o.maxLines) {
-				flush()
-			}
-		}
-		if len(cur) > 0 || (len(groups) == 0 && !o.noRunEmpt && len(items) == 0) {
-			flush()
-		}
+		return -1
+	case len(x.pending) > 0 || (!o.noRunEmpt && !x.ran):
+		return x.exec(append(slices.Clone(x.command), x.pending...))
 	}
-	code := 0
-	if err != nil {
-		code = 1
+	return -1
+}
+
+// add adds one item to the command line being built, running it when
+// it is full; it returns the status xargs must end with at once, or -1.
+func (x *xargsExec) add(it xargsItem) int {
+	o := x.o
+	initChars := 0
+	for _, a := range x.command {
+		initChars += len(a) + 1
 	}
-	for _, line := range groups {
-		if ctx.Err() != nil {
+	n := len(it.text) + 1
+	if n > o.maxChars-initChars {
+		if st := x.flush(); st >= 0 {
+			return st
+		}
+		x.warn("argument line too long")
+		return 1
+	}
+	if x.chars+n > o.maxChars {
+		if (o.exitSize || o.maxLines > 0) && (o.maxLines > 0 || o.maxArgs > 0) {
+			x.warn("argument list too long")
 			return 1
 		}
-		if o.verbose {
-			fmt.Fprintln(hc.Stderr, strings.Join(line, " "))
-		}
-		st, stop := rs.xargsRun(ctx, hc, line)
-		switch {
-		case stop:
+		if st := x.flush(); st >= 0 {
 			return st
-		case st == 255:
-			warn("%s: exited with status 255; aborting", line[0])
-			return 124
-		case st >= 128 && st <= 128+64:
-			warn("%s: terminated by signal %d", line[0], st-128)
-			return 125
-		case st != 0:
-			code = 123
 		}
 	}
-	return code
+	x.pending = append(x.pending, it.text)
+	x.chars += n
+	if it.endsLine {
+		x.lines++
+	}
+	if (o.maxArgs > 0 && len(x.pending) >= o.maxArgs) || (o.maxLines > 0 && x.lines >= o.maxLines) {
+		return x.flush()
+	}
+	return -1
+}
+
+// addReplace runs the command for one item, with the replace string in
+// its arguments replaced by the item (-I). As GNU xargs does, it checks
+// the first item against -s alone, later ones against -s less the
+// command name.
+func (x *xargsExec) addReplace(it xargsItem) int {
+	o := x.o
+	initChars := 0
+	if x.ran {
+		initChars = len(x.command[0]) + 1
+	}
+	if len(it.text) >= o.maxChars-initChars {
+		x.warn("argument line too long")
+		return 1
+	}
+	if len(x.command[0])+1 > o.maxChars {
+		x.warn("cannot fit single argument within argument list size limit")
+		return 1
+	}
+	line := []string{x.command[0]}
+	chars := len(x.command[0]) + 1
+	for _, a := range x.command[1:] {
+		a = strings.ReplaceAll(a, o.replace, it.text)
+		if len(a) >= o.maxChars-1 {
+			x.warn("command too long")
+			return 1
+		}
+		if chars+len(a)+1 > o.maxChars {
+			x.warn("argument list too long")
+			return 1
+		}
+		chars += len(a) + 1
+		line = append(line, a)
+	}
+	return x.exec(line)
+}
+
+// flush runs the pending arguments, if any; it returns what exec
+// returns, or -1.
+func (x *xargsExec) flush() int {
+	if len(x.pending) == 0 {
+		return -1
+	}
+	line := append(slices.Clone(x.command), x.pending...)
+	x.pending, x.lines = x.pending[:0], 0
+	x.chars = 0
+	for _, a := range x.command {
+		x.chars += len(a) + 1
+	}
+	return x.exec(line)
+}
+
+// exec runs one command line; it returns the status xargs must end
+// with at once, or -1 to go on.
+func (x *xargsExec) exec(line []string) int {
+	x.ran = true
+	if x.ctx.Err() != nil {
+		return 1
+	}
+	if x.o.verbose {
+		fmt.Fprintln(x.hc.Stderr, strings.Join(line, " "))
+	}
+	st, stop := x.rs.xargsRun(x.ctx, x.hc, line)
+	switch {
+	case stop:
+		return st
+	case st == 255:
+		x.warn("%s: exited with status 255; aborting", line[0])
+		return 124
+	case st >= 128 && st <= 128+64:
+		x.warn("%s: terminated by signal %d", line[0], st-128)
+		return 125
+	case st != 0:
+		x.failed = true
+	}
+	return -1
 }
 
 // xargsRun runs one command line; stop is true when xargs must end with
@@ -304,6 +496,10 @@ func (rs *runState) xargsRun(ctx context.Context, hc interp.HandlerContext, line
 	case name == "xargs":
 		return rs.xargs(ctx, hc, line[1:]), false
 	case xargsBuiltins[name]:
+		if name != "true" && name != "false" && name != "test" && name != "[" && brokenPipe(hc.Stdout) {
+			// The program would be killed by SIGPIPE writing its output.
+			return 141, false
+		}
 		err := hc.Builtin(ctx, line)
 		var es interp.ExitStatus
 		if errors.As(err, &es) {
@@ -332,9 +528,29 @@ type xargsItem struct {
 	endsLine bool // the item ends an input line (for -L)
 }
 
-// readXargsItems splits xargs' input into items.
-func readXargsItems(r *bufio.Reader, o xargsOptions) ([]xargsItem, error) {
-	var items []xargsItem
+// errXargsStop ends the reading of xargs' input when a command line
+// ended xargs.
+var errXargsStop = errors.New("xargs: stop")
+
+// readXargsItems splits xargs' input into items and passes each to
+// yield as soon as it is known whether it ends an input line (for -L);
+// when yield returns false, it returns errXargsStop. A read error or an
+// unmatched quote is returned after the items before it were yielded.
+func readXargsItems(r *bufio.Reader, o xargsOptions, yield func(xargsItem) bool) error {
+	var held *xargsItem // the last item, which a blank line may yet end
+	push := func(it xargsItem) bool {
+		if held != nil && !yield(*held) {
+			return false
+		}
+		held = &it
+		return true
+	}
+	finish := func(err error) error {
+		if held != nil && !yield(*held) {
+			return errXargsStop
+		}
+		return err
+	}
 	if o.null || o.delim >= 0 {
 		sep := byte(0)
 		if !o.null {
@@ -343,29 +559,34 @@ func readXargsItems(r *bufio.Reader, o xargsOptions) ([]xargsItem, error) {
 		for {
 			s, err := r.ReadString(sep)
 			if err != nil && err != io.EOF {
-				return items, err
+				return finish(err)
 			}
 			if strings.HasSuffix(s, string(sep)) {
 				s = s[:len(s)-1]
 			} else if s == "" {
-				return items, nil
+				return finish(nil)
 			}
 			if o.eof != "" && s == o.eof {
-				return items, nil
+				return finish(nil)
 			}
-			items = append(items, xargsItem{text: s, endsLine: true})
+			if !push(xargsItem{text: s, endsLine: true}) {
+				return errXargsStop
+			}
 			if err == io.EOF {
-				return items, nil
+				return finish(nil)
 			}
 		}
 	}
 	var cur strings.Builder
 	inItem := false
 	quote := byte(0)
+	eof := false
+	// emit ends the current item; false means stop reading (the logical
+	// EOF string, or a command line ended xargs).
 	emit := func(endsLine bool) bool {
 		if !inItem {
-			if endsLine && len(items) > 0 {
-				items[len(items)-1].endsLine = true
+			if endsLine && held != nil {
+				held.endsLine = true
 			}
 			return true
 		}
@@ -373,48 +594,55 @@ func readXargsItems(r *bufio.Reader, o xargsOptions) ([]xargsItem, error) {
 		cur.Reset()
 		inItem = false
 		if o.eof != "" && text == o.eof {
+			eof = true
 			return false
 		}
-		items = append(items, xargsItem{text: text, endsLine: endsLine})
-		return true
+		return push(xargsItem{text: text, endsLine: endsLine})
+	}
+	stopped := func() error {
+		if eof {
+			return finish(nil)
+		}
+		return errXargsStop
+	}
+	unmatched := func() error {
+		kind := "single"
+		if quote == '"' {
+			kind = "double"
+		}
+		return finish(fmt.Errorf("unmatched %s quote; by default quotes are special to xargs unless you use the -0 option", kind))
 	}
 	lineStart := true
 	for {
 		c, err := r.ReadByte()
 		if err != nil {
 			if quote != 0 {
-				kind := "single"
-				if quote == '"' {
-					kind = "double"
-				}
-				return items, fmt.Errorf("unmatched %s quote; by default quotes are special to xargs unless you use the -0 option", kind)
+				return unmatched()
 			}
-			emit(true)
-			return items, nil
+			if !emit(true) {
+				return stopped()
+			}
+			return finish(nil)
 		}
 		switch {
 		case quote != 0:
 			if c == quote {
 				quote = 0
 			} else if c == '\n' {
-				kind := "single"
-				if quote == '"' {
-					kind = "double"
-				}
-				return items, fmt.Errorf("unmatched %s quote; by default quotes are special to xargs unless you use the -0 option", kind)
+				return unmatched()
 			} else {
 				cur.WriteByte(c)
 			}
 		case c == '\n':
 			if !emit(true) {
-				return items, nil
+				return stopped()
 			}
 			lineStart = true
 			continue
 		case (c == ' ' || c == '\t') && !(o.hasRepl && !lineStart):
 			if !o.hasRepl {
 				if !emit(false) {
-					return items, nil
+					return stopped()
 				}
 			}
 			continue
@@ -495,12 +723,14 @@ Run COMMAND with arguments INITIAL-ARGS and more arguments read from input.
   -L, --max-lines=MAX-LINES    use at most MAX-LINES non-blank input lines per
                                  command line
   -n, --max-args=MAX-ARGS      use at most MAX-ARGS arguments per command line
+  -P, --max-procs=MAX-PROCS    accepted; commands run one at a time
   -r, --no-run-if-empty        if there are no arguments, then do not run COMMAND
+  -s, --max-chars=MAX-CHARS    limit length of command line to MAX-CHARS
   -t, --verbose                print commands before executing them
+  -x, --exit                   exit if the size (see -s) is exceeded
       --help                   display this help and exit
       --version                output version information and exit
 
 COMMAND is one of the shell's commands (ls, cat, grep, find, ..., echo,
-printf, true, false, test); commands run one after another (-P, -s and -x
-are accepted and ignored).
+printf, true, false, test); commands run one after another.
 `
