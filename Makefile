@@ -5,13 +5,14 @@
 
 GO      ?= go
 CHROMA  := internal/testenv/chroma
+MCPCLIENT := internal/testenv/mcpclient
 BIN     := bin/chromafs
 
-.PHONY: all demo test deps deps-go deps-chroma deps-redis deps-tools build lint bench clean stop-demo
+.PHONY: all demo test deps deps-go deps-chroma deps-mcpclient deps-redis deps-tools build lint bench clean stop-demo
 
 all: build
 
-deps: deps-go deps-chroma deps-redis deps-tools
+deps: deps-go deps-chroma deps-mcpclient deps-redis deps-tools
 
 deps-go:
 	$(GO) mod download
@@ -21,6 +22,13 @@ deps-go:
 deps-chroma: $(CHROMA)/node_modules/.bin/chroma
 $(CHROMA)/node_modules/.bin/chroma: $(CHROMA)/package.json $(CHROMA)/package-lock.json
 	cd $(CHROMA) && npm ci --no-audit --no-fund
+	touch $@
+
+# The pinned official MCP TypeScript SDK, for the independent client
+# (check.mjs) that the MCP tests run against `chromafs mcp` and serve --mcp.
+deps-mcpclient: $(MCPCLIENT)/node_modules/.package-lock.json
+$(MCPCLIENT)/node_modules/.package-lock.json: $(MCPCLIENT)/package.json $(MCPCLIENT)/package-lock.json
+	cd $(MCPCLIENT) && npm ci --no-audit --no-fund
 	touch $@
 
 # Debian's redis-server, for the cache tests.
