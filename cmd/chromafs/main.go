@@ -154,7 +154,7 @@ resolve against the root.`,
 		root.AddCommand(gnuCommand(g, c.name, c.use, c.short))
 	}
 	root.AddCommand(
-		grepCommand(g), shCommand(g),
+		grepCommand(g), shCommand(g), mcpCommand(g),
 		ingestCommand(g), validateCommand(g),
 		serveCommand(g), hashPasswordCommand(), hashTokenCommand(),
 		versionCommand(),
@@ -201,8 +201,19 @@ func (g *globals) openStore(ctx context.Context, create bool) (*chromastore.Coll
 	return chromastore.Open(ctx, cfg)
 }
 
-// openFS connects and bootstraps the filesystem for the user's groups.
+// openFS connects and bootstraps the filesystem for the user's groups;
+// its reads use ctx.
 func (g *globals) openFS(ctx context.Context) (*chromafs.FS, error) {
+	fsys, err := g.newFS(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return fsys.WithContext(ctx), nil
+}
+
+// newFS connects and bootstraps the filesystem for the user's groups
+// within ctx; its reads are not bound to ctx.
+func (g *globals) newFS(ctx context.Context) (*chromafs.FS, error) {
 	log := slog.New(slog.NewTextHandler(g.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	// A bad --redis-url is reported before Chroma is asked anything.
 	var rc *rediscache.Cache
@@ -237,5 +248,5 @@ func (g *globals) openFS(ctx context.Context) (*chromafs.FS, error) {
 		return nil, err
 	}
 	trace.phase("session (tree fetch and parse, view)")
-	return fsys.WithContext(ctx), nil
+	return fsys, nil
 }

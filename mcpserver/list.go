@@ -1,0 +1,220 @@
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/bmatcuk/doublestar/v4"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/chromafs/chromafs/tree"
+)
+
+type lsIn struct {
+	Path string `json:"path,omitempty" jsonschema:"the directory to list (default: the working directory)"`
+}
+
+// ls lists a directory, or describes a file, one entry a line.
+func (s *server) ls(ctx context.Context, req *mcp.CallToolRequest, in lsIn) (*mcp.CallToolResult, any, error) {
+	_, cancel, se, fsys, err := s.call(ctx, req)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer cancel()
+	abs, name := se.resolve(in.Path)
+	fi, size, err := stat(fsys, name)
+	if err != nil {
+		return nil, nil, pathError(fsys, abs, err)
+	}
+	if !fi.IsDir() {
+		return textResult(entryLine(abs, false, size) + "\n"), nil, nil
+	}
+	entries, err := fs.ReadDir(fsys, name)
+	if err != nil {
+		return nil, nil, pathError(fsys, abs, err)
+	}
+	if len(entries) == 0 {
+		return textResult(fmt.Sprintf("(%s is an empty directory)", abs)), nil, nil
+	}
+	out := newLines(s.cfg.MaxOutput, 0)
+	for _, e := range entries {
+		size := int64(0)
+		if !e.IsDir() {
+			_, size, err = stat(fsys, path.Join(name, e.Name()))
+			if err != nil {
+				size = -1
+			}
+		}
+		fmt.Fprintln(out, entryLine(e.Name(), e.IsDir(), size))
+	}
+	text := out.text()
+	if out.cut() {
+		text += fmt.Sprintf("[%s more entries not shown; ls a subdirectory, or glob with a narrower pattern]\n", thousands(out.droppedLines))
+	}
+	return textResult(text), nil, nil
+}
+
+// entryLine is one line of ls: "name/" for a directory, "name  N bytes"
+// for a file (size -1: not known without reading it).
+func entryLine(name string, dir bool, size int64) string {
+	switch {
+	case dir:
+		return name + "/"
+	case size < 0:
+		return name + "  (size not recorded; stat reads it)"
+	case size == 1:
+		return name + "  1 byte"
+	}
+	return fmt.Sprintf("%s  %d bytes", name, size)
+}
+
+type globIn struct {
+	Pattern string `json:"pattern" jsonschema:"the glob, e.g. **/*.md or guides/**/auth*"`
+	Path    string `json:"path,omitempty" jsonschema:"the directory the pattern is relative to (default: the working directory)"`
+}
+
+// glob lists the paths below a directory that a doublestar pattern
+// matches.
+func (s *server) glob(ctx context.Context, req *mcp.CallToolRequest, in globIn) (*mcp.CallToolResult, any, error) {
+	_, cancel, se, fsys, err := s.call(ctx, req)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer cancel()
+	pattern := in.Pattern
+	var abs, name string
+	if strings.HasPrefix(pattern, "/") {
+		abs, name = "/", "."
+		pattern = strings.TrimLeft(pattern, "/")
+	} else {
+		abs, name = se.resolve(in.Path)
+	}
+	if pattern == "" || !doublestar.ValidatePattern(pattern) {
+		return nil, nil, fmt.Errorf("invalid glob pattern %q", in.Pattern)
+	}
+	matches, err := globPaths(fsys, abs, name, pattern)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(matches) == 0 {
+		return textResult(fmt.Sprintf("No paths under %s match %s", abs, in.Pattern)), nil, nil
+	}
+	out := newLines(s.cfg.MaxOutput, 0)
+	for _, m := range matches {
+		fmt.Fprintln(out, m)
+	}
+	text := out.text()
+	if out.cut() {
+		text += fmt.Sprintf("[%s more paths not shown; narrow the pattern or the path]\n", thousands(out.droppedLines))
+	}
+	return textResult(text), nil, nil
+}
+
+// globPaths returns the absolute paths below the directory name (abs)
+// that pattern matches, sorted, directories with a trailing "/".
+func globPaths(fsys fs.FS, abs, name, pattern string) ([]string, error) {
+	fi, _, err := stat(fsys, name)
+	if err != nil {
+		return nil, pathError(fsys, abs, err)
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("%s is a file, not a directory: glob needs a directory as path", abs)
+	}
+	sub := fsys
+	if name != "." {
+		if sub, err = fs.Sub(fsys, name); err != nil {
+			return nil, pathError(fsys, abs, err)
+		}
+	}
+	var matches []string
+	err = doublestar.GlobWalk(sub, pattern, func(p string, d fs.DirEntry) error {
+		if p == "." {
+			return nil // the directory itself
+		}
+		p = path.Join(abs, p)
+		if d.IsDir() {
+			p += "/"
+		}
+		matches = append(matches, p)
+		return nil
+	})
+	if err != nil {
+		return nil, pathError(fsys, abs, err)
+	}
+	slices.Sort(matches)
+	return matches, nil
+}
+
+type statIn struct {
+	Path string `json:"path" jsonschema:"the file or directory to describe"`
+}
+
+// StatResult is the structured content of the stat tool.
+type StatResult struct {
+	Path        string `json:"path" jsonschema:"the absolute path"`
+	Type        string `json:"type" jsonschema:"file or directory"`
+	Size        int64  `json:"size" jsonschema:"the size in bytes (0 for a directory)"`
+	ModTime     string `json:"mod_time,omitempty" jsonschema:"the modification time (RFC 3339), when known"`
+	ContentType string `json:"content_type,omitempty" jsonschema:"the MIME type the documentation records, when it does"`
+	Hash        string `json:"hash,omitempty" jsonschema:"the content hash the documentation records, such as sha256:<hex>"`
+	Entries     int    `json:"entries,omitempty" jsonschema:"a directory's number of entries"`
+}
+
+// stat describes a file or directory.
+func (s *server) stat(ctx context.Context, req *mcp.CallToolRequest, in statIn) (*mcp.CallToolResult, StatResult, error) {
+	_, cancel, se, fsys, err := s.call(ctx, req)
+	if err != nil {
+		return nil, StatResult{}, err
+	}
+	defer cancel()
+	abs, name := se.resolve(in.Path)
+	fi, err := fs.Stat(fsys, name)
+	if err != nil {
+		return nil, StatResult{}, pathError(fsys, abs, err)
+	}
+	out := StatResult{Path: abs, Type: "file", Size: fi.Size()}
+	if t := fi.ModTime(); !t.IsZero() {
+		out.ModTime = t.UTC().Format(time.RFC3339)
+	}
+	if fi.IsDir() {
+		out.Type, out.Size = "directory", 0
+		entries, err := fs.ReadDir(fsys, name)
+		if err != nil {
+			return nil, StatResult{}, pathError(fsys, abs, err)
+		}
+		out.Entries = len(entries)
+	} else {
+		if e, ok := fi.Sys().(*tree.Entry); ok && e != nil {
+			out.ContentType, out.Hash = e.ContentType, e.Hash
+		}
+	}
+	return textResult(statText(out)), out, nil
+}
+
+// statText is the text of the stat tool's answer.
+func statText(r StatResult) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "path: %s\ntype: %s\n", r.Path, r.Type)
+	if r.Type == "directory" {
+		fmt.Fprintf(&b, "entries: %d\n", r.Entries)
+	} else {
+		fmt.Fprintf(&b, "size: %d bytes\n", r.Size)
+	}
+	modTime := r.ModTime
+	if modTime == "" {
+		modTime = "unknown"
+	}
+	fmt.Fprintf(&b, "modified: %s\n", modTime)
+	if r.ContentType != "" {
+		fmt.Fprintf(&b, "content type: %s\n", r.ContentType)
+	}
+	if r.Hash != "" {
+		fmt.Fprintf(&b, "hash: %s\n", r.Hash)
+	}
+	return b.String()
+}

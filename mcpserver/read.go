@@ -1,0 +1,121 @@
+package mcpserver
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io/fs"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+type readIn struct {
+	Path   string `json:"path" jsonschema:"the file to read, e.g. /guides/auth/oauth.mdx"`
+	Offset int    `json:"offset,omitempty" jsonschema:"the first line to return, 1-based (default 1)"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"the number of lines to return (default 2000)"`
+}
+
+// read returns lines of a file numbered as cat -n numbers them.
+func (s *server) read(ctx context.Context, req *mcp.CallToolRequest, in readIn) (*mcp.CallToolResult, any, error) {
+	ctx, cancel, se, fsys, err := s.call(ctx, req)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer cancel()
+	if in.Offset < 0 || in.Limit < 0 {
+		return nil, nil, fmt.Errorf("offset and limit must be positive (offset is the first line, from 1)")
+	}
+	abs, name := se.resolve(in.Path)
+	fi, _, err := stat(fsys, name)
+	if err != nil {
+		return nil, nil, pathError(fsys, abs, err)
+	}
+	if fi.IsDir() {
+		return nil, nil, fmt.Errorf("%s is a directory, not a file: ls %s lists it", abs, abs)
+	}
+	data, err := fs.ReadFile(fsys, name)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, nil, fmt.Errorf("%s: %w", abs, ctx.Err())
+		}
+		return nil, nil, pathError(fsys, abs, err)
+	}
+	text, err := numbered(abs, data, in.Offset, in.Limit, s.cfg.MaxOutput)
+	if err != nil {
+		return nil, nil, err
+	}
+	return textResult(text), nil, nil
+}
+
+// numbered renders lines offset.. of data (at most limit, and at most
+// maxChars characters when maxChars >= 0) as cat -n does, with a footer
+// when lines remain.
+func numbered(abs string, data []byte, offset, limit, maxChars int) (string, error) {
+	if len(data) == 0 {
+		return fmt.Sprintf("(%s is an empty file)", abs), nil
+	}
+	if offset == 0 {
+		offset = 1
+	}
+	if limit == 0 {
+		limit = ReadLimit
+	}
+	total := bytes.Count(data, []byte("\n"))
+	if data[len(data)-1] != '\n' {
+		total++
+	}
+	if offset > total {
+		return "", fmt.Errorf("offset %d is past the end of %s, which has %d lines", offset, abs, total)
+	}
+	budget := maxChars - noteRoom
+	var b strings.Builder
+	chars, last := 0, offset-1
+	rest := data
+	for i := 1; i < offset; i++ {
+		_, rest, _ = bytes.Cut(rest, []byte("\n"))
+	}
+	for n := offset; n <= total && n < offset+limit; n++ {
+		var line []byte
+		line, rest, _ = bytes.Cut(rest, []byte("\n"))
+		l := numberedLine(abs, n, string(line))
+		c := utf8.RuneCountInString(l)
+		if maxChars >= 0 && chars+c > budget && n > offset {
+			break
+		}
+		b.WriteString(l)
+		chars += c
+		last = n
+	}
+	if last < total {
+		fmt.Fprintf(&b, "(lines %d-%d of %d; use offset=%d to continue)\n", offset, last, total, last+1)
+	}
+	return b.String(), nil
+}
+
+// numberedLine is line n as cat -n prints it, cut at MaxLineLength
+// characters with a marker that says how to see the rest.
+func numberedLine(abs string, n int, line string) string {
+	if cut, rest := cutLine(line); rest > 0 {
+		from := strconv.Itoa(MaxLineLength + 1)
+		line = strings.TrimSuffix(cut, "]") + "; bash: sed -n " + strconv.Itoa(n) + "p " + shellQuote(abs) + " | cut -c" + from + "- shows them]"
+	}
+	return fmt.Sprintf("%6d\t%s\n", n, line)
+}
+
+// shellQuote quotes s for bash when it needs it.
+func shellQuote(s string) string {
+	if strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '/' || r == '.' || r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// textResult is an answer of one text.
+func textResult(text string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
+}

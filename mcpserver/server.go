@@ -1,0 +1,240 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"path"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/chromafs/chromafs/gnu"
+	"github.com/chromafs/chromafs/shell"
+)
+
+// Defaults of Config.
+const (
+	// DefaultMaxOutput is the characters of a tool's answer before it is
+	// cut.
+	DefaultMaxOutput = 30_000
+	// DefaultTimeout bounds a tool call.
+	DefaultTimeout = shell.DefaultTimeout
+)
+
+// Limits of the read tool.
+const (
+	// ReadLimit is the lines read returns when limit is not given.
+	ReadLimit = 2000
+	// MaxLineLength is the characters of a line that read returns; the
+	// rest is replaced by a marker.
+	MaxLineLength = 2000
+)
+
+// Config configures New.
+type Config struct {
+	// FS returns the filesystem of a new session (the view of the
+	// session's user). It is called at the session's first tool call,
+	// with that call's context; an error is that call's answer, and the
+	// next call asks again. Required.
+	FS func(ctx context.Context) (fs.FS, error)
+	// MaxOutput caps the characters (UTF-8 sequences) of each tool's
+	// answer: 0 means DefaultMaxOutput, a negative value no cap.
+	MaxOutput int
+	// Timeout bounds each tool call, a bash command line included: 0
+	// means DefaultTimeout.
+	Timeout time.Duration
+	// Version is the server version reported to clients.
+	Version string
+	// Logger receives the SDK's logs; nil means none.
+	Logger *slog.Logger
+	// ShellOptions are given to every shell.New after the output cap and
+	// timeout (a time zone, a clock, other caps).
+	ShellOptions []shell.Option
+}
+
+// server is the state behind the tools of one *mcp.Server.
+type server struct {
+	cfg Config
+
+	mu       sync.Mutex
+	sessions map[*mcp.ServerSession]*session
+}
+
+// session is what one MCP session keeps between tool calls.
+type session struct {
+	fsys fs.FS
+	sh   *shell.Session
+}
+
+// New returns an MCP server with the tools bash, read, ls, glob, grep and
+// stat over the filesystems that cfg.FS gives its sessions (see the
+// package documentation). Connect it to any number of transports; each
+// session has its own filesystem and working directory.
+func New(cfg Config) *mcp.Server {
+	if cfg.FS == nil {
+		panic("mcpserver: Config.FS is nil")
+	}
+	if cfg.MaxOutput == 0 {
+		cfg.MaxOutput = DefaultMaxOutput
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	version := cfg.Version
+	if version == "" {
+		version = "devel"
+	}
+	s := &server{cfg: cfg, sessions: make(map[*mcp.ServerSession]*session)}
+	srv := mcp.NewServer(&mcp.Implementation{Name: "chromafs", Title: "chromafs", Version: version}, &mcp.ServerOptions{
+		Instructions: instructions,
+		Logger:       cfg.Logger,
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+	})
+	s.addTools(srv)
+	return srv
+}
+
+const instructions = `The documentation is a read-only filesystem: "/" is its root, and paths are absolute from it (a relative path resolves against the working directory, which bash's cd changes and every tool uses). Start with ls / or glob to see what is there, grep to find where something is said, and read to view a page with line numbers. bash runs ls, cat, grep, find, head, sed, wc, ... with pipes. Nothing can be written.`
+
+// session returns the state of the call's session, making it at the
+// session's first call.
+func (s *server) session(ctx context.Context, ss *mcp.ServerSession) (*session, error) {
+	s.mu.Lock()
+	se := s.sessions[ss]
+	s.mu.Unlock()
+	if se != nil {
+		return se, nil
+	}
+	fsys, err := s.cfg.FS(ctx)
+	if err != nil {
+		return nil, err
+	}
+	opts := append([]shell.Option{shell.WithMaxOutput(s.cfg.MaxOutput), shell.WithTimeout(s.cfg.Timeout)}, s.cfg.ShellOptions...)
+	se = &session{fsys: fsys, sh: shell.New(fsys, opts...)}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if old := s.sessions[ss]; old != nil {
+		return old, nil // a concurrent first call won
+	}
+	s.sessions[ss] = se
+	if ss != nil {
+		go func() {
+			_ = ss.Wait()
+			s.mu.Lock()
+			delete(s.sessions, ss)
+			s.mu.Unlock()
+		}()
+	}
+	return se, nil
+}
+
+// call is what a tool handler starts with: the session, the filesystem
+// bound to ctx, and ctx bounded by the timeout.
+func (s *server) call(ctx context.Context, req *mcp.CallToolRequest) (context.Context, context.CancelFunc, *session, fs.FS, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	var ss *mcp.ServerSession
+	if req != nil {
+		ss = req.Session
+	}
+	se, err := s.session(ctx, ss)
+	if err != nil {
+		cancel()
+		return nil, nil, nil, nil, fmt.Errorf("the filesystem cannot be opened: %w", err)
+	}
+	return ctx, cancel, se, bind(se.fsys, ctx), nil
+}
+
+// binder is a filesystem whose reads can be bound to a context, such as
+// *chromafs.FS (the interface the adapters bind with, too).
+type binder interface {
+	BindContext(ctx context.Context) fs.FS
+}
+
+func bind(fsys fs.FS, ctx context.Context) fs.FS {
+	if b, ok := fsys.(binder); ok {
+		if v := b.BindContext(ctx); v != nil {
+			return v
+		}
+	}
+	return fsys
+}
+
+// resolve turns p, absolute or relative to the session's working
+// directory ("" is the working directory), into an absolute path and an
+// fs.FS name.
+func (se *session) resolve(p string) (abs, name string) {
+	if p == "" {
+		p = "."
+	}
+	name = gnu.Resolve(se.sh.Dir(), p)
+	return absPath(name), name
+}
+
+// absPath is the absolute path of an fs.FS name.
+func absPath(name string) string {
+	if name == "." {
+		return "/"
+	}
+	return "/" + name
+}
+
+// statNoReader is a filesystem that can stat from its listing alone,
+// without reading content (*chromafs.FS): sizeKnown is false when the size
+// would need a read.
+type statNoReader interface {
+	StatNoRead(name string) (fi fs.FileInfo, sizeKnown bool, err error)
+}
+
+// stat describes name without reading content when fsys can; the size is
+// -1 when it is not known without a read.
+func stat(fsys fs.FS, name string) (fs.FileInfo, int64, error) {
+	if s, ok := fsys.(statNoReader); ok {
+		fi, known, err := s.StatNoRead(name)
+		if err != nil {
+			return nil, 0, err
+		}
+		if !known {
+			return fi, -1, nil
+		}
+		return fi, fi.Size(), nil
+	}
+	fi, err := fs.Stat(fsys, name)
+	if err != nil {
+		return nil, 0, err
+	}
+	return fi, fi.Size(), nil
+}
+
+// pathError is the tool error for a failure on abs: for a path that does
+// not exist (or is hidden: the filesystem cannot tell them apart, nor can
+// this text), the nearest directory above it that exists, for an ls.
+func pathError(fsys fs.FS, abs string, err error) error {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		dir := existingParent(fsys, abs)
+		return fmt.Errorf("%s: no such file or directory (ls %s shows what %s holds)", abs, dir, dir)
+	case errors.Is(err, fs.ErrInvalid):
+		return fmt.Errorf("%s: invalid path", abs)
+	case errors.Is(err, context.DeadlineExceeded):
+		return fmt.Errorf("%s: timed out", abs)
+	}
+	return fmt.Errorf("%s: %s", abs, gnu.ErrText(err))
+}
+
+// existingParent returns the nearest directory above abs that fsys
+// lists; "/" at worst. Listing a directory reads no content.
+func existingParent(fsys fs.FS, abs string) string {
+	for dir := path.Dir(abs); ; dir = path.Dir(dir) {
+		if dir == "/" {
+			return dir
+		}
+		if fi, _, err := stat(fsys, strings.TrimPrefix(dir, "/")); err == nil && fi.IsDir() {
+			return dir
+		}
+	}
+}
