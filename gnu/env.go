@@ -62,6 +62,13 @@ type Env struct {
 	// message of a command it stops: grep says "timed out after 1s"
 	// rather than "timed out".
 	Timeout time.Duration
+	// Exec, if set, runs the commands of find's -exec, -execdir, -ok and
+	// -okdir: args[0] is the command's name, dir its working directory (a
+	// slash path from the root of FS), and it writes to Stdout and Stderr.
+	// It returns the command's exit status, or an error when there is no
+	// such command (wrapping fs.ErrNotExist) or it cannot be run
+	// (fs.ErrPermission). Without Exec, find refuses those actions.
+	Exec func(ctx context.Context, dir string, args []string) (int, error)
 	// Trace, if set, is told when a phase of a command's work ends, for
 	// a caller that reports where the time goes. grep calls it with
 	// "match" when its search ends (stats are the search's) and "output

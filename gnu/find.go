@@ -1,6 +1,7 @@
 package gnu
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"io/fs"
@@ -31,7 +32,9 @@ Tests (N can be +N or -N or N):
       -mmin N -mtime N -name PATTERN -newer FILE -path PATTERN
       -readable -size N[bcwkMG] -true -type [bcdpflsD] -wholename PATTERN
 
-Actions: -print -print0 -prune -quit
+Actions: -delete -exec COMMAND ; -exec COMMAND {} + -execdir COMMAND ;
+      -execdir COMMAND {} + -ok COMMAND ; -okdir COMMAND ; -print -print0
+      -printf FORMAT -prune -quit
 
 Entries come in name order (GNU find uses the directory's order).
 `
@@ -41,10 +44,17 @@ Entries come in name order (GNU find uses the directory's order).
 // operators ( ) ! -not -a -and -o -or ",", tests -name -iname -path
 // -ipath -wholename -iwholename -type (a comma list) -size (units b c w k
 // M G, +/-, sizes rounded up to whole units) -newer -empty -mtime -mmin
-// -readable -true -false, actions -print -print0 -prune -quit, and the
+// -readable -true -false, actions -print -print0 -printf -prune -quit
+// -delete (which fails as on a read-only filesystem) and -exec -execdir
+// -ok -okdir (which run commands through Env.Exec; find refuses them
+// without it), and the
 // options -maxdepth -mindepth -depth (and the no-ops -xdev -mount
 // -noleaf -follow -nowarn -warn -daystart -ignore_readdir_race). Without
-// an action, -print applies to the whole expression. Entries come in name
+// an action, -print applies to the whole expression. -printf knows the
+// directives %p %f %h %H %P %s %d %y %Y %m %M %k %b %n %u %g %U %G %t %a
+// %c and %T %A %C with strftime's fields (all three times are the
+// modification time; owner and group are "chromafs", as ls -l says; %k
+// and %b count blocks as ls -l's total does). Entries come in name
 // order rather than directory order. Exit status: 0, or 1 when a
 // starting point is missing, a directory cannot be read, or the
 // expression is bad (with GNU's messages).
@@ -106,6 +116,7 @@ func Find(ctx context.Context, env *Env, args []string) int {
 		}
 		f.start(s)
 	}
+	f.flushBatches()
 	return r.finish(f.status)
 }
 
@@ -117,10 +128,13 @@ type finder struct {
 	depthFirst         bool
 	quit               bool
 	status             int
+	batches            []*execAction // the "-exec ... {} +" actions
+	stdin              *bufio.Reader // -ok's answers
 }
 
 // visit is one file being evaluated.
 type visit struct {
+	start string // the starting point it is under, as given
 	path  string // as printed
 	name  string // fs.FS name
 	depth int
@@ -154,7 +168,7 @@ func (f *finder) start(s string) {
 		f.status = 1
 		return
 	}
-	f.walk(&visit{path: s, name: name, depth: 0, d: fs.FileInfoToDirEntry(fi), info: fi})
+	f.walk(&visit{start: s, path: s, name: name, depth: 0, d: fs.FileInfoToDirEntry(fi), info: fi})
 }
 
 func (f *finder) walk(v *visit) {
@@ -175,7 +189,7 @@ func (f *finder) walk(v *visit) {
 			if f.quit {
 				break
 			}
-			f.walk(&visit{path: join(v.path, e.Name()), name: joinName(v.name, e.Name()), depth: v.depth + 1, d: e})
+			f.walk(&visit{start: v.start, path: join(v.path, e.Name()), name: joinName(v.name, e.Name()), depth: v.depth + 1, d: e})
 		}
 	}
 	if inRange && f.depthFirst && !f.quit {
@@ -444,6 +458,16 @@ func (p *findParser) primary() (node, error) {
 	if n, ok := p.noArg(a); ok {
 		return n, nil
 	}
+	switch a {
+	case "-exec", "-execdir", "-ok", "-okdir":
+		return p.execPredicate(a)
+	case "-printf":
+		format, err := p.arg(a)
+		if err != nil {
+			return nil, err
+		}
+		return p.parsePrintf(format), nil
+	}
 	withArg, ok := argPredicates[a]
 	if !ok {
 		return nil, errf("unknown predicate `%s'", a)
@@ -479,6 +503,10 @@ func (p *findParser) noArg(a string) (node, bool) {
 		return yes, true
 	case "-empty":
 		return test(empty), true
+	case "-delete":
+		p.hasAction = true
+		p.f.depthFirst = true
+		return test(deleteAction), true
 	}
 	return nil, false
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -237,6 +238,23 @@ var bashLines = []string{
 	`exec nosuch; echo after`,
 	`exec -x; echo after`,
 	`exec guides`,
+	`find . -name '*.md' -exec grep -l token {} \; | sort`,
+	`find . -name '*.md' -exec wc -l {} + | sort`,
+	`find . -name '*.md' -exec nosuch {} \; ; echo $?`,
+	`find guides -name '*.md' -exec false {} \; -print; echo $?`,
+	`find guides -name '*.md' -exec false {} + ; echo $?`,
+	`find . -name '*.md' -exec echo {} x + ; echo $?`,
+	`find guides -name '*.md' -execdir echo {} \; | sort`,
+	`find reference -name '*.md' -execdir pwd \; | sed 's|.*/ro||'`,
+	`find guides -printf '%p|%f|%h|%P|%d|%y|%m|%M\n' | sort`,
+	`find reference/ -maxdepth 1 -printf '%p %h %P\n' | sort`,
+	`find guides -type f -printf '%-16f|%5s|\n' | sort`,
+	`find guides -printf '%z\n' | head -2`,
+	`find guides -name quickstart.md -printf '%.5f\c after\n'; echo`,
+	`find . -name notrail.md -delete; echo $?`,
+	`find . -type f -name '*.md' -exec grep -H -c token {} + | sort`,
+	`ls -l README.md | cut -d' ' -f1`,
+	`stat -c '%A %a %n' README.md guides`,
 }
 
 // TestBashDifferential runs each line in real bash 5.2 with GNU tools, at
@@ -302,6 +320,33 @@ func runBash(t *testing.T, fsys fstest.MapFS, lines []string) []result {
 			t.Fatal(err)
 		}
 	}
+	// The copy has the modes of fsys: files as given, directories 0555
+	// (as fstest.MapFS makes them), made writable again for the cleanup.
+	var dirs []string
+	err = filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			dirs = append(dirs, p)
+			return nil
+		}
+		rel := filepath.ToSlash(strings.TrimPrefix(p, src+string(filepath.Separator)))
+		return os.Chmod(p, fsys[rel].Mode.Perm())
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range dirs {
+		if err := os.Chmod(d, 0o555); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() {
+		for _, d := range dirs {
+			os.Chmod(d, 0o755)
+		}
+	})
 	root := readOnlyMount(t, src, filepath.Join(dir, "ro"), ci)
 	res := filepath.Join(dir, "results")
 	if err := os.Mkdir(res, 0o755); err != nil {

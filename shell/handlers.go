@@ -368,6 +368,13 @@ func (rs *runState) runCommand(ctx context.Context, hc interp.HandlerContext, ar
 		Now:      rs.s.now,
 		Location: rs.s.loc,
 	}
+	// find -exec runs its commands as xargs does, writing where find
+	// writes.
+	env.Exec = func(ctx context.Context, dir string, args []string) (int, error) {
+		sub := hc
+		sub.Dir = dir
+		return rs.runProgram(ctx, sub, args)
+	}
 	code := f(ctx, env, args[1:])
 	if pw.broken.Load() {
 		return 141

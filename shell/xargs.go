@@ -487,40 +487,67 @@ func (x *xargsExec) exec(line []string) int {
 // xargsRun runs one command line; stop is true when xargs must end with
 // status st (a command that cannot be run).
 func (rs *runState) xargsRun(ctx context.Context, hc interp.HandlerContext, line []string) (st int, stop bool) {
-	if n := rs.commands.Add(1); n > int64(rs.s.maxCommands) {
-		rs.cancel(&LimitError{What: "commands", Limit: rs.s.maxCommands})
+	st, err := rs.runProgram(ctx, hc, line)
+	switch {
+	case errors.Is(err, ErrLimit):
 		return 1, true
+	case errors.Is(err, fs.ErrPermission):
+		fmt.Fprintf(hc.Stderr, "xargs: %s: Permission denied\n", line[0])
+		return 126, true
+	case err != nil:
+		fmt.Fprintf(hc.Stderr, "xargs: %s: No such file or directory\n", line[0])
+		return 127, true
+	}
+	return st, false
+}
+
+// runProgram runs line as a program run by another command (xargs,
+// find -exec) with the working directory hc.Dir: a file command, xargs,
+// or one of the builtins that exist as programs. The error wraps
+// fs.ErrNotExist when there is no such program, fs.ErrPermission when
+// line[0] names a file of the filesystem (nothing can be run), and
+// ErrLimit when the commands cap stopped the line.
+func (rs *runState) runProgram(ctx context.Context, hc interp.HandlerContext, line []string) (int, error) {
+	if n := rs.commands.Add(1); n > int64(rs.s.maxCommands) {
+		err := &LimitError{What: "commands", Limit: rs.s.maxCommands}
+		rs.cancel(err)
+		return 1, err
 	}
 	name := line[0]
 	switch {
 	case name == "xargs":
-		return rs.xargs(ctx, hc, line[1:]), false
+		return rs.xargs(ctx, hc, line[1:]), nil
+	case name == "pwd":
+		// The program prints the directory it runs in.
+		if brokenPipe(hc.Stdout) {
+			return 141, nil
+		}
+		fmt.Fprintln(hc.Stdout, hc.Dir)
+		return 0, nil
 	case xargsBuiltins[name]:
 		if name != "true" && name != "false" && name != "test" && name != "[" && brokenPipe(hc.Stdout) {
 			// The program would be killed by SIGPIPE writing its output.
-			return 141, false
+			return 141, nil
 		}
 		err := hc.Builtin(ctx, line)
 		var es interp.ExitStatus
 		if errors.As(err, &es) {
-			return int(es), false
+			return int(es), nil
 		}
 		if err != nil {
-			return 1, false
+			return 1, nil
 		}
-		return 0, false
+		return 0, nil
 	}
 	if _, ok := gnu.Commands[name]; ok {
-		return rs.runCommand(ctx, hc, line), false
+		return rs.runCommand(ctx, hc, line), nil
 	}
 	if strings.Contains(name, "/") {
 		if _, err := fs.Stat(rs.s.fsys, fsName(absolute(hc.Dir, name))); err == nil {
-			fmt.Fprintf(hc.Stderr, "xargs: %s: Permission denied\n", name)
-			return 126, true
+			return 126, fs.ErrPermission
 		}
 	}
-	fmt.Fprintf(hc.Stderr, "xargs: %s: No such file or directory\n", name)
-	return 127, true
+	return 127, fs.ErrNotExist
 }
 
 type xargsItem struct {
