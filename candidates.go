@@ -10,6 +10,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/maypok86/otter/v2"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/chromafs/chromafs/collection"
@@ -75,6 +76,12 @@ const (
 // or lie inside it), as they are when the boundary regexes would be too
 // large (literals of more than 1000 runes, or very many).
 //
+// The answers are remembered, per page, in the session's Shared (see
+// WithShared), by tree version and literal set: a later call with the same
+// literals, in any session of the Shared (whatever its groups), asks the
+// store only about the pages of its names that no earlier call asked
+// about, and sends nothing when there are none.
+//
 // Candidates is grep plumbing: package grepx reaches it through its capability
 // interface grepx.CandidateFS (found by type assertion, like fs.ReadFileFS), so
 // that grepx works over any fs.FS; other callers rarely need it.
@@ -120,26 +127,90 @@ func (fsys *FS) Candidates(ctx context.Context, names []string, literals []strin
 	newline := slices.ContainsFunc(lits, func(l string) bool { return strings.Contains(l, "\n") })
 	// A separator of newlines only holds no literal, nor part of one.
 	sepAligned := s.sep != "" && !newline && strings.Trim(s.sep, "\n") == ""
+	// What an earlier search learned of these literals, in any session of
+	// this Shared: its answers are reused, only the other pages are asked.
+	key := s.coarseKey(lits, fold, s.regexLimit())
+	known, _ := s.shared.coarse.GetIfPresent(key)
 	hit := make(map[string]bool)
-	var main, split []string // slugs to search; of those, the ones that need boundary queries
+	var ask []asked // pages to search
 	for _, it := range scope {
 		e := it.node.Entry
 		switch {
 		case e.URL != "":
 			hit[e.Slug] = true
 		case e.Chunks == 1 || sepAligned:
-			main = append(main, e.Slug)
+			ask = append(ask, asked{entry: e})
 		case s.sep == "" && s.lineAligned && !e.SplitLines && !newline:
-			main = append(main, e.Slug)
+			ask = append(ask, asked{entry: e})
 		case s.sep != "" || !plan.straddle:
 			// Not line-aligned, and no boundary queries can cover it.
 			hit[e.Slug] = true
 		default:
-			main = append(main, e.Slug)
-			split = append(split, e.Slug)
+			ask = append(ask, asked{entry: e, split: true})
 		}
 	}
+	ask = slices.DeleteFunc(ask, func(a asked) bool {
+		i, ok := entryIndex(s.tree, a.entry)
+		if !ok {
+			return false
+		}
+		k, h := known.has(i)
+		if h {
+			hit[a.entry.Slug] = true
+		}
+		return k
+	})
+	if err := s.search(ctx, searcher, plan, ask, hit); err != nil {
+		return nil, err
+	}
+	if len(ask) > 0 {
+		s.remember(key, ask, hit)
+	}
+	out := make([]string, 0, len(hit))
+	for _, it := range scope {
+		if hit[it.node.Path] {
+			out = append(out, it.name)
+		}
+	}
+	return out, nil
+}
 
+// asked is a page that Candidates asks the store about: split when it
+// needs the boundary queries.
+type asked struct {
+	entry *tree.Entry
+	split bool
+}
+
+// remember records the answers for the pages asked under key, merged with
+// what the Shared holds.
+func (s *session) remember(key string, ask []asked, hit map[string]bool) {
+	var idx []int
+	var ans []bool
+	for _, a := range ask {
+		if i, ok := entryIndex(s.tree, a.entry); ok {
+			idx = append(idx, i)
+			ans = append(ans, hit[a.entry.Slug])
+		}
+	}
+	if len(idx) == 0 {
+		return
+	}
+	s.shared.coarse.Compute(key, func(old *coarseBits, _ bool) (*coarseBits, otter.ComputeOp) {
+		return old.with(s.tree.Len(), idx, func(k int) bool { return ans[k] }), otter.WriteOp
+	})
+}
+
+// search asks the store which of the pages of ask may contain a literal
+// of plan and sets hit for those.
+func (s *session) search(ctx context.Context, searcher collection.Searcher, plan searchPlan, ask []asked, hit map[string]bool) error {
+	var main, split []string // slugs to search; of those, the ones that need boundary queries
+	for _, a := range ask {
+		main = append(main, a.entry.Slug)
+		if a.split {
+			split = append(split, a.entry.Slug)
+		}
+	}
 	var mainHits, ends, starts, short []collection.Chunk
 	g, gctx := errgroup.WithContext(ctx)
 	search := func(dst *[]collection.Chunk, slugs []string, f collection.TextFilter) {
@@ -169,7 +240,7 @@ func (fsys *FS) Candidates(ctx context.Context, names []string, literals []strin
 		search(&short, split, collection.TextFilter{Regexes: []string{plan.short}})
 	}
 	if err := g.Wait(); err != nil {
-		return nil, err
+		return err
 	}
 
 	// Every slug the store returns is checked against the slugs asked
@@ -187,50 +258,51 @@ func (fsys *FS) Candidates(ctx context.Context, names []string, literals []strin
 		}
 	}
 	if len(split) > 0 {
-		inSplit := setOf(split)
-		type pos struct {
-			slug  string
-			index int
-		}
-		at := func(chunks []collection.Chunk) map[pos]bool {
-			m := make(map[pos]bool, len(chunks))
-			for _, c := range chunks {
-				if !inSplit[c.Slug] {
-					continue
-				}
-				if c.Index == collection.NoIndex {
-					hit[c.Slug] = true // cannot be placed: keep the page
-				}
-				m[pos{c.Slug, c.Index}] = true
-			}
-			return m
-		}
-		head, inner := at(starts), at(short)
-		// A literal that straddles chunks k..k+m leaves chunk k ending
-		// with a prefix of it, chunk k+m starting with the rest, and
-		// every chunk between them short.
-		for _, c := range ends {
-			if !inSplit[c.Slug] || c.Index == collection.NoIndex {
+		straddles(split, ends, starts, short, hit)
+	}
+	return nil
+}
+
+// straddles sets hit for the pages of split in which a literal may
+// straddle chunks, given the chunks that end with a prefix of a literal,
+// start with the rest, or are short.
+func straddles(split []string, ends, starts, short []collection.Chunk, hit map[string]bool) {
+	inSplit := setOf(split)
+	type pos struct {
+		slug  string
+		index int
+	}
+	at := func(chunks []collection.Chunk) map[pos]bool {
+		m := make(map[pos]bool, len(chunks))
+		for _, c := range chunks {
+			if !inSplit[c.Slug] {
 				continue
 			}
-			for j := c.Index + 1; ; j++ {
-				if head[pos{c.Slug, j}] {
-					hit[c.Slug] = true
-					break
-				}
-				if !inner[pos{c.Slug, j}] {
-					break
-				}
+			if c.Index == collection.NoIndex {
+				hit[c.Slug] = true // cannot be placed: keep the page
+			}
+			m[pos{c.Slug, c.Index}] = true
+		}
+		return m
+	}
+	head, inner := at(starts), at(short)
+	// A literal that straddles chunks k..k+m leaves chunk k ending
+	// with a prefix of it, chunk k+m starting with the rest, and
+	// every chunk between them short.
+	for _, c := range ends {
+		if !inSplit[c.Slug] || c.Index == collection.NoIndex {
+			continue
+		}
+		for j := c.Index + 1; ; j++ {
+			if head[pos{c.Slug, j}] {
+				hit[c.Slug] = true
+				break
+			}
+			if !inner[pos{c.Slug, j}] {
+				break
 			}
 		}
 	}
-	out := make([]string, 0, len(hit))
-	for _, it := range scope {
-		if hit[it.node.Path] {
-			out = append(out, it.name)
-		}
-	}
-	return out, nil
 }
 
 func setOf(values []string) map[string]bool {

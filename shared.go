@@ -2,6 +2,7 @@ package chromafs
 
 import (
 	"math"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -23,6 +24,13 @@ import (
 //   - for each collection and tree id, the version that New fetched last
 //     and when (what WithTreeMaxAge and WithStaleTree reuse), and the last
 //     failure to parse its tree record, with its retry backoff (see New);
+//   - what searches learned from the store: for each literal set of a
+//     search (and the collection's tree version), which pages may contain
+//     one of them (see FS.Candidates), so that a search repeated in any
+//     session of any user asks the store nothing about the pages an
+//     earlier one asked about. This is bounded by an eighth of the bound
+//     of NewShared (32 MiB by default: a literal set costs two bits per
+//     page of the tree), least valuable first;
 //   - fetches in flight: concurrent News of one collection fetch its tree
 //     record once, and concurrent reads of one page, in any session, fetch
 //     it once.
@@ -44,6 +52,9 @@ type Shared struct {
 	// tree.
 	latest *otter.Cache[string, *treeState]
 	failed *otter.Cache[string, *treeFailure]
+	// coarse holds what Candidates learned from the store, by collection,
+	// tree version and literal set (see coarseKey).
+	coarse *otter.Cache[string, *coarseBits]
 
 	treeFlight singleflight.Group // by collection id and tree id
 	pageFlight singleflight.Group // by page cache key and layout
@@ -59,6 +70,10 @@ type Shared struct {
 // trees (see treeWeight).
 const defaultTreeBytes = 256 << 20
 
+// coarseShare is the share of a Shared's bound (see NewShared) that the
+// coarse results of searches may hold, beside the trees.
+const coarseShare = 8
+
 // stateEntries is the number of collections (and tree ids) whose last
 // fetch and last failure a Shared remembers.
 const stateEntries = 1024
@@ -69,8 +84,9 @@ const stateEntries = 1024
 // means 256 MiB, which holds some 700,000 pages with typical slugs. A tree heavier than the bound
 // is not kept: every New of its collection then parses the tree record
 // again, so a server sets the bound above the largest tree it serves.
-// The last fetch and failure of up to 1024 collections are remembered
-// apart from the bound.
+// The results of searches are kept within maxTreeBytes/8 more. The last
+// fetch and failure of up to 1024 collections are remembered apart from
+// the bound.
 func NewShared(maxTreeBytes int64) *Shared {
 	if maxTreeBytes <= 0 {
 		maxTreeBytes = defaultTreeBytes
@@ -86,6 +102,7 @@ func NewShared(maxTreeBytes int64) *Shared {
 		}),
 		latest:     otter.Must(&otter.Options[string, *treeState]{MaximumSize: stateEntries}),
 		failed:     otter.Must(&otter.Options[string, *treeFailure]{MaximumSize: stateEntries}),
+		coarse:     newCoarseCache(maxTreeBytes / coarseShare),
 		retryFirst: time.Second,
 		retryMax:   30 * time.Second,
 	}
@@ -102,7 +119,7 @@ func WithShared(s *Shared) Option {
 }
 
 // Drop forgets what s holds of the collection whose CollectionID is
-// collectionID: its parsed trees, its last fetch (so that the next New
+// collectionID: its parsed trees, what searches learned of it, its last fetch (so that the next New
 // fetches and parses its tree record) and its remembered failures (so
 // that the next New does not wait for their retry). Sessions made
 // earlier keep their tree; a New in progress may keep what it fetches.
@@ -111,14 +128,16 @@ func (s *Shared) Drop(collectionID string) {
 	dropPrefix(s.parsed, prefix)
 	dropPrefix(s.latest, prefix)
 	dropPrefix(s.failed, prefix)
+	dropPrefix(s.coarse, strconv.Itoa(len(collectionID))+":"+collectionID)
 }
 
-// Reset forgets every tree, fetch and failure s holds, as Drop does for
+// Reset forgets every tree, search result, fetch and failure s holds, as Drop does for
 // one collection.
 func (s *Shared) Reset() {
 	s.parsed.InvalidateAll()
 	s.latest.InvalidateAll()
 	s.failed.InvalidateAll()
+	s.coarse.InvalidateAll()
 }
 
 func dropPrefix[V any](c *otter.Cache[string, V], prefix string) {

@@ -220,23 +220,35 @@ var queries = []struct {
 }
 
 // TestAcceleratedEqualsPlain runs queries over chromafs (cold, so that the
-// coarse filter runs, then warm) and over a plain copy of the visible
-// files, and requires identical results.
+// coarse filter runs; then in a new session whose page cache is empty but
+// whose Shared remembers the coarse answers, for this view and, for the
+// second group set, partly for another; then warm) and over a plain copy
+// of the visible files, and requires identical results.
 func TestAcceleratedEqualsPlain(t *testing.T) {
 	files := site()
 	ctx := context.Background()
 	for _, l := range stores(t, files) {
 		t.Run(l.name, func(t *testing.T) {
+			rec := newRecorder(l.store)
+			// One Shared per query: the first group set starts cold, the
+			// second with the first's answers.
+			shared := make([]*chromafs.Shared, len(queries))
+			for i := range shared {
+				shared[i] = chromafs.NewShared(0)
+			}
 			for _, groups := range [][]string{nil, {gen.PrivateGroup}} {
 				plain := mapFS(visible(files, groups))
-				for _, tc := range queries {
+				for i, tc := range queries {
 					t.Run(fmt.Sprintf("%s/%v", tc.name, groups), func(t *testing.T) {
 						want, _ := collect(t, plain, tc.q)
-						fsys, err := chromafs.New(ctx, l.store, chromafs.WithGroups(groups...))
-						if err != nil {
-							t.Fatal(err)
+						open := func() *chromafs.FS {
+							fsys, err := chromafs.New(ctx, rec, chromafs.WithGroups(groups...), chromafs.WithShared(shared[i]))
+							if err != nil {
+								t.Fatal(err)
+							}
+							return fsys
 						}
-						got, st := collect(t, fsys, tc.q)
+						got, st := collect(t, open(), tc.q)
 						if got != want {
 							t.Fatalf("cold: got\n%s\nwant\n%s", got, want)
 						}
@@ -245,6 +257,20 @@ func TestAcceleratedEqualsPlain(t *testing.T) {
 						}
 						if tc.narrow && st.Candidates >= st.Files {
 							t.Errorf("coarse filter removed nothing: %+v", st)
+						}
+						// Remembered: a new session with an empty page
+						// cache asks the store no coarse query.
+						rec.reset()
+						fsys := open()
+						got, st = collect(t, fsys, tc.q)
+						if got != want {
+							t.Fatalf("remembered: got\n%s\nwant\n%s", got, want)
+						}
+						if st.Coarse != tc.coarse {
+							t.Errorf("remembered: coarse filter used = %v, want %v (stats %+v)", st.Coarse, tc.coarse, st)
+						}
+						if n := len(rec.scopes); n != 0 {
+							t.Errorf("remembered: %d coarse queries, want 0", n)
 						}
 						// Warm: every page cached, so nothing is worth a query.
 						if err := fsys.Prefetch(ctx, slices.Collect(maps.Keys(visible(files, groups)))); err != nil {
