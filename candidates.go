@@ -160,10 +160,13 @@ func (fsys *FS) Candidates(ctx context.Context, names []string, literals []strin
 		}
 		return k
 	})
-	if err := s.search(ctx, searcher, plan, ask, hit); err != nil {
-		return nil, err
-	}
 	if len(ask) > 0 {
+		s.fg.enter()
+		err := s.search(ctx, searcher, plan, ask, hit)
+		s.fg.leave()
+		if err != nil {
+			return nil, err
+		}
 		s.remember(key, ask, hit)
 	}
 	out := make([]string, 0, len(hit))

@@ -65,6 +65,9 @@ type session struct {
 	sizes       sync.Map         // slug -> int64, sizes learned by reading
 	resolver    pointer.Resolver // fetches lazy pointers; nil: none is fetched
 	shared      *Shared          // where concurrent page fetches meet
+
+	preloadBytes int64 // the budget of Preload (WithPreload)
+	fg           gate  // requests of the session's own reads, searches and prefetches
 }
 
 var _ interface {
@@ -128,6 +131,8 @@ func New(ctx context.Context, store collection.Store, opts ...Option) (*FS, erro
 		treeTime:    st.modTime,
 		resolver:    cfg.resolver,
 		shared:      sh,
+
+		preloadBytes: cfg.preloadBytes,
 	}
 	if ir, ok := store.(collection.IDReader); ok && st.chunkIDs {
 		s.byID = ir

@@ -25,6 +25,8 @@ type config struct {
 	maxStale   time.Duration
 	resolver   pointer.Resolver
 	shared     *Shared
+
+	preloadBytes int64
 }
 
 // defaultResolver is the resolver of an FS made without WithResolver.

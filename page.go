@@ -49,6 +49,8 @@ func (s *session) load(ctx context.Context, n *tree.Node) ([]byte, error) {
 	// caller that started it (keeping its deadline), so that one reader
 	// giving up does not fail the others; each caller still stops waiting
 	// when its own context ends.
+	s.fg.enter()
+	defer s.fg.leave()
 	fkey := key + "\x00" + s.layout.SlugField + "\x00" + s.layout.IndexField
 	ch := s.shared.pageFlight.DoChan(fkey, func() (any, error) {
 		fctx := context.WithoutCancel(ctx)
@@ -259,6 +261,16 @@ func (fsys *FS) Prefetch(ctx context.Context, names []string) (retErr error) {
 	if len(want) == 0 {
 		return nil
 	}
+	s.fg.enter()
+	defer s.fg.leave()
+	_, err := s.loadMany(ctx, want, keys)
+	return err
+}
+
+// loadMany loads the pages want (no lazy pointers), whose cache keys are
+// keys, into the cache, and returns the bytes it fetched from the store.
+// It returns the first error met; pages loaded before it stay cached.
+func (s *session) loadMany(ctx context.Context, want []*tree.Node, keys []string) (int64, error) {
 	// What the cache has (a shared tier, such as Redis, copies it into
 	// memory as it answers) is not fetched again.
 	have, err := s.cache.GetMany(ctx, keys)
@@ -272,14 +284,15 @@ func (fsys *FS) Prefetch(ctx context.Context, names []string) (retErr error) {
 		}
 	}
 	if len(need) == 0 {
-		return nil
+		return 0, nil
 	}
 	bySlug, err := s.fetch(ctx, need)
 	if err != nil {
-		return fmt.Errorf("chromafs: prefetch %d pages: %w", len(need), err)
+		return 0, fmt.Errorf("chromafs: prefetch %d pages: %w", len(need), err)
 	}
 	values := make(map[string][]byte, len(need))
 	var firstErr error
+	var size int64
 	for _, n := range need {
 		data, err := assemble(n, bySlug[n.Path], s.sep)
 		if err != nil {
@@ -289,10 +302,11 @@ func (fsys *FS) Prefetch(ctx context.Context, names []string) (retErr error) {
 			continue
 		}
 		values[s.cacheKey(n)] = data
+		size += int64(len(data))
 		s.learnSize(n, len(data))
 	}
 	if err := s.cache.PutMany(ctx, values); err != nil {
 		s.log.Warn("chromafs: page cache write failed", "err", err)
 	}
-	return firstErr
+	return size, firstErr
 }

@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -56,6 +57,7 @@ type Shared struct {
 	// tree version and literal set (see coarseKey).
 	coarse *otter.Cache[string, *coarseBits]
 
+	preloads   sync.Map           // preloadKey -> *preloadRun in progress
 	treeFlight singleflight.Group // by collection id and tree id
 	pageFlight singleflight.Group // by page cache key and layout
 
