@@ -37,7 +37,9 @@ With -c, run COMMAND and exit with its status. Without it, read command lines
 from a prompt with line editing and history when standard input is a terminal
 (Ctrl-D or Ctrl-C at the prompt leaves; Ctrl-C stops a running line), or from
 standard input otherwise, keeping one session (working directory, page cache);
-the exit status is the last line's. Each line has the --timeout deadline.`,
+the exit status is the last line's. Each line has the --timeout deadline.
+A session loads the visible pages (up to 64 MiB) in the background as it
+starts, so that its greps soon read from memory only.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
@@ -62,6 +64,12 @@ the exit status is the last line's. Each line has the --timeout deadline.`,
 				}
 				return nil
 			}
+			// A session loads the collection's visible pages in the
+			// background (within chromafs.WithPreload's default budget),
+			// so that its greps become local; it ends with the session.
+			preload, stop := context.WithCancel(base)
+			defer stop()
+			go fsys.Preload(preload)
 			status := runSession(base, sess, cmd.InOrStdin(), stdout, stderr)
 			if status != 0 {
 				return exitError{status}
