@@ -2,7 +2,6 @@ package chromafs
 
 import (
 	"math"
-	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -60,15 +59,6 @@ func (b *coarseBits) with(entries int, asked []int, hit func(k int) bool) *coars
 		}
 	}
 	return out
-}
-
-// known counts the entries b records, for tests.
-func (b *coarseBits) count() int {
-	n := 0
-	for _, w := range b.known {
-		n += bits.OnesCount64(w)
-	}
-	return n
 }
 
 func newCoarseCache(maxBytes int64) *otter.Cache[string, *coarseBits] {
