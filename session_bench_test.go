@@ -1,0 +1,235 @@
+package chromafs_test
+
+import (
+	"bytes"
+	"context"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/chromafs/chromafs"
+	"github.com/chromafs/chromafs/cachepkg"
+	"github.com/chromafs/chromafs/collection"
+	"github.com/chromafs/chromafs/internal/gen"
+	"github.com/chromafs/chromafs/internal/testbackend"
+	"github.com/chromafs/chromafs/memstore"
+	"github.com/chromafs/chromafs/shell"
+)
+
+// requestLog wraps a store and records the coarse queries and the content
+// reads that chromafs sends, so that a baseline can send the same ones.
+type requestLog struct {
+	testbackend.Target
+	mu       sync.Mutex
+	searches []loggedSearch
+	gets     [][]string // slugs of each Chunks call
+	byID     [][]string // ids of each ChunksByID call
+}
+
+type loggedSearch struct {
+	scope  collection.Scope
+	filter collection.TextFilter
+}
+
+func (r *requestLog) Search(ctx context.Context, l collection.Layout, sc collection.Scope, f collection.TextFilter) ([]collection.Chunk, error) {
+	r.mu.Lock()
+	r.searches = append(r.searches, loggedSearch{sc, f})
+	r.mu.Unlock()
+	return r.Target.Search(ctx, l, sc, f)
+}
+
+func (r *requestLog) Chunks(ctx context.Context, l collection.Layout, slugs []string) ([]collection.Chunk, error) {
+	r.mu.Lock()
+	r.gets = append(r.gets, slugs)
+	r.mu.Unlock()
+	return r.Target.Chunks(ctx, l, slugs)
+}
+
+func (r *requestLog) ChunksByID(ctx context.Context, l collection.Layout, ids []string) ([]collection.Chunk, error) {
+	r.mu.Lock()
+	r.byID = append(r.byID, ids)
+	r.mu.Unlock()
+	return r.Target.ChunksByID(ctx, l, ids)
+}
+
+// replay sends the logged requests to store as chromafs sends them: the
+// coarse queries together, then the reads, two at a time.
+func (r *requestLog) replay(ctx context.Context, store testbackend.Target) error {
+	l := collection.DefaultLayout()
+	var g errgroup.Group
+	for _, s := range r.searches {
+		g.Go(func() error {
+			_, err := store.Search(ctx, l, s.scope, s.filter)
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	g.SetLimit(2)
+	for _, slugs := range r.gets {
+		g.Go(func() error {
+			_, err := store.Chunks(ctx, l, slugs)
+			return err
+		})
+	}
+	for _, ids := range r.byID {
+		g.Go(func() error {
+			_, err := store.ChunksByID(ctx, l, ids)
+			return err
+		})
+	}
+	return g.Wait()
+}
+
+// sessionSite writes 1,000 generated pages into a real Chroma collection
+// in chunks of 1,000 bytes cut mid-line (shuffled, as foreign writers do;
+// the tree records sizes, hashes and chunk counts), and the public pages
+// to a directory for ripgrep.
+func sessionSite(b *testing.B) (testbackend.Target, string) {
+	b.Helper()
+	pages := gen.Pages(1000, benchSeed)
+	mem := memstore.New("session-bench")
+	err := memstore.Load(mem, collection.DefaultLayout(), pages, memstore.LoadOptions{
+		ChunkSize: 1000, Shuffle: rand.New(rand.NewPCG(1, 2)), Access: gen.Access, Compressed: true, WithSizes: true,
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	store := testbackend.Chroma(b)
+	if err := store.Upsert(context.Background(), mem.Records()); err != nil {
+		b.Fatal(err)
+	}
+	dir := b.TempDir()
+	for slug, content := range pages {
+		if pub, _ := gen.Access(slug); !pub {
+			continue
+		}
+		p := filepath.Join(dir, filepath.FromSlash(slug))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return store, dir
+}
+
+// shellGrep runs `grep -rn lit /` in sess and returns the lines printed.
+func shellGrep(b *testing.B, sess *shell.Session, lit string, out *bytes.Buffer) int {
+	out.Reset()
+	status, err := sess.Run(context.Background(), "grep -rn '"+lit+"' /", out, out)
+	if err != nil || status != 0 {
+		b.Fatalf("grep -rn %s /: status %d, %v\n%s", lit, status, err, out.Bytes())
+	}
+	return bytes.Count(out.Bytes(), []byte{'\n'})
+}
+
+// BenchmarkSessionGrep measures, in one run, `grep -rn LITERAL /` through
+// a shell.Session on a public user's FS over 1,000 generated pages in a
+// real Chroma (1,000-byte chunks cut mid-line; 900 visible pages, 3.8 MB)
+// against its baselines:
+//
+//   - Warm: after FS.Preload of the session; Repeat: without it, after the
+//     same grep once (the coarse answers remembered, the candidates
+//     cached). Baseline: Ripgrep, `rg -n LITERAL DIR` as a whole process
+//     over the same files on disk.
+//   - Cold: the first grep of a new session (a new Shared: nothing parsed,
+//     remembered or cached; the session is made outside the timer), and
+//     ColdPreload the same with FS.Preload started as the session starts.
+//     Baseline: ChromaOnly, the requests such a grep sends to Chroma (its
+//     coarse queries together, then its reads of the candidates two at a
+//     time), sent through chromastore.
+func BenchmarkSessionGrep(b *testing.B) {
+	store, dir := sessionSite(b)
+	ctx := context.Background()
+	newSession := func(b *testing.B, st collection.Store) (*chromafs.FS, *shell.Session) {
+		fsys := newBenchFS(b, st, chromafs.WithShared(chromafs.NewShared(0)), chromafs.WithCache(cachepkg.NewMemory(1<<30)))
+		return fsys, shell.New(fsys, shell.WithMaxOutput(-1))
+	}
+	for _, lit := range []string{"webhook", "webhook signature"} {
+		var lines int
+		b.Run(lit+"/Ripgrep", func(b *testing.B) {
+			needTool(b, "rg")
+			for b.Loop() {
+				lines = runTool(b, dir, "rg", "-n", "--no-config", lit, dir)
+			}
+			b.ReportMetric(float64(lines), "lines")
+		})
+		b.Run(lit+"/Warm", func(b *testing.B) {
+			fsys, sess := newSession(b, store)
+			if err := fsys.Preload(ctx); err != nil {
+				b.Fatal(err)
+			}
+			var out bytes.Buffer
+			var got int
+			for b.Loop() {
+				got = shellGrep(b, sess, lit, &out)
+			}
+			b.ReportMetric(float64(got), "lines")
+		})
+		b.Run(lit+"/Repeat", func(b *testing.B) {
+			_, sess := newSession(b, store)
+			var out bytes.Buffer
+			shellGrep(b, sess, lit, &out)
+			var got int
+			for b.Loop() {
+				got = shellGrep(b, sess, lit, &out)
+			}
+			b.ReportMetric(float64(got), "lines")
+		})
+		log := &requestLog{Target: store}
+		for _, preload := range []bool{false, true} {
+			name := lit + "/Cold"
+			if preload {
+				name += "Preload"
+			}
+			b.Run(name, func(b *testing.B) {
+				var out bytes.Buffer
+				var got int
+				for b.Loop() {
+					b.StopTimer()
+					var st collection.Store = store
+					if !preload && len(log.searches)+len(log.gets)+len(log.byID) == 0 {
+						st = log
+					}
+					fsys, sess := newSession(b, st)
+					pctx, cancel := context.WithCancel(ctx)
+					done := make(chan struct{})
+					b.StartTimer()
+					if preload {
+						go func() {
+							defer close(done)
+							fsys.Preload(pctx)
+						}()
+					} else {
+						close(done)
+					}
+					got = shellGrep(b, sess, lit, &out)
+					b.StopTimer()
+					cancel()
+					<-done
+					b.StartTimer()
+				}
+				b.ReportMetric(float64(got), "lines")
+			})
+		}
+		b.Run(lit+"/ChromaOnly", func(b *testing.B) {
+			if len(log.searches)+len(log.gets)+len(log.byID) == 0 {
+				b.Skip("no requests logged (run with the Cold benchmark)")
+			}
+			for b.Loop() {
+				if err := log.replay(ctx, store); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(len(log.searches)), "searches")
+			b.ReportMetric(float64(len(log.gets)+len(log.byID)), "reads")
+		})
+	}
+}
