@@ -123,14 +123,27 @@ func (s *server) session(ctx context.Context, ss *mcp.ServerSession) (*session, 
 	}
 	s.sessions[ss] = se
 	if ss != nil {
+		// A filesystem that can load its pages in the background
+		// (chromafs.FS) does so while the session lasts.
+		preload, stop := context.WithCancel(context.WithoutCancel(ctx))
+		if p, ok := fsys.(preloader); ok {
+			go p.Preload(preload)
+		}
 		go func() {
 			_ = ss.Wait()
+			stop()
 			s.mu.Lock()
 			delete(s.sessions, ss)
 			s.mu.Unlock()
 		}()
 	}
 	return se, nil
+}
+
+// preloader is a filesystem that loads its content into memory in the
+// background (chromafs.FS.Preload), so that later calls read from memory.
+type preloader interface {
+	Preload(ctx context.Context) error
 }
 
 // call is what a tool handler starts with: the session, the filesystem
