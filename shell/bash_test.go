@@ -255,6 +255,18 @@ var bashLines = []string{
 	`find . -type f -name '*.md' -exec grep -H -c token {} + | sort`,
 	`ls -l README.md | cut -d' ' -f1`,
 	`stat -c '%A %a %n' README.md guides`,
+	`bash -c 'echo hi; ls guides | wc -l'`,
+	`sh -c 'echo "$0 $1 $#"' name a b`,
+	`find guides -type f -exec sh -c 'echo "== $1"; head -1 "$1"' _ {} \; | sort`,
+	`find . -name '*.md' | sort | xargs -I{} sh -c 'echo {}; wc -l < "{}"'`,
+	`ls guides | xargs -n1 bash -c 'echo "<$0>"'`,
+	`bash -c 'nosuch'; echo $?`,
+	`x=out; bash -c 'echo "[$x]"'; export x; bash -c 'echo "[$x]"'`,
+	`bash -e -c 'false; echo no'; echo $?`,
+	`echo 'echo $1' | bash -s x`,
+	`bash nope.sh; echo $?`,
+	`bash -z; echo $?`,
+	`bash -c 'while true; do echo y; done' | head -1`,
 }
 
 // TestBashDifferential runs each line in real bash 5.2 with GNU tools, at

@@ -2,7 +2,8 @@
 // io/fs.FS, in process and read-only: the commands are the GNU front-ends
 // of package gnu (ls, cat, find, grep, ... and every command added to
 // gnu.Commands later), the shell's own builtins (echo, printf, test, cd,
-// pwd, ...) and xargs, which runs only those.
+// pwd, ...), xargs, which runs only those, and bash and sh, which start a
+// shell like this one (in process, within the same caps: see Bounded).
 //
 //	sess := shell.New(fsys)
 //	status, err := sess.Run(ctx, "cd /guides && grep -rl webhook . | head -3", os.Stdout, os.Stderr)
@@ -26,8 +27,9 @@
 // Each Run has a deadline (its context and [WithTimeout]), a cap on the
 // characters of standard output and standard error together (after which
 // the output ends with one line saying how much was cut), a cap on the
-// simple commands run and on loop iterations, and a cap on pipeline
-// stages, checked before anything runs. See [Option].
+// simple commands run and on loop iterations, a cap on pipeline stages,
+// checked before anything runs, and 64 shells started by shells. See
+// [Option].
 //
 // A command or builtin that writes into a pipe whose reader has ended
 // stops as bash's processes stop on SIGPIPE: silently, with status 141;
@@ -51,6 +53,8 @@
 //   - /dev/null, /dev/stdin, /dev/stdout and /dev/stderr exist for
 //     redirections only: as operands of a command they are files of the
 //     fs.FS.
+//   - sh is this shell, not dash; the diagnostics of a nested shell (bash
+//     -c, sh -c) start with "bash:" whatever its $0.
 //   - Variables, functions and options last for one Run; the working
 //     directory (and OLDPWD) last for the Session.
 package shell

@@ -57,7 +57,8 @@ func (rs *runState) shellError(what string, why error) error {
 // isCommand reports whether name is one of the file commands the shell
 // runs (package gnu's, and xargs).
 func isCommand(name string) bool {
-	if name == "xargs" {
+	switch name {
+	case "xargs", "bash", "sh":
 		return true
 	}
 	_, ok := gnu.Commands[name]
@@ -332,6 +333,12 @@ func (rs *runState) exec(ctx context.Context, args []string) error {
 		return rs.hash(hc, args[1:])
 	case "xargs":
 		return status(rs.xargs(ctx, hc, args[1:]))
+	case "bash", "sh":
+		st, err := rs.shellCmd(ctx, hc, args)
+		if err != nil {
+			return err
+		}
+		return status(st)
 	}
 	if execRunnable[name] {
 		// exec echo ...: the builtin stands for the program.

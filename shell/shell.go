@@ -233,6 +233,7 @@ type runState struct {
 
 	commands   atomic.Int64
 	iterations atomic.Int64
+	depth      atomic.Int64 // shells running shells
 }
 
 func (rs *runState) run(ctx context.Context, line string) (int, error) {
@@ -261,17 +262,7 @@ func (rs *runState) run(ctx context.Context, line string) (int, error) {
 	}
 	w.Close()
 	defer stdin.Close()
-	r, err := interp.New(
-		func(r *interp.Runner) error { r.Dir = s.cwd; return nil },
-		interp.Env(hiddenEnv{expand.ListEnviron(env...)}),
-		interp.StdIO(stdin, rs.out.stdoutW(), rs.out.stderrW()),
-		interp.CallHandler(rs.call),
-		interp.ExecHandlers(func(interp.ExecHandlerFunc) interp.ExecHandlerFunc { return rs.exec }),
-		interp.OpenHandler(rs.open),
-		interp.ReadDirHandler2(rs.readDir),
-		interp.StatHandler(rs.stat),
-		interp.AccessHandler(rs.access),
-	)
+	r, err := rs.newRunner(s.cwd, env, stdin, rs.out.stdoutW(), rs.out.stderrW())
 	if err != nil {
 		return 1, err
 	}
@@ -299,6 +290,22 @@ func (rs *runState) run(ctx context.Context, line string) (int, error) {
 		return 1, runErr
 	}
 	return 1, runErr
+}
+
+// newRunner makes an interpreter with the shell's handlers, working in
+// dir with the environment env.
+func (rs *runState) newRunner(dir string, env []string, stdin io.Reader, stdout, stderr io.Writer, opts ...interp.RunnerOption) (*interp.Runner, error) {
+	return interp.New(append([]interp.RunnerOption{
+		func(r *interp.Runner) error { r.Dir = dir; return nil },
+		interp.Env(hiddenEnv{expand.ListEnviron(env...)}),
+		interp.StdIO(stdin, stdout, stderr),
+		interp.CallHandler(rs.call),
+		interp.ExecHandlers(func(interp.ExecHandlerFunc) interp.ExecHandlerFunc { return rs.exec }),
+		interp.OpenHandler(rs.open),
+		interp.ReadDirHandler2(rs.readDir),
+		interp.StatHandler(rs.stat),
+		interp.AccessHandler(rs.access),
+	}, opts...)...)
 }
 
 // hiddenEnv serves the variables that stand for $$ and $PPID (see seal)

@@ -185,14 +185,16 @@ func TestEscapes(t *testing.T) {
 		{"echo $UID $EUID", result{"1000 1000\n", "", 0}},
 		{"type ls cat; command -v ls; command -V find", result{"ls is a shell builtin\ncat is a shell builtin\nls\nfind is a shell builtin\n", "", 0}},
 		{"type -P ls; echo $?", result{"1\n", "", 0}},
-		{"command -v sh bash; echo $?", result{"1\n", "", 0}},
-		{"hash ls; hash sh", result{"", "bash: hash: sh: not found\n", 1}},
+		{"command -v sh bash; echo $?", result{"sh\nbash\n0\n", "", 0}},
+		{"hash ls; hash sh; hash nosuch", result{"", "bash: hash: nosuch: not found\n", 1}},
 		{"pwd -P", result{"/\n", "", 0}},
 		{"eval 'cat /etc/shadow'", result{"", "cat: /etc/shadow: No such file or directory\n", 1}},
 		{"eval 'cat <(ls)'", result{"", "bash: cannot make pipe for process substitution: Read-only file system\n", 1}},
-		{"eval exec sh", result{"", "bash: exec: sh: not found\n", 127}},
-		{"sh -c id", result{"", "bash: sh: command not found\n", 127}},
-		{"bash -c id", result{"", "bash: bash: command not found\n", 127}},
+		{"eval exec nosuch", result{"", "bash: exec: nosuch: not found\n", 127}},
+		{"sh -c id", result{"", "bash: id: command not found\n", 127}},
+		{"bash -c 'cat /proc/self/environ; cd /..; ls'", result{rootLs, "cat: /proc/self/environ: No such file or directory\n", 0}},
+		{"exec sh -c 'PATH=/bin; env'", result{"", "bash: env: command not found\n", 127}},
+		{"bash -c id", result{"", "bash: id: command not found\n", 127}},
 		{"ulimit -a", result{"", "bash: ulimit: not supported by this shell\n", 2}},
 		{"umask", result{"", "bash: umask: not supported by this shell\n", 2}},
 		{"kill -9 1", result{"", "bash: kill: not supported by this shell\n", 2}},
@@ -285,6 +287,19 @@ func TestBounds(t *testing.T) {
 		if !errors.Is(err, shell.ErrLimit) || st != 1 {
 			t.Fatalf("xargs: status %d, err %v", st, err)
 		}
+	})
+	t.Run("nested shells", func(t *testing.T) {
+		s := shell.New(docs())
+		var errb bytes.Buffer
+		st, err := s.Run(context.Background(), `export s='bash -c "$s"'; bash -c "$s"`, nil, &errb)
+		var le *shell.LimitError
+		if !errors.As(err, &le) || le.What != "nested shells" || st != 1 {
+			t.Fatalf("status %d, err %v", st, err)
+		}
+		if errb.String() != "bash: stopped: too many nested shells (the limit is 64)\n" {
+			t.Fatalf("stderr %q", errb.String())
+		}
+		check(t, s, "bash -c 'bash -c \"sh -c \\\"echo deep\\\"\"'", result{"deep\n", "", 0})
 	})
 	t.Run("deadline", func(t *testing.T) {
 		s := shell.New(docs())

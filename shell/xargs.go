@@ -517,6 +517,8 @@ func (rs *runState) runProgram(ctx context.Context, hc interp.HandlerContext, li
 	switch {
 	case name == "xargs":
 		return rs.xargs(ctx, hc, line[1:]), nil
+	case name == "bash" || name == "sh":
+		return rs.shellCmd(ctx, hc, line)
 	case name == "pwd":
 		// The program prints the directory it runs in.
 		if brokenPipe(hc.Stdout) {
