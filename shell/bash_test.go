@@ -267,6 +267,18 @@ var bashLines = []string{
 	`bash nope.sh; echo $?`,
 	`bash -z; echo $?`,
 	`bash -c 'while true; do echo y; done' | head -1`,
+	`printf '%05.1f|%.2f|%e|%g\n' 3.14159 2.5 1234.5 0.0001`,
+	`printf '%x %X %o %#x %u\n' 255 3054 8 255 -1`,
+	`printf '%5.2f|%-8.3f|%+d|% d|%-5d|\n' 3.14159 2 3 4 7`,
+	`printf '%d\n' abc 3.5 "'A" 0x1f 010; echo $?`,
+	`printf '%q\n' 'a b' "it's" '' 'tab	x'`,
+	`printf '%.3s|%10s|%*d|\n' abcdef right 6 42`,
+	`printf '%b|\n' 'a\tb' 'x\cy' 'z'`,
+	`printf '%%|%5%|\n'; echo $?`,
+	`printf -v y '%s-%03d' a 5; echo "$y"`,
+	`printf '%(%F)T\n' 86400`,
+	`printf '%s\n' a b c | xargs printf '<%s>\n'`,
+	`printf '%d files\n' "$(ls | wc -l)"`,
 }
 
 // TestBashDifferential runs each line in real bash 5.2 with GNU tools, at

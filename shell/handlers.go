@@ -152,6 +152,8 @@ func (rs *runState) call(ctx context.Context, args []string) ([]string, error) {
 		return rs.cd(hc, args), nil
 	case "exec":
 		return rs.execBuiltin(hc, args), nil
+	case "printf":
+		return rs.printfCall(hc, args), nil
 	case "test", "[":
 		// -O and -G ask the host's user database; no file of the
 		// filesystem is owned by the shell's user.
@@ -321,6 +323,8 @@ func (rs *runState) exec(ctx context.Context, args []string) error {
 		defer f.Close()
 		_, err = io.Copy(hc.Stdout, f)
 		return err
+	case printfCmd:
+		return status(bashPrintf(hc.Stdout, hc.Stderr, rs.s.prog, args[1], args[2:], rs.s.clock(), rs.s.loc))
 	case evalCmd:
 		return rs.eval(ctx, hc, strings.Join(args[1:], " "), "eval: ")
 	case sourceCmd:
@@ -339,6 +343,10 @@ func (rs *runState) exec(ctx context.Context, args []string) error {
 			return err
 		}
 		return status(st)
+	}
+	if name == "printf" && len(args) > 1 {
+		// exec printf, xargs printf: the program, as bash's printf.
+		return status(bashPrintf(hc.Stdout, hc.Stderr, rs.s.prog, args[1], args[2:], rs.s.clock(), rs.s.loc))
 	}
 	if execRunnable[name] {
 		// exec echo ...: the builtin stands for the program.

@@ -20,6 +20,7 @@ const (
 	hashCmd      = "__chromafs_hash"
 	failCmd      = "__chromafs_fail"     // returns the status in its first argument
 	readFileCmd  = "__chromafs_readfile" // $(<file)
+	printfCmd    = "__chromafs_printf"   // bash's printf, without -v
 
 	// procSubstMark is what a process substitution expands to; a command
 	// or redirection that receives it fails as bash fails without a way to

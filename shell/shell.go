@@ -136,6 +136,14 @@ func New(fsys fs.FS, opts ...Option) *Session {
 	return s
 }
 
+// clock is the current time, from WithNow's clock.
+func (s *Session) clock() time.Time {
+	if s.now != nil {
+		return s.now()
+	}
+	return time.Now()
+}
+
 // Dir returns the working directory, an absolute slash path ("/" is the
 // root of the fs.FS).
 func (s *Session) Dir() string {

@@ -531,6 +531,9 @@ func (rs *runState) runProgram(ctx context.Context, hc interp.HandlerContext, li
 			// The program would be killed by SIGPIPE writing its output.
 			return 141, nil
 		}
+		if name == "printf" && len(line) > 1 {
+			return bashPrintf(hc.Stdout, hc.Stderr, rs.s.prog, line[1], line[2:], rs.s.clock(), rs.s.loc), nil
+		}
 		err := hc.Builtin(ctx, line)
 		var es interp.ExitStatus
 		if errors.As(err, &es) {
