@@ -22,6 +22,7 @@
 
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createHash } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -61,14 +62,20 @@ function parseArgs(argv) {
   return o;
 }
 
-// The source tree: slug -> content (a Buffer), and the directories.
+// The source files' modification times, slug -> Date.
+const mtimes = new Map();
+
+// The source tree: slug -> content (a Buffer); their times go to mtimes.
 function walk(root) {
   const files = new Map();
   const rec = (dir, prefix) => {
     for (const e of readdirSync(dir, { withFileTypes: true })) {
       const slug = prefix ? `${prefix}/${e.name}` : e.name;
       if (e.isDirectory()) rec(join(dir, e.name), slug);
-      else if (e.isFile()) files.set(slug, readFileSync(join(dir, e.name)));
+      else if (e.isFile()) {
+        files.set(slug, readFileSync(join(dir, e.name)));
+        mtimes.set(slug, statSync(join(dir, e.name)).mtime);
+      }
     }
   };
   if (!statSync(root).isDirectory()) usage(`${root} is not a directory`);
@@ -385,6 +392,17 @@ async function checkStat(client, visible, vslugs, vdirs) {
     const size = visible.get(slug).length;
     check(`stat ${abs(slug)} gives the size`, new RegExp(`\\b${size}\\b`).test(r.text), () => `size ${size} not in ${q(r.text)}`);
     check(`stat ${abs(slug)} says it is a file`, /\b(regular|file)\b/i.test(r.text) && !/\bdirectory\b/i.test(r.text), () => q(r.text));
+    // A modification time or hash given must be the source file's.
+    const when = /\b(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d))/.exec(r.text);
+    if (when) {
+      const got = Math.floor(Date.parse(when[1]) / 1000), want = Math.floor(mtimes.get(slug).getTime() / 1000);
+      check(`stat ${abs(slug)} gives the source's modification time`, got === want, () => `${when[1]}, want ${mtimes.get(slug).toISOString()}`);
+    }
+    const hash = /sha256:([0-9a-f]{64})/.exec(r.text);
+    if (hash) {
+      const want = createHash('sha256').update(visible.get(slug)).digest('hex');
+      check(`stat ${abs(slug)} gives the source's sha256`, hash[1] === want, () => `${hash[1]}, want ${want}`);
+    }
   }
   for (const dir of [...vdirs].sort().slice(0, 5)) {
     const r = await call(client, 'stat', { path: abs(dir) });
