@@ -1,15 +1,23 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -147,5 +155,122 @@ func TestMCPStdioErrors(t *testing.T) {
 	}
 	if stdout.Len() != 0 || !strings.HasPrefix(stderr.String(), "chromafs mcp: ") {
 		t.Errorf("stdout %q, stderr %q", stdout.String(), stderr.String())
+	}
+}
+
+// startMCPServe runs the built binary's `chromafs serve --mcp` with the
+// global flags g and serve's flags, and returns the endpoint's URL; the
+// process is stopped with SIGTERM when t ends and must exit 0.
+func startMCPServe(t *testing.T, g []string, flags ...string) string {
+	t.Helper()
+	cmd := exec.Command(chromafsBinary(t), append(append(g, "serve", "--mcp", "127.0.0.1:0"), flags...)...)
+	cmd.Env = append(os.Environ(), "CHROMAFS_GROUPS=", "CHROMAFS_REDIS_URL=")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr lockedBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		if err := cmd.Wait(); err != nil {
+			t.Errorf("serve: %v\n%s", err, stderr.String())
+		}
+	})
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		if u, ok := strings.CutPrefix(sc.Text(), "chromafs: mcp on "); ok {
+			go func() { _, _ = io.Copy(io.Discard, stdout) }()
+			return u
+		}
+	}
+	t.Fatalf("serve did not start:\n%s", stderr.String())
+	return ""
+}
+
+// headerTransport adds an Authorization header to every request.
+type headerTransport struct{ auth string }
+
+func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	if h.auth != "" {
+		r.Header.Set("Authorization", h.auth)
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+func streamableClient(endpoint, auth string) (*mcp.ClientSession, error) {
+	t := &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: &http.Client{Transport: headerTransport{auth}}, MaxRetries: -1}
+	return mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(context.Background(), t, nil)
+}
+
+// TestMCPServe drives `chromafs serve --mcp` (the built binary, a real
+// Chroma) with the SDK's streamable client: users see their pages, a
+// session keeps its working directory, wrong credentials get 401, and a
+// client that sends its request too slowly is cut off.
+func TestMCPServe(t *testing.T) {
+	srv := testenv.Chroma(t)
+	coll := testenv.CollectionName(t)
+	g := []string{"--chroma-url", srv.URL, "--collection", coll}
+	if _, errOut, code := cli(t, append(g, "ingest", "--rules", "../../examples/access.rules", docsDir)...); code != 0 {
+		t.Fatalf("ingest: %s", errOut)
+	}
+	users := filepath.Join(t.TempDir(), "users")
+	if err := os.WriteFile(users, []byte("alice password="+cheapHash(t, "alice-pw")+" groups=staff\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	endpoint := startMCPServe(t, g, "--users", users, "--read-timeout", "1s")
+	if !strings.HasSuffix(endpoint, "/mcp") {
+		t.Fatalf("endpoint %q", endpoint)
+	}
+	oncall, err := os.ReadFile(filepath.Join(docsDir, "internal/oncall.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	alice, err := streamableClient(endpoint, "Basic YWxpY2U6YWxpY2UtcHc=")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer alice.Close()
+	if got, _ := mcpText(t, alice, "bash", map[string]any{"command": "cd /internal && cat oncall.md"}); got != string(oncall) {
+		t.Errorf("alice: cd /internal && cat oncall.md: %q", got)
+	}
+	if got, _ := mcpText(t, alice, "read", map[string]any{"path": "oncall.md", "limit": 1}); !strings.HasPrefix(got, "     1\t") {
+		t.Errorf("alice: read relative to the working directory: %q", got)
+	}
+
+	anon, err := streamableClient(endpoint, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer anon.Close()
+	if got, isErr := mcpText(t, anon, "read", map[string]any{"path": "/internal/oncall.md"}); !isErr || got != "/internal/oncall.md: no such file or directory (ls / shows what / holds)" {
+		t.Errorf("anonymous read of a staff page: %q", got)
+	}
+	if got, _ := mcpText(t, anon, "bash", map[string]any{"command": "pwd; ls /"}); strings.Contains(got, "internal") || !strings.HasPrefix(got, "/\n") {
+		t.Errorf("anonymous pwd; ls /: %q", got)
+	}
+
+	if _, err := streamableClient(endpoint, "Basic YWxpY2U6bm9wZQ=="); err == nil || !strings.Contains(err.Error(), "Unauthorized") {
+		t.Errorf("wrong password: %v, want 401", err)
+	}
+
+	// A client that sends half a request and stops is cut off after
+	// --read-timeout (the wait is bounded by 20 s).
+	conn, err := net.Dial("tcp", strings.TrimSuffix(strings.TrimPrefix(endpoint, "http://"), "/mcp"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "POST /mcp HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{", conn.RemoteAddr())
+	_ = conn.SetReadDeadline(time.Now().Add(20 * time.Second))
+	_, err = io.ReadAll(conn)
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		t.Errorf("a slow client's connection is still open after 20 s")
 	}
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/chromafs/chromafs/chromastore"
 	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/internal/server"
+	"github.com/chromafs/chromafs/mcpserver"
 )
 
 // firstCheckTimeout bounds serve's readiness check before it listens: a
@@ -31,17 +32,20 @@ const firstCheckTimeout = 5 * time.Second
 func serveCommand(g *globals) *cobra.Command {
 	var (
 		httpAddr, davAddr, usersPath  string
+		mcpAddr                       string
+		mcpOpt                        server.MCPOptions
 		denyAnonymous, infiniteDepth  bool
 		noPointerFetch, activeContent bool
 		treeMaxAge, staleTree         time.Duration
 		lim                           = server.DefaultLimits
 	)
 	c := &cobra.Command{
-		Use:   "serve --http ADDR | --webdav ADDR",
-		Short: "Serve the collection over HTTP and/or WebDAV, read-only, with per-user access",
+		Use:   "serve --http ADDR | --webdav ADDR | --mcp ADDR",
+		Short: "Serve the collection over HTTP, WebDAV and/or MCP, read-only, with per-user access",
 		Long: `serve exposes the collection as a read-only file server over HTTP (GET, HEAD,
 ETag, Range, directory listings) and/or WebDAV (mountable with Finder,
-Explorer, davfs2, rclone), each user seeing only their pages.
+Explorer, davfs2, rclone) and/or to AI agents over MCP (streamable HTTP at
+/mcp, the tools of chromafs mcp), each user seeing only their pages.
 
 Users sign in with HTTP Basic (name and password) or a bearer token, listed
 in --users FILE:
@@ -73,11 +77,20 @@ names. Pointers are fetched from public addresses only, unless
 
 Pages of active types (HTML, SVG, XML, JavaScript) are served as text/plain
 unless --allow-active-content is given, and every answer carries
-X-Content-Type-Options: nosniff.`,
+X-Content-Type-Options: nosniff.
+
+--mcp ADDR serves MCP at http://ADDR/mcp: each MCP session is a session of
+its user (the same sign-in as above, on every request) with its own working
+directory, and belongs to that user. Sessions are bounded in number
+(--mcp-max-sessions, then 503) and closed after --mcp-session-idle without a
+request; request bodies are bounded by --mcp-max-body (then 413). A request
+that reaches a loopback address with a Host that is not loopback gets 403
+(DNS rebinding), and so does one whose Origin is neither the server's own nor
+one of --mcp-allow-origin.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if httpAddr == "" && davAddr == "" {
-				return errors.New("serve: give --http ADDR, --webdav ADDR, or both")
+			if httpAddr == "" && davAddr == "" && mcpAddr == "" {
+				return errors.New("serve: give --http ADDR, --webdav ADDR, --mcp ADDR, or several")
 			}
 			log := slog.New(slog.NewJSONHandler(cmd.ErrOrStderr(), nil))
 			var users *server.Users
@@ -165,7 +178,11 @@ X-Content-Type-Options: nosniff.`,
 				if err != nil {
 					return fmt.Errorf("serve %s: %w", kind, err)
 				}
-				fmt.Fprintf(cmd.OutOrStdout(), "chromafs: %s on http://%s/\n", kind, l.Addr())
+				endpoint := "/"
+				if kind == "mcp" {
+					endpoint = server.MCPPath
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "chromafs: %s on http://%s%s\n", kind, l.Addr(), endpoint)
 				listeners = append(listeners, server.Listener{Listener: l, Handler: srv.Wrap(kind, h)})
 				return nil
 			}
@@ -178,12 +195,28 @@ X-Content-Type-Options: nosniff.`,
 				}
 				return err
 			}
+			mcpOpt.ViewMaxAge = treeMaxAge
+			mcpOpt.Tools.Version = shortVersion()
+			mcpOpt.Tools.Logger = log
+			if err := add(mcpAddr, "mcp", srv.MCPHandler(mcpOpt)); err != nil {
+				for _, l := range listeners {
+					l.Listener.Close()
+				}
+				return err
+			}
 			return server.Serve(cmd.Context(), lim, log, listeners...)
 		},
 	}
 	f := c.Flags()
 	f.StringVar(&httpAddr, "http", "", "address of the HTTP file server, e.g. 127.0.0.1:8080")
 	f.StringVar(&davAddr, "webdav", "", "address of the WebDAV server, e.g. 127.0.0.1:8081")
+	f.StringVar(&mcpAddr, "mcp", "", "address of the MCP server (streamable HTTP at /mcp), e.g. 127.0.0.1:8082")
+	f.IntVar(&mcpOpt.MaxSessions, "mcp-max-sessions", server.DefaultMCPMaxSessions, "MCP sessions open at once, of all users; past it a new session gets 503")
+	f.DurationVar(&mcpOpt.SessionIdle, "mcp-session-idle", server.DefaultMCPSessionIdle, "close an MCP session after this long without a request")
+	f.Int64Var(&mcpOpt.MaxBodyBytes, "mcp-max-body", server.DefaultMCPMaxBodyBytes, "largest MCP request body in bytes (then 413)")
+	f.StringSliceVar(&mcpOpt.AllowedOrigins, "mcp-allow-origin", nil, "origin (scheme://host:port) whose browsers may call the MCP endpoint besides the server's own; repeatable")
+	f.IntVar(&mcpOpt.Tools.MaxOutput, "mcp-max-output", mcpserver.DefaultMaxOutput, "characters of each MCP tool's answer before it is cut (-1: no limit)")
+	f.DurationVar(&mcpOpt.Tools.Timeout, "mcp-timeout", mcpserver.DefaultTimeout, "deadline of each MCP tool call")
 	f.StringVar(&usersPath, "users", "", "users file (see above); without it every request is anonymous")
 	f.BoolVar(&denyAnonymous, "deny-anonymous", false, "refuse requests without credentials (401) instead of showing public pages")
 	f.BoolVar(&infiniteDepth, "allow-infinite-depth", false, "answer WebDAV PROPFIND with Depth: infinity (a walk of the whole tree) instead of refusing it")

@@ -1,0 +1,391 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/chromafs/chromafs"
+	"github.com/chromafs/chromafs/mcpserver"
+)
+
+// MCPPath is where the MCP endpoint answers.
+const MCPPath = "/mcp"
+
+// MCPOptions configure the MCP endpoint (see Server.MCPHandler). Zero
+// fields take their defaults.
+type MCPOptions struct {
+	// MaxBodyBytes bounds a request's body (default 1 MiB): a larger one
+	// gets 413.
+	MaxBodyBytes int64
+	// MaxSessions bounds the sessions open at once, of all users
+	// (default 1000): past it, a new session gets 503 with Retry-After.
+	MaxSessions int
+	// SessionIdle is how long a session may go without a request before
+	// it is closed (default 30 minutes); its client then starts a new
+	// one.
+	SessionIdle time.Duration
+	// AllowedOrigins are the origins (scheme://host[:port]) whose
+	// browsers may call the endpoint besides the server's own (an Origin
+	// whose host is the request's Host). A request with any other Origin
+	// header gets 403; requests without one (MCP clients that are not
+	// browsers) are not concerned.
+	AllowedOrigins []string
+	// ViewMaxAge is how long the filesystem view of a group set is given
+	// to new sessions before it is made again, seeing the collection's
+	// current tree (default 5 s). A session keeps the view it started
+	// with.
+	ViewMaxAge time.Duration
+	// Tools configures the tools (MaxOutput, Timeout, Version, Logger);
+	// its FS is set per group set.
+	Tools mcpserver.Config
+}
+
+// Defaults of MCPOptions.
+const (
+	DefaultMCPMaxBodyBytes = 1 << 20
+	DefaultMCPMaxSessions  = 1000
+	DefaultMCPSessionIdle  = 30 * time.Minute
+)
+
+// mcpHandler serves MCP sessions over streamable HTTP: one
+// mcpserver.New server per group set, whose sessions share that group
+// set's view of the collection.
+type mcpHandler struct {
+	s    *Server
+	opt  MCPOptions
+	sdk  *mcp.StreamableHTTPHandler
+	slot chan struct{} // one token per open session
+
+	mu      sync.Mutex
+	servers map[string]*mcp.Server // by group set
+	views   map[string]*mcpView    // by group set
+	owners  map[string]*mcpSession // by session id
+}
+
+// mcpSession is an open session: its owner, and the release of its slot
+// (once, by DELETE or by its end, whichever comes first).
+type mcpSession struct {
+	owner   string
+	release func()
+}
+
+// mcpView is the filesystem that new sessions of one group set get.
+type mcpView struct {
+	mu   sync.Mutex
+	fsys fs.FS
+	made time.Time
+}
+
+// MCPHandler returns the handler of the MCP endpoint (streamable HTTP at
+// MCPPath; any other path is 404), to be wrapped by Wrap, which signs the
+// user in. Each MCP session is one chromafs session of its user: the
+// view of the user's groups, made once per group set and reused by every
+// session of that set (see MCPOptions.ViewMaxAge), with one working
+// directory. A session belongs to the user who opened it: a request of
+// another user with its id gets 404, as an unknown id does.
+//
+// The SDK's DNS-rebinding protection stays on (a request that reaches a
+// loopback address with a Host that is not loopback gets 403), and the
+// Origin header is checked (see MCPOptions.AllowedOrigins).
+func (s *Server) MCPHandler(opt MCPOptions) http.Handler {
+	if opt.MaxBodyBytes <= 0 {
+		opt.MaxBodyBytes = DefaultMCPMaxBodyBytes
+	}
+	if opt.MaxSessions <= 0 {
+		opt.MaxSessions = DefaultMCPMaxSessions
+	}
+	if opt.SessionIdle <= 0 {
+		opt.SessionIdle = DefaultMCPSessionIdle
+	}
+	if opt.ViewMaxAge <= 0 {
+		opt.ViewMaxAge = 5 * time.Second
+	}
+	h := &mcpHandler{
+		s:       s,
+		opt:     opt,
+		slot:    make(chan struct{}, opt.MaxSessions),
+		servers: map[string]*mcp.Server{},
+		views:   map[string]*mcpView{},
+		owners:  map[string]*mcpSession{},
+	}
+	h.sdk = mcp.NewStreamableHTTPHandler(h.server, &mcp.StreamableHTTPOptions{
+		SessionTimeout:      opt.SessionIdle,
+		MaxRequestBodyBytes: opt.MaxBodyBytes,
+		Logger:              opt.Tools.Logger,
+	})
+	return h
+}
+
+// groupKey identifies a group set.
+func groupKey(groups []string) string {
+	g := slices.Clone(groups)
+	slices.Sort(g)
+	return strings.Join(slices.Compact(g), "\x00")
+}
+
+func requestUser(r *http.Request) *User {
+	u, _ := r.Context().Value(userKey{}).(*User)
+	return u
+}
+
+// server returns the MCP server of the request's user's group set.
+func (h *mcpHandler) server(r *http.Request) *mcp.Server {
+	u := requestUser(r)
+	if u == nil {
+		return nil
+	}
+	key := groupKey(u.Groups)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if srv := h.servers[key]; srv != nil {
+		return srv
+	}
+	cfg := h.opt.Tools
+	groups := slices.Clone(u.Groups)
+	cfg.FS = func(ctx context.Context) (fs.FS, error) { return h.view(ctx, key, groups) }
+	srv := mcpserver.New(cfg)
+	h.servers[key] = srv
+	return srv
+}
+
+// view returns the filesystem of a new session of the group set key,
+// making it when there is none younger than ViewMaxAge. Its reads are not
+// bound to ctx: the session outlives the request.
+func (h *mcpHandler) view(ctx context.Context, key string, groups []string) (fs.FS, error) {
+	h.mu.Lock()
+	v := h.views[key]
+	if v == nil {
+		v = &mcpView{}
+		h.views[key] = v
+	}
+	h.mu.Unlock()
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.fsys != nil && time.Since(v.made) < h.opt.ViewMaxAge {
+		return v.fsys, nil
+	}
+	store, err := h.s.openStore()
+	if err != nil {
+		return nil, err
+	}
+	bctx, cancel := context.WithTimeout(ctx, h.s.cfg.ResolveTimeout)
+	defer cancel()
+	opts := append(slices.Clone(h.s.cfg.Options), chromafs.WithGroups(groups...))
+	fsys, err := chromafs.New(bctx, store, opts...)
+	if err != nil {
+		if chromafs.IsUnavailable(err) {
+			h.s.kick()
+		}
+		return nil, err
+	}
+	v.fsys, v.made = fsys, time.Now()
+	return fsys, nil
+}
+
+func (h *mcpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path != MCPPath {
+		http.NotFound(w, r)
+		return
+	}
+	if !h.originAllowed(r) {
+		http.Error(w, "403 forbidden: origin not allowed", http.StatusForbidden)
+		return
+	}
+	u := requestUser(r)
+	if u == nil {
+		http.Error(w, "401 unauthorized", http.StatusUnauthorized)
+		return
+	}
+	if id := r.Header.Get("Mcp-Session-Id"); id != "" {
+		h.mu.Lock()
+		sess := h.owners[id]
+		h.mu.Unlock()
+		if sess == nil || sess.owner != u.Name {
+			// Another user's session answers as one that does not
+			// exist: nothing tells that it is there.
+			http.Error(w, "session not found", http.StatusNotFound)
+			return
+		}
+		if r.Method == http.MethodDelete {
+			// The SDK closes the session, then answers: its place is
+			// free before the client hears so.
+			w = &deleteRecorder{ResponseWriter: w, sess: sess}
+		}
+		h.sdk.ServeHTTP(w, r)
+		return
+	}
+	init, err := h.initializes(w, r)
+	if err != nil {
+		http.Error(w, fmt.Sprintf("413 request entity too large: more than %d bytes", h.opt.MaxBodyBytes), http.StatusRequestEntityTooLarge)
+		return
+	}
+	if !init {
+		// No session outlives this request: the SDK answers it.
+		h.sdk.ServeHTTP(w, r)
+		return
+	}
+	select {
+	case h.slot <- struct{}{}:
+	default:
+		w.Header().Set("Retry-After", "30")
+		http.Error(w, "503 service unavailable: too many MCP sessions", http.StatusServiceUnavailable)
+		return
+	}
+	rec := &sessionRecorder{ResponseWriter: w, h: h, user: u, srv: h.server(r), free: sync.OnceFunc(func() { <-h.slot })}
+	h.sdk.ServeHTTP(rec, r)
+	switch {
+	case rec.sess == nil:
+		rec.free() // no answer, or not a success
+	case rec.ss.InitializeParams() == nil:
+		// Not initialized: the SDK has closed it.
+		rec.sess.release()
+	}
+}
+
+// initializes reads the body of a POST without a session id (within
+// MaxBodyBytes: a larger one is an error), puts it back for the SDK, and
+// reports whether it asks to initialize a session, the only request that
+// opens one.
+func (h *mcpHandler) initializes(w http.ResponseWriter, r *http.Request) (bool, error) {
+	if r.Method != http.MethodPost || r.Body == nil {
+		return false, nil
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.opt.MaxBodyBytes))
+	r.Body.Close()
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return false, err
+		}
+		// A body cut short: the SDK says what it makes of it.
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	type message struct {
+		Method string `json:"method"`
+	}
+	var one message
+	if json.Unmarshal(body, &one) == nil {
+		return one.Method == "initialize", nil
+	}
+	var batch []message
+	if json.Unmarshal(body, &batch) == nil {
+		return slices.ContainsFunc(batch, func(m message) bool { return m.Method == "initialize" }), nil
+	}
+	return false, nil
+}
+
+// deleteRecorder releases a session's place when the SDK answers its
+// DELETE with success.
+type deleteRecorder struct {
+	http.ResponseWriter
+	sess *mcpSession
+}
+
+func (d *deleteRecorder) WriteHeader(code int) {
+	if code < 300 {
+		d.sess.release()
+	}
+	d.ResponseWriter.WriteHeader(code)
+}
+
+func (d *deleteRecorder) Unwrap() http.ResponseWriter { return d.ResponseWriter }
+
+// originAllowed reports whether the request's Origin, if it has one, is
+// the server's own or an allowed one.
+func (h *mcpHandler) originAllowed(r *http.Request) bool {
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return true
+	}
+	if slices.Contains(h.opt.AllowedOrigins, origin) {
+		return true
+	}
+	u, err := url.Parse(origin)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+		return false
+	}
+	return strings.EqualFold(u.Host, r.Host)
+}
+
+// sessionRecorder notes the session that a request opens, when the
+// SDK sets its id on the response, before the response goes out.
+type sessionRecorder struct {
+	http.ResponseWriter
+	h    *mcpHandler
+	user *User
+	srv  *mcp.Server
+	done bool
+
+	free func() // frees the slot taken for the session, once
+
+	ss   *mcp.ServerSession // the session opened, if any
+	sess *mcpSession
+}
+
+func (s *sessionRecorder) WriteHeader(code int) {
+	s.record(code)
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *sessionRecorder) Write(p []byte) (int, error) {
+	s.record(http.StatusOK)
+	return s.ResponseWriter.Write(p)
+}
+
+// Unwrap lets http.ResponseController reach the underlying writer (the
+// SDK flushes events through it).
+func (s *sessionRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+// record registers the session whose id a successful response carries:
+// its owner, and the release of its slot when it ends.
+func (s *sessionRecorder) record(code int) {
+	if s.done {
+		return
+	}
+	s.done = true
+	id := s.Header().Get("Mcp-Session-Id")
+	if id == "" || s.srv == nil || code >= 300 {
+		s.free() // before the client hears the answer
+		return
+	}
+	var ss *mcp.ServerSession
+	for sess := range s.srv.Sessions() {
+		if sess.ID() == id {
+			ss = sess
+			break
+		}
+	}
+	if ss == nil {
+		s.free()
+		return
+	}
+	h := s.h
+	sess := &mcpSession{owner: s.user.Name}
+	s.ss, s.sess = ss, sess
+	sess.release = sync.OnceFunc(func() {
+		h.mu.Lock()
+		delete(h.owners, id)
+		h.mu.Unlock()
+		s.free()
+	})
+	h.mu.Lock()
+	h.owners[id] = sess
+	h.mu.Unlock()
+	go func() {
+		_ = ss.Wait()
+		sess.release()
+	}()
+}
