@@ -274,3 +274,26 @@ func TestMCPServe(t *testing.T) {
 		t.Errorf("a slow client's connection is still open after 20 s")
 	}
 }
+
+// TestMCPStdioUnreachable: `chromafs mcp` starts while Chroma cannot be
+// reached; a tool call answers with a tool error saying so, and the
+// process keeps serving.
+func TestMCPStdioUnreachable(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close() // nothing listens there now
+	var stderr lockedBuffer
+	cs := mcpClient(t, &stderr, "--chroma-url", "http://"+addr, "--collection", "docs", "--timeout", "10s")
+	for range 2 {
+		got, isErr := mcpText(t, cs, "ls", map[string]any{"path": "/"})
+		if !isErr || !strings.HasPrefix(got, "the filesystem cannot be opened: ") {
+			t.Errorf("ls / with Chroma unreachable: %q (error %v)", got, isErr)
+		}
+	}
+	if !strings.Contains(stderr.String(), "the collection cannot be opened yet") {
+		t.Errorf("stderr: %q", stderr.String())
+	}
+}
