@@ -19,8 +19,8 @@ const defaultPreloadBytes = 64 << 20
 
 // Preload's requests: pages per bulk read, and reads in flight.
 const (
-	preloadBatch    = 128
-	preloadParallel = 2
+	preloadBatch    = 64
+	preloadParallel = 1
 )
 
 // WithPreload sets the budget of FS.Preload: the most content, in bytes,
@@ -47,10 +47,11 @@ func WithPreload(maxBytes int64) Option {
 // loaded reach the budget. Lazy pointers (pages stored outside the
 // collection) are not loaded. Pages that the cache holds, in memory or in
 // a shared tier such as Redis, are not read from the store again; the
-// others are read in bulk, up to 128 pages a request and two requests at a
+// others are read in bulk, up to 64 pages a request and one request at a
 // time, and each request waits until no read, search or prefetch of this
 // session (an FS and its views) is waiting for the store, so that the
-// session's own requests never queue behind the preload. Concurrent calls
+// session's own requests queue behind at most one short request of the
+// preload. Concurrent calls
 // for one view, cache and tree version share one load.
 //
 // Preload never changes what reads return: a page it failed to load is

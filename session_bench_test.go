@@ -145,6 +145,7 @@ func shellGrep(b *testing.B, sess *shell.Session, lit string, out *bytes.Buffer)
 //     Baseline: ChromaOnly, the requests such a grep sends to Chroma (its
 //     coarse queries together, then its reads of the candidates two at a
 //     time), sent through chromastore.
+//   - Preload (once): FS.Preload of a new session into an empty cache.
 func BenchmarkSessionGrep(b *testing.B) {
 	store, dir := sessionSite(b)
 	ctx := context.Background()
@@ -182,6 +183,17 @@ func BenchmarkSessionGrep(b *testing.B) {
 				got = shellGrep(b, sess, lit, &out)
 			}
 			b.ReportMetric(float64(got), "lines")
+		})
+		b.Run(lit+"/Preload", func(b *testing.B) {
+			if lit != "webhook" {
+				b.Skip("once is enough")
+			}
+			for b.Loop() {
+				fsys, _ := newSession(b, store)
+				if err := fsys.Preload(ctx); err != nil {
+					b.Fatal(err)
+				}
+			}
 		})
 		log := &requestLog{Target: store}
 		for _, preload := range []bool{false, true} {
