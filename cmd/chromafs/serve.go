@@ -82,7 +82,7 @@ X-Content-Type-Options: nosniff.
 --mcp ADDR serves MCP at http://ADDR/mcp: each MCP session is a session of
 its user (the same sign-in as above, on every request) with its own working
 directory, and belongs to that user. Sessions are bounded in number
-(--mcp-max-sessions, then 503) and closed after --mcp-session-idle without a
+(--mcp-max-sessions, then 503; --mcp-max-user-sessions per user, then 429) and closed after --mcp-session-idle without a
 request; request bodies are bounded by --mcp-max-body (then 413). A request
 that reaches a loopback address with a Host that is not loopback gets 403
 (DNS rebinding), and so does one whose Origin is neither the server's own nor
@@ -212,6 +212,7 @@ one of --mcp-allow-origin.`,
 	f.StringVar(&davAddr, "webdav", "", "address of the WebDAV server, e.g. 127.0.0.1:8081")
 	f.StringVar(&mcpAddr, "mcp", "", "address of the MCP server (streamable HTTP at /mcp), e.g. 127.0.0.1:8082")
 	f.IntVar(&mcpOpt.MaxSessions, "mcp-max-sessions", server.DefaultMCPMaxSessions, "MCP sessions open at once, of all users; past it a new session gets 503")
+	f.IntVar(&mcpOpt.MaxUserSessions, "mcp-max-user-sessions", server.DefaultMCPUserSessions, "MCP sessions open at once of one user (of one client address for anonymous ones); past it a new session of that user gets 429")
 	f.DurationVar(&mcpOpt.SessionIdle, "mcp-session-idle", server.DefaultMCPSessionIdle, "close an MCP session after this long without a request")
 	f.Int64Var(&mcpOpt.MaxBodyBytes, "mcp-max-body", server.DefaultMCPMaxBodyBytes, "largest MCP request body in bytes (then 413)")
 	f.StringSliceVar(&mcpOpt.AllowedOrigins, "mcp-allow-origin", nil, "origin (scheme://host:port) whose browsers may call the MCP endpoint besides the server's own; repeatable")

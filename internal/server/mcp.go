@@ -33,6 +33,11 @@ type MCPOptions struct {
 	// MaxSessions bounds the sessions open at once, of all users
 	// (default 1000): past it, a new session gets 503 with Retry-After.
 	MaxSessions int
+	// MaxUserSessions bounds the sessions open at once of one user (of
+	// one client address, for anonymous ones; an IPv6 /64 counts as one),
+	// so that no user takes every place (default 100): past it, a new
+	// session of that user gets 429 with Retry-After.
+	MaxUserSessions int
 	// SessionIdle is how long a session may go without a request before
 	// it is closed (default 30 minutes); its client then starts a new
 	// one.
@@ -57,6 +62,7 @@ type MCPOptions struct {
 const (
 	DefaultMCPMaxBodyBytes = 1 << 20
 	DefaultMCPMaxSessions  = 1000
+	DefaultMCPUserSessions = 100
 	DefaultMCPSessionIdle  = 30 * time.Minute
 )
 
@@ -73,6 +79,7 @@ type mcpHandler struct {
 	servers map[string]*mcp.Server // by group set
 	views   map[string]*mcpView    // by group set
 	owners  map[string]*mcpSession // by session id
+	perUser map[string]int         // open sessions by user (see userSlot)
 }
 
 // mcpSession is an open session: its owner, and the release of its slot
@@ -107,6 +114,9 @@ func (s *Server) MCPHandler(opt MCPOptions) http.Handler {
 	if opt.MaxSessions <= 0 {
 		opt.MaxSessions = DefaultMCPMaxSessions
 	}
+	if opt.MaxUserSessions <= 0 {
+		opt.MaxUserSessions = DefaultMCPUserSessions
+	}
 	if opt.SessionIdle <= 0 {
 		opt.SessionIdle = DefaultMCPSessionIdle
 	}
@@ -120,6 +130,7 @@ func (s *Server) MCPHandler(opt MCPOptions) http.Handler {
 		servers: map[string]*mcp.Server{},
 		views:   map[string]*mcpView{},
 		owners:  map[string]*mcpSession{},
+		perUser: map[string]int{},
 	}
 	h.sdk = mcp.NewStreamableHTTPHandler(h.server, &mcp.StreamableHTTPOptions{
 		SessionTimeout:      opt.SessionIdle,
@@ -237,14 +248,17 @@ func (h *mcpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.sdk.ServeHTTP(w, r)
 		return
 	}
-	select {
-	case h.slot <- struct{}{}:
-	default:
+	free, status := h.take(userSlot(u, r))
+	if status != 0 {
 		w.Header().Set("Retry-After", "30")
-		http.Error(w, "503 service unavailable: too many MCP sessions", http.StatusServiceUnavailable)
+		msg := "503 service unavailable: too many MCP sessions"
+		if status == http.StatusTooManyRequests {
+			msg = "429 too many requests: too many MCP sessions of this user"
+		}
+		http.Error(w, msg, status)
 		return
 	}
-	rec := &sessionRecorder{ResponseWriter: w, h: h, user: u, srv: h.server(r), free: sync.OnceFunc(func() { <-h.slot })}
+	rec := &sessionRecorder{ResponseWriter: w, h: h, user: u, srv: h.server(r), free: free}
 	h.sdk.ServeHTTP(rec, r)
 	switch {
 	case rec.sess == nil:
@@ -253,6 +267,40 @@ func (h *mcpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// Not initialized: the SDK has closed it.
 		rec.sess.release()
 	}
+}
+
+// userSlot is the key that MaxUserSessions counts by: the user's name,
+// or for an anonymous request its client address.
+func userSlot(u *User, r *http.Request) string {
+	if u == anonymous {
+		return "-\x00" + clientKey(r)
+	}
+	return u.Name
+}
+
+// take takes a place for a new session of the user key, and returns the
+// function that frees it (once), or the status that refuses it: 429 when
+// the user has MaxUserSessions, 503 when all have MaxSessions.
+func (h *mcpHandler) take(key string) (free func(), status int) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.perUser[key] >= h.opt.MaxUserSessions {
+		return nil, http.StatusTooManyRequests
+	}
+	select {
+	case h.slot <- struct{}{}:
+	default:
+		return nil, http.StatusServiceUnavailable
+	}
+	h.perUser[key]++
+	return sync.OnceFunc(func() {
+		<-h.slot
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		if h.perUser[key]--; h.perUser[key] <= 0 {
+			delete(h.perUser, key)
+		}
+	}), 0
 }
 
 // initializes reads the body of a POST without a session id (within

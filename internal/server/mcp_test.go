@@ -317,3 +317,31 @@ func TestMCPIdle(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// TestMCPUserCap: one user cannot take every place: past
+// MaxUserSessions that user's new sessions get 429, while others still
+// get theirs.
+func TestMCPUserCap(t *testing.T) {
+	store := testbackend.Backends()[0].New(t)
+	load(t, store)
+	ts := mcpServer(t, store, false, server.MCPOptions{MaxSessions: 10, MaxUserSessions: 2})
+	a1 := mustConnect(t, ts, alice)
+	mustConnect(t, ts, alice)
+	status, body, h := post(t, ts, map[string]string{"Authorization": alice}, initialize)
+	if status != 429 || h.Get("Retry-After") == "" {
+		t.Errorf("alice's third session: %d %s", status, body)
+	}
+	// Others are not concerned: another user, and anonymous ones (two
+	// per client address).
+	mustConnect(t, ts, bot)
+	mustConnect(t, ts, "")
+	mustConnect(t, ts, "")
+	if status, body, _ := post(t, ts, nil, initialize); status != 429 {
+		t.Errorf("a third anonymous session from one address: %d %s", status, body)
+	}
+	// Closing one of alice's sessions gives her a place again.
+	if err := a1.Close(); err != nil {
+		t.Fatal(err)
+	}
+	mustConnect(t, ts, alice)
+}
