@@ -14,11 +14,12 @@ import (
 
 // addTools adds the six tools to srv.
 func (s *server) addTools(srv *mcp.Server) {
-	mcp.AddTool(srv, tool("bash", "Run a command line", bashDescription()), s.bash)
+	cut := cutNote(s.cfg.MaxOutput)
+	mcp.AddTool(srv, tool("bash", "Run a command line", bashDescription()+cut("narrow the command (head, grep -m, a more specific path)")), s.bash)
 	mcp.AddTool(srv, tool("read", "Read a file", readDescription), s.read)
 	mcp.AddTool(srv, tool("ls", "List a directory", lsDescription), s.ls)
 	mcp.AddTool(srv, tool("glob", "Find files by name", globDescription), s.glob)
-	grep := tool("grep", "Search file contents", grepDescription)
+	grep := tool("grep", "Search file contents", grepDescription+cut("narrow the path, the glob or the pattern, or use head_limit"))
 	grep.InputSchema = grepSchema()
 	mcp.AddTool(srv, grep, s.grep)
 	mcp.AddTool(srv, tool("stat", "Describe a file or directory", statDescription), s.stat)
@@ -41,6 +42,17 @@ func tool(name, title, description string) *mcp.Tool {
 	}
 }
 
+// cutNote returns the sentence of a description that says where answers
+// are cut (none when they are not), with the tool's hint.
+func cutNote(maxOutput int) func(hint string) string {
+	return func(hint string) string {
+		if maxOutput < 0 {
+			return ""
+		}
+		return " Output beyond " + thousands(maxOutput) + " characters is cut and ends with a note: " + hint + "."
+	}
+}
+
 // paths is the text every description shares about paths.
 const paths = `Paths are absolute from "/", the root of the documentation; a relative path resolves against the working directory (initially "/"; bash's cd changes it).`
 
@@ -50,7 +62,7 @@ func bashDescription() string {
 
 Commands: ` + strings.Join(names, ", ") + `, xargs, and bash's builtins (echo, printf, test, [, cd, pwd, read, ...), each with GNU's flags, output and exit status. grep -r and rg search the whole tree fast. Writes fail as on a read-only filesystem ("Read-only file system", status 1); there are no other programs, no network and no host files.
 
-Returns standard output and standard error as they were written, then "[exit status N]" when N is not 0. Output beyond 30,000 characters is cut and ends with a note: narrow the command (head, grep -m, a more specific path).`
+Returns standard output and standard error as they were written, then "[exit status N]" when N is not 0.`
 }
 
 const readDescription = `Read a file of the documentation. Lines are numbered as cat -n numbers them: the line number right-aligned in 6 columns, a tab, the line. ` + paths + `
@@ -65,7 +77,7 @@ const grepDescription = `Search the contents of files with GNU grep's semantics 
 
 glob limits the files searched: without "/" it matches file names at any depth ("*.md"), with "/" paths relative to path ("guides/**/*.mdx").
 
-output_mode: files_with_matches (default) lists the files that match; content prints matching lines as path:line:text (line_numbers, default true, adds the line number; context adds that many lines before and after each match, as path-line-text, groups separated by --); count prints path:count for each file that matches. case_insensitive is grep -i. head_limit keeps the first N lines of the answer. The answer is cut after 30,000 characters with a note on how to narrow the search.`
+output_mode: files_with_matches (default) lists the files that match; content prints matching lines as path:line:text (line_numbers, default true, adds the line number; context adds that many lines before and after each match, as path-line-text, groups separated by --); count prints path:count for each file that matches. case_insensitive is grep -i. head_limit keeps the first N lines of the answer.`
 
 const statDescription = `Describe a file or directory: its type, size in bytes, modification time, and the content type and content hash when the documentation records them; for a directory, its number of entries. ` + paths
 
