@@ -119,6 +119,7 @@ var Commands = map[string]Func{
 	"tree":     Tree,
 	"uniq":     Uniq,
 	"wc":       Wc,
+	"yes":      Yes,
 }
 
 // run is the state of one command invocation.
@@ -314,6 +315,8 @@ func errTextStd(err error) (string, bool) {
 		return "Permission denied", true
 	case errors.Is(err, fs.ErrInvalid):
 		return "Invalid argument", true
+	case errors.Is(err, syscall.EPIPE):
+		return "Broken pipe", true
 	case errors.As(err, &errno):
 		return errno.Error(), true
 	}

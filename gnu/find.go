@@ -22,15 +22,16 @@ Operators (decreasing precedence; -and is implicit where no others are given):
       EXPR1 -o EXPR2   EXPR1 -or EXPR2   EXPR1 , EXPR2
 
 Positional options (always true):
-      -daystart -follow -nowarn -regextype -warn (not supported: -regextype)
+      -daystart -follow -nowarn -regextype -warn
 Normal options (always true, specified before other expressions):
       -depth -maxdepth LEVELS -mindepth LEVELS -mount -noleaf -xdev
       -ignore_readdir_race -noignore_readdir_race
 
 Tests (N can be +N or -N or N):
-      -empty -false -iname PATTERN -ipath PATTERN -iwholename PATTERN
-      -mmin N -mtime N -name PATTERN -newer FILE -path PATTERN
-      -readable -size N[bcwkMG] -true -type [bcdpflsD] -wholename PATTERN
+      -empty -false -iname PATTERN -ipath PATTERN -iregex PATTERN
+      -iwholename PATTERN -mmin N -mtime N -name PATTERN -newer FILE
+      -path PATTERN -readable -regex PATTERN -size N[bcwkMG] -true
+      -type [bcdpflsD] -wholename PATTERN
 
 Actions: -delete -exec COMMAND ; -exec COMMAND {} + -execdir COMMAND ;
       -execdir COMMAND {} + -ok COMMAND ; -okdir COMMAND ; -print -print0
@@ -42,7 +43,9 @@ Entries come in name order (GNU find uses the directory's order).
 // Find walks each starting point (the current directory by default) and
 // evaluates the expression on every file, as GNU find 4.9 does:
 // operators ( ) ! -not -a -and -o -or ",", tests -name -iname -path
-// -ipath -wholename -iwholename -type (a comma list) -size (units b c w k
+// -ipath -wholename -iwholename -regex -iregex (the whole path, in the
+// syntax -regextype names: Emacs's by default, or POSIX basic or
+// extended) -type (a comma list) -size (units b c w k
 // M G, +/-, sizes rounded up to whole units) -newer -empty -mtime -mmin
 // -readable -true -false, actions -print -print0 -printf -prune -quit
 // -delete (which fails as on a read-only filesystem) and -exec -execdir
@@ -258,6 +261,8 @@ type findParser struct {
 	i         int
 	hasAction bool
 	newer     []*newer // -newer tests, whose reference files are looked up after parsing
+
+	regexSyntax string // -regextype's: "emacs" (the default), "basic" or "extended"
 }
 
 // newer is -newer FILE: modified after FILE was.
@@ -523,6 +528,7 @@ var argPredicates = map[string]func(p *findParser, pred, v string) (node, error)
 		return n, nil
 	},
 	"-mtime": (*findParser).timeTest, "-mmin": (*findParser).timeTest,
+	"-regex": regexTest, "-iregex": regexTest, "-regextype": regexType,
 }
 
 func depthOption(p *findParser, pred, v string) (node, error) {

@@ -111,8 +111,9 @@ General help using GNU software: <https://www.gnu.org/gethelp/>.
 // s///e flag, which run processes, are refused. --posix, --debug, -u and
 // --follow-symlinks are accepted and change nothing.
 //
-// Each input file is held in memory whole, up to HoldLimit (a larger
-// one is a read error, status 4). Files named by -f, r and R are files of the filesystem (Env.ReadFile
+// Input streams: sed holds the current line and the next one (for $),
+// each at most HoldLimit bytes (a longer one is a read error, status 4),
+// so that yes | sed 3q ends at once. Files named by -f, r and R are files of the filesystem (Env.ReadFile
 // for -f when set). Exit status: 0, 1 for an invalid script or usage, 2
 // when an input file could not be read, 4 for an I/O error, or the
 // status given to q or Q.
@@ -333,8 +334,11 @@ type sedRun struct {
 	files    []string
 	fileIdx  int
 	fileName string
-	data     []byte
-	dpos     int
+	in       *lineReader // the current input file, until its end
+	inFile   io.Closer
+	next     []byte // the line read ahead (for $), with its delimiter
+	nextOK   bool
+	cur      []byte // the line readLine returned
 	haveData bool
 	line     int
 	ps, hs   []byte
@@ -1067,22 +1071,13 @@ func (s *sedRun) translit(cmd *sedCmd) {
 // Execution.
 
 // nextFile opens the next input file, reporting those that cannot be
-// read; it returns false when there is none left.
+// opened; it returns false when there is none left.
 func (s *sedRun) nextFile() bool {
+	s.closeInput()
 	for s.fileIdx < len(s.files) {
 		a := s.files[s.fileIdx]
 		s.fileIdx++
-		var data []byte
 		f, err := s.openInput(a)
-		if err == nil {
-			data, err = readHeld(f)
-			f.Close()
-			if err != nil {
-				s.warn("read error on %s: %s", a, ErrText(err))
-				s.quit, s.exit, s.status = true, 4, 4
-				return false
-			}
-		}
 		if err != nil {
 			if errors.Is(err, errIsDir) {
 				s.warn("read error on %s: %s", a, ErrText(err))
@@ -1093,7 +1088,7 @@ func (s *sedRun) nextFile() bool {
 			s.status = 2
 			continue
 		}
-		s.fileName, s.data, s.dpos, s.haveData = a, data, 0, true
+		s.fileName, s.in, s.inFile, s.haveData = a, newLineReader(f, s.delim), f, true
 		if s.separate {
 			s.line = 0
 		}
@@ -1102,24 +1097,58 @@ func (s *sedRun) nextFile() bool {
 	return false
 }
 
+// closeInput closes the current input file, if one is open.
+func (s *sedRun) closeInput() {
+	if s.inFile != nil {
+		s.inFile.Close()
+	}
+	s.in, s.inFile, s.nextOK = nil, nil, false
+}
+
+// fill reads the next line of the current file ahead, if not done yet;
+// false at the file's end (or a read error, which ends sed with status
+// 4). Lines stream: only the current line and the next are held, each
+// at most HoldLimit bytes.
+func (s *sedRun) fill() bool {
+	if s.nextOK {
+		return true
+	}
+	if s.in == nil {
+		return false
+	}
+	line, err := s.in.next()
+	if err != nil {
+		name := s.fileName
+		s.closeInput()
+		if err != io.EOF {
+			s.warn("read error on %s: %s", name, ErrText(err))
+			s.quit, s.exit, s.status = true, 4, 4
+		}
+		return false
+	}
+	s.next = append(s.next[:0], line...)
+	s.nextOK = true
+	return true
+}
+
 // more reports whether there is another line: in this file, or (without
 // -s) in a file after it.
 func (s *sedRun) more() bool {
-	if s.haveData && s.dpos < len(s.data) {
+	if s.haveData && s.fill() {
 		return true
 	}
 	for !s.quit && s.nextFile() {
-		if len(s.data) > 0 {
+		if s.fill() {
 			return true
 		}
 	}
 	return false
 }
 
-// readLine reads the next line into dst (appended); false at the end
-// of the input.
+// readLine reads the next line, without its delimiter, valid until the
+// next call; false at the end of the input.
 func (s *sedRun) readLine() ([]byte, bool) {
-	if !(s.haveData && s.dpos < len(s.data)) {
+	if !(s.haveData && s.fill()) {
 		if s.separate && s.haveData {
 			s.haveData = false
 		}
@@ -1127,27 +1156,25 @@ func (s *sedRun) readLine() ([]byte, bool) {
 			if s.quit || !s.nextFile() {
 				return nil, false
 			}
-			if len(s.data) > 0 {
+			if s.fill() {
 				break
 			}
 		}
 	}
-	rest := s.data[s.dpos:]
-	i := bytes.IndexByte(rest, s.delim)
+	line := s.next
+	s.nextOK = false
 	s.line++
-	if i < 0 {
-		s.dpos = len(s.data)
-		s.chomped = false
-		return rest, true
+	s.chomped = len(line) > 0 && line[len(line)-1] == s.delim
+	if s.chomped {
+		line = line[:len(line)-1]
 	}
-	s.dpos += i + 1
-	s.chomped = true
-	return rest[:i], true
+	s.cur = append(s.cur[:0], line...)
+	return s.cur, true
 }
 
 // isLast reports whether the current line is the last ($).
 func (s *sedRun) isLast() bool {
-	if s.haveData && s.dpos < len(s.data) {
+	if s.haveData && s.fill() {
 		return false
 	}
 	if s.separate {
@@ -1157,6 +1184,7 @@ func (s *sedRun) isLast() bool {
 }
 
 func (s *sedRun) execute() {
+	defer s.closeInput()
 	for !s.quit && !s.stopped() {
 		line, ok := s.readLine()
 		if !ok {

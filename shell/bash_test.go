@@ -279,6 +279,18 @@ var bashLines = []string{
 	`printf '%(%F)T\n' 86400`,
 	`printf '%s\n' a b c | xargs printf '<%s>\n'`,
 	`printf '%d files\n' "$(ls | wc -l)"`,
+	`yes | head -2`,
+	`set -o pipefail; yes a b | head -n 3; echo $?`,
+	`yes | sed 3q`,
+	`yes -n | head -1; echo $?`,
+	`seq 5 | sed -n '$p'`,
+	`sed -s -n '$p' guides/quickstart.md README.md`,
+	`sed -n '1p' guides nope README.md; echo $?`,
+	`find . -regex '.*v[0-9]\.md' | sort`,
+	`find . -regex '\./guides/.*\.\(md\|mdx\)' | sort`,
+	`find . -iregex '.*READ.*' | sort`,
+	`find . -regextype posix-extended -regex '.*/v(1|2)\.md' | sort`,
+	`find . -regextype nope -regex x`,
 }
 
 // TestBashDifferential runs each line in real bash 5.2 with GNU tools, at
