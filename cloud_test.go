@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -33,9 +34,14 @@ type cloudGate struct {
 	mu        sync.Mutex
 	refused   []string
 	busyEvery atomic.Int64 // answer 429 to every n-th request (0: never)
-	maxDoc    int          // refuse upserts of longer documents (0: no limit)
-	n         atomic.Int64
-	busy      atomic.Int64
+	// busyWait is the Retry-After of the 429 answers after the first,
+	// in seconds (the first says 0: the client's backoff). Set it before
+	// busyEvery.
+	busyWait int
+	maxDoc   int // refuse upserts of longer documents (0: no limit)
+	n        atomic.Int64
+	busy     atomic.Int64
+	late     atomic.Int64 // 429 answers to requests whose context was done
 }
 
 func (g *cloudGate) refuse(why string) {
@@ -45,13 +51,19 @@ func (g *cloudGate) refuse(why string) {
 }
 
 func (g *cloudGate) RoundTrip(req *http.Request) (*http.Response, error) {
-	answer := func(code int, msg string) *http.Response {
-		return &http.Response{StatusCode: code, Header: http.Header{"Content-Type": {"application/json"}, "Retry-After": {"0"}},
+	answer := func(code int, msg string, wait int) *http.Response {
+		return &http.Response{StatusCode: code, Header: http.Header{"Content-Type": {"application/json"}, "Retry-After": {strconv.Itoa(wait)}},
 			Body: io.NopCloser(strings.NewReader(`{"error":"CloudLimit","message":"` + msg + `"}`)), Request: req}
 	}
 	if every := g.busyEvery.Load(); every > 0 && g.n.Add(1)%every == 0 {
-		g.busy.Add(1)
-		return answer(http.StatusTooManyRequests, "busy"), nil
+		wait := 0
+		if g.busy.Add(1) > 1 {
+			wait = g.busyWait
+		}
+		if req.Context().Err() != nil {
+			g.late.Add(1)
+		}
+		return answer(http.StatusTooManyRequests, "busy", wait), nil
 	}
 	if req.Method == http.MethodPost && req.Body != nil {
 		body, err := io.ReadAll(req.Body)
@@ -63,7 +75,7 @@ func (g *cloudGate) RoundTrip(req *http.Request) (*http.Response, error) {
 		if json.Unmarshal(body, &m) == nil {
 			if why := overLimit(m, g.maxDoc); why != "" {
 				g.refuse(req.URL.Path + ": " + why)
-				return answer(422, why), nil
+				return answer(422, why, 0), nil
 			}
 		}
 	}
@@ -173,7 +185,12 @@ func TestCloudLimits(t *testing.T) {
 }
 
 // TestRetryDeadline: a server that keeps answering 429 makes a read fail
-// with that answer by the context's deadline, not after every retry.
+// with that answer by the context's deadline, not after every retry: the
+// read is retried after its backoff, and when the server then asks for a
+// wait (Retry-After: 5 s, the most the client honours) that ends past the
+// deadline, it fails at once, sending no request past the deadline. Every
+// retry would take 15 s; the bound on the time taken (5 s, for a 2 s
+// deadline) leaves the test seconds of slack on a loaded machine.
 func TestRetryDeadline(t *testing.T) {
 	ctx := context.Background()
 	gate := &cloudGate{base: http.DefaultTransport}
@@ -184,8 +201,9 @@ func TestRetryDeadline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	gate.busyWait = 5
 	gate.busyEvery.Store(1) // every request from now on: 429
-	dctx, cancel := context.WithTimeout(ctx, 400*time.Millisecond)
+	dctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	start := time.Now()
 	_, err = fs.ReadFile(fsys.WithContext(dctx), "guides/quickstart.md")
@@ -197,8 +215,12 @@ func TestRetryDeadline(t *testing.T) {
 	if gate.busy.Load() < 2 {
 		t.Fatalf("the request was not retried (%d answers)", gate.busy.Load())
 	}
-	if elapsed > 600*time.Millisecond {
-		t.Fatalf("the read took %v, past its 400 ms deadline", elapsed)
+	if n := gate.late.Load(); n > 0 {
+		t.Fatalf("%d requests were sent past the read's deadline", n)
+	}
+	t.Logf("the read failed after %v, %d answers", elapsed, gate.busy.Load())
+	if elapsed >= 5*time.Second {
+		t.Fatalf("the read took %v: it waited for the server's Retry-After past its 2 s deadline", elapsed)
 	}
 	gate.busyEvery.Store(0)
 	if got, err := fs.ReadFile(fsys, "guides/quickstart.md"); err != nil || string(got) != files["guides/quickstart.md"] {

@@ -16,3 +16,14 @@ func TreeBytes(s *Shared) uint64 {
 	s.parsed.CleanUp()
 	return s.parsed.WeightedSize()
 }
+
+// PassTreeRetry makes the tree failures that s remembers d older: a
+// retry due within d is due now, as if d had passed (their backoff, which
+// the next failure doubles, is kept).
+func PassTreeRetry(s *Shared, d time.Duration) {
+	for k, f := range s.failed.All() {
+		g := *f
+		g.retry = g.retry.Add(-d)
+		s.failed.Set(k, &g)
+	}
+}

@@ -1,8 +1,6 @@
 package chromafs_test
 
 import (
-	"bytes"
-	"compress/gzip"
 	"context"
 	"encoding/base64"
 	"errors"
@@ -31,21 +29,7 @@ import (
 // spaces and "}".
 func bombDoc(t testing.TB, n int) string {
 	t.Helper()
-	var z bytes.Buffer
-	w, err := gzip.NewWriterLevel(&z, gzip.BestCompression)
-	if err != nil {
-		t.Fatal(err)
-	}
-	io.WriteString(w, "{")
-	spaces := bytes.Repeat([]byte{' '}, 1<<20)
-	for left := n; left > 0; left -= len(spaces) {
-		w.Write(spaces[:min(left, len(spaces))])
-	}
-	io.WriteString(w, "}")
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return base64.StdEncoding.EncodeToString(z.Bytes())
+	return base64.StdEncoding.EncodeToString(testenv.GzipPadded(n, "{", "", "}"))
 }
 
 // treeCounter counts a store's Tree calls.
@@ -67,13 +51,15 @@ func treeRecord(doc string) collection.Record {
 // fails fast, with little memory, wrapping tree.ErrTooLarge; the failure
 // is remembered, so further News neither fetch nor parse it until the
 // backoff ends, and then fetch but do not parse it again while it is
-// unchanged; a fixed tree is served after the backoff.
+// unchanged; a fixed tree is served after the backoff, which doubled.
+// The backoff is a minute and its passing is simulated (PassTreeRetry),
+// so that no wait of the test depends on the machine's speed.
 func TestTreeBomb(t *testing.T) {
 	bomb := bombDoc(t, 64<<20)
 	for _, b := range testbackend.Backends() {
 		t.Run(b.Name, func(t *testing.T) {
 			sh := chromafs.NewShared(0)
-			chromafs.SetTreeRetry(sh, 400*time.Millisecond, 2*time.Second)
+			chromafs.SetTreeRetry(sh, time.Minute, 10*time.Minute)
 			target := b.New(t)
 			ctx := context.Background()
 			if err := target.Upsert(ctx, []collection.Record{treeRecord(bomb)}); err != nil {
@@ -107,15 +93,15 @@ func TestTreeBomb(t *testing.T) {
 				t.Fatalf("within the backoff: %d parses, %d Tree calls; want 1, 1", got, store.calls.Load())
 			}
 			// After the backoff: fetched again, recognised, not parsed.
-			time.Sleep(450 * time.Millisecond)
+			chromafs.PassTreeRetry(sh, time.Minute)
 			if _, err := chromafs.New(ctx, store, chromafs.WithShared(sh)); !errors.Is(err, tree.ErrTooLarge) {
 				t.Fatalf("New after the backoff: %v", err)
 			}
 			if got := chromafs.TreeParses(sh) - parses; got != 1 || store.calls.Load() != 2 {
 				t.Fatalf("after the backoff: %d parses, %d Tree calls; want 1, 2", got, store.calls.Load())
 			}
-			// The backoff doubled (800 ms): a fixed tree is seen once it
-			// ends.
+			// The backoff doubled (2 minutes): a fixed tree is seen once
+			// it ends.
 			doc, err := tree.Encode([]tree.Entry{{Slug: "a.md", IsPublic: true, Size: -1}}, true)
 			if err != nil {
 				t.Fatal(err)
@@ -124,11 +110,11 @@ func TestTreeBomb(t *testing.T) {
 			if err := target.Upsert(ctx, recs); err != nil {
 				t.Fatal(err)
 			}
-			time.Sleep(450 * time.Millisecond)
+			chromafs.PassTreeRetry(sh, time.Minute+time.Second)
 			if _, err := chromafs.New(ctx, store, chromafs.WithShared(sh)); !errors.Is(err, tree.ErrTooLarge) {
 				t.Fatalf("New within the doubled backoff: %v", err)
 			}
-			time.Sleep(400 * time.Millisecond)
+			chromafs.PassTreeRetry(sh, time.Minute)
 			fsys, err := chromafs.New(ctx, store, chromafs.WithShared(sh))
 			if err != nil {
 				t.Fatalf("New after the tree was fixed: %v", err)
