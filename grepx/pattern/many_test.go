@@ -214,10 +214,11 @@ func compileWork(t testing.TB, o Options) int64 {
 // TestCompileScales checks that compiling grows linearly with the number
 // of patterns, by the work Compile counts (every step that could grow
 // faster than its input, such as removing redundant literals, counts
-// its comparisons), not by time.
+// its comparisons), not by time. (The ratio is about 4.15 from 1,000
+// patterns on; a quadratic step makes it 16.)
 func TestCompileScales(t *testing.T) {
 	for _, o := range []Options{{Syntax: Fixed}, {Syntax: Basic}, {Syntax: Basic, IgnoreCase: true}, {Syntax: Extended, Word: true}} {
-		n := 5000
+		n := 2000
 		o.Patterns = randomWords(n, 1)
 		small := compileWork(t, o)
 		o.Patterns = randomWords(4*n, 1)
