@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -74,6 +75,22 @@ func near10K(files map[string]string) string {
 	return best
 }
 
+// cpuTime is the CPU time (user and system) this process has used.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// reportCPU reports the CPU time per iteration since start (cpuTime), a
+// figure that a busy machine's run queue does not inflate as it does the
+// wall time.
+func reportCPU(b *testing.B, start time.Duration) {
+	b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
+}
+
 // BenchmarkMCP measures tool calls end to end through the SDK's client over
 // in-memory transports, on a public user's session over 1,000 generated
 // pages in a real Chroma (1,000-byte chunks cut mid-line; 900 pages, 3.8 MB
@@ -91,6 +108,10 @@ func near10K(files map[string]string) string {
 //     cap (30,000 characters); BashGrepUncapped the same without a cap
 //     (every line, about 400 KB for webhook). Against Ripgrep: rg -n
 //     LITERAL DIR as a whole process over the same files on disk.
+//
+// ReadWarm, LsRoot and NewSession* report, besides the wall time, the
+// process's CPU time per call (cpu-ns/op: the client's and the server's
+// together), which a busy machine does not inflate.
 func BenchmarkMCP(b *testing.B) {
 	store, pages := genSite(b, 1000, gen.Access)
 	public := map[string]string{}
@@ -117,6 +138,7 @@ func BenchmarkMCP(b *testing.B) {
 	page := "/" + near10K(public)
 	b.Run("ReadWarm", func(b *testing.B) {
 		want := catN(public[page[1:]])
+		defer reportCPU(b, cpuTime())
 		for b.Loop() {
 			if got := c.text("read", map[string]any{"path": page}); got != want {
 				b.Fatalf("read %s: %q", page, got)
@@ -125,6 +147,7 @@ func BenchmarkMCP(b *testing.B) {
 		b.ReportMetric(float64(len(public[page[1:]])), "bytes")
 	})
 	b.Run("LsRoot", func(b *testing.B) {
+		defer reportCPU(b, cpuTime())
 		for b.Loop() {
 			if got := c.text("ls", map[string]any{"path": "/"}); !strings.Contains(got, "guides/") {
 				b.Fatalf("ls /: %q", got)
@@ -141,6 +164,7 @@ func BenchmarkMCP(b *testing.B) {
 				return open(ctx, tc.treeMaxAge, fmt.Sprintf("unseen-%s-%d", tc.name, n.Add(1)))
 			}})
 			client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
+			defer reportCPU(b, cpuTime())
 			for b.Loop() {
 				ct, st := mcp.NewInMemoryTransports()
 				ss, err := srv.Connect(ctx, st, nil)
