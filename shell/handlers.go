@@ -135,8 +135,14 @@ func (rs *runState) call(ctx context.Context, args []string) ([]string, error) {
 		if i >= len(args) {
 			return []string{"true"}, nil
 		}
+		if args[i] == "printf" {
+			return rs.printfCall(hc, args[i:]), nil
+		}
 		return args[i:], nil
 	case "builtin":
+		if len(args) > 1 && args[1] == "printf" {
+			return rs.printfCall(hc, args[1:]), nil
+		}
 		if len(args) > 1 && isCommand(args[1]) {
 			return args[1:], nil
 		}

@@ -113,6 +113,9 @@ func TestGrammar(t *testing.T) {
 		{"exec -a name cat README.md; echo after", result{"# Docs\nwelcome\n", "", 0}},
 		{"exec 2>&1; cat nope", result{"cat: nope: No such file or directory\n", "", 1}},
 		{"(exec false); echo $?", result{"1\n", "", 0}},
+		// printf is the shell's however it is called.
+		{"command printf '%.2f|' 3.14159; builtin printf '%5.1f|' 2.25; exec printf '%x\\n' 255", result{"3.14|  2.2|ff\n", "", 0}},
+		{"printf -v v '%03d' 7; echo $v; printf '%d\\n' 1x; echo $?", result{"007\n1\n1\n", "bash: printf: 1x: invalid number\n", 0}},
 		// xargs -s: at most what the environment leaves of 2 MiB.
 		{"echo a | xargs -s 99999999 echo", result{"a\n", fmt.Sprintf("xargs: value 99999999 for -s option should be <= %d\n", xargsSizeMax()), 0}},
 		{"echo a | xargs --max-chars=7 echo; echo a b | xargs --max-chars=8 --exit -n2 echo", result{"a\n", "xargs: argument list too long\n", 1}},
