@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chromafs/chromafs/internal/server"
 	"github.com/chromafs/chromafs/internal/testcorpus"
 	"github.com/chromafs/chromafs/internal/testenv"
 )
@@ -212,5 +213,43 @@ func TestMCPInspectorCLI(t *testing.T) {
 	want := fmt.Sprintf("     1\t%s     2\t%s(lines 1-2 of %d; use offset=3 to continue)\n", lines[0], lines[1], strings.Count(string(src), "\n"))
 	if call.IsError || len(call.Content) != 1 || call.Content[0].Text != want {
 		t.Errorf("tools/call read path=/index.md limit=2: %s\nwant the text %q", out, want)
+	}
+}
+
+// TestMCPTypeScriptClientHTTP drives `chromafs serve --mcp` with the
+// official TypeScript SDK's streamable HTTP client (check.mjs), four users
+// at once over one server: anonymous and dave (basic sign-in, a group
+// without pages) see the public pages only and never a page of internal/;
+// carol (basic sign-in) and bot (a bearer token), both staff, see them all.
+func TestMCPTypeScriptClientHTTP(t *testing.T) {
+	tsClient(t)
+	global, dir, private := tsCorpus(t)
+	users := filepath.Join(t.TempDir(), "users")
+	entries := "carol password=" + cheapHash(t, "carol-pw") + " groups=staff\n" +
+		"dave password=" + cheapHash(t, "dave-pw") + " groups=sales\n" +
+		"bot token-sha256=" + server.HashToken("bot-token") + " groups=staff\n"
+	if err := os.WriteFile(users, []byte(entries), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	endpoint := startMCPServe(t, global, "--users", users)
+	publicArgs := []string{"--docs", dir}
+	for _, p := range private {
+		publicArgs = append(publicArgs, "--private", p)
+	}
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"anonymous", append(slices.Clone(publicArgs), "--url", endpoint)},
+		{"dave", append(slices.Clone(publicArgs), "--url", endpoint, "--basic", "dave:dave-pw")},
+		{"carol", []string{"--docs", dir, "--url", endpoint, "--basic", "carol:carol-pw"}},
+		{"bot", []string{"--docs", dir, "--url", endpoint, "--token", "bot-token"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			if rep := runTSClient(t, c.args...); rep.Transport != "http" {
+				t.Errorf("transport %q, want http", rep.Transport)
+			}
+		})
 	}
 }
