@@ -133,3 +133,18 @@ func TestErrors(t *testing.T) {
 		t.Errorf("glob without matches: %q", got)
 	}
 }
+
+// TestBashInProcess: what the bash tool's description promises of bash
+// -c, sh -c and find -exec runs in the session's sandbox.
+func TestBashInProcess(t *testing.T) {
+	c := connect(t, bigFS(), mcpserver.Config{})
+	for _, tc := range []struct{ command, want string }{
+		{`find /many -name 'f000[0-2].md' -exec sh -c 'echo "$# files"' _ {} +`, "3 files\n"},
+		{`echo /lines.txt | xargs sh -c 'head -2 "$0"'`, "1\n2\n"},
+		{`cd /many && bash -c 'pwd; ls | wc -l'`, "/many\n3000\n"},
+	} {
+		if got := c.text("bash", map[string]any{"command": tc.command}); got != tc.want {
+			t.Errorf("bash %s: %q, want %q", tc.command, got, tc.want)
+		}
+	}
+}
