@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"log/slog"
 	"math/rand/v2"
-	"os"
 	"path"
 	"slices"
 	"strings"
@@ -24,20 +23,6 @@ import (
 	"github.com/chromafs/chromafs/internal/testbackend"
 	"github.com/chromafs/chromafs/internal/testenv"
 )
-
-// soakDuration is how long TestSoak runs: CHROMAFS_SOAK (a Go duration,
-// e.g. 10m for a real soak), else 5 s (the loop keeps both CPUs of a
-// small machine busy, and make test runs it).
-func soakDuration(t *testing.T) time.Duration {
-	if v := os.Getenv("CHROMAFS_SOAK"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil {
-			t.Fatalf("CHROMAFS_SOAK=%q: %v", v, err)
-		}
-		return d
-	}
-	return 5 * time.Second
-}
 
 // TestSoak runs 200 goroutines that each create sessions (random groups)
 // and do random ls, cat and grep against a real Chroma and a real Redis,
@@ -123,7 +108,7 @@ func TestSoak(t *testing.T) {
 			firstFailure.Store(err)
 		}
 	}
-	deadline := time.Now().Add(soakDuration(t))
+	deadline := time.Now().Add(testenv.SoakDuration(t))
 	for w := range 200 {
 		wg.Go(func() {
 			r := rand.New(rand.NewPCG(uint64(w), 7))
@@ -195,5 +180,5 @@ func TestSoak(t *testing.T) {
 		t.Logf("%d cache warnings under the race detector", w)
 	}
 	t.Logf("%d operations by 200 goroutines in %v, %d content requests to Chroma, memory tier %d bytes (bound %d)",
-		ops.Load(), soakDuration(t), coll.content.Load(), front.Bytes(), bound)
+		ops.Load(), testenv.SoakDuration(t), coll.content.Load(), front.Bytes(), bound)
 }

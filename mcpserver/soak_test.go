@@ -21,21 +21,9 @@ import (
 	"github.com/chromafs/chromafs"
 	"github.com/chromafs/chromafs/cachepkg"
 	"github.com/chromafs/chromafs/internal/gen"
+	"github.com/chromafs/chromafs/internal/testenv"
 	"github.com/chromafs/chromafs/mcpserver"
 )
-
-// soakDuration is how long TestSoak runs: CHROMAFS_SOAK (a Go duration),
-// else 5 s.
-func soakDuration(t *testing.T) time.Duration {
-	if v := os.Getenv("CHROMAFS_SOAK"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil {
-			t.Fatalf("CHROMAFS_SOAK=%q: %v", v, err)
-		}
-		return d
-	}
-	return 5 * time.Second
-}
 
 // soakAccess gives the soak's site four teams besides gen.Access's staff:
 // of the other pages, 60% are public and the rest belong to one team each.
@@ -203,7 +191,7 @@ func TestSoak(t *testing.T) {
 	if testing.Short() {
 		t.Skip("soak test skipped with -short")
 	}
-	d := soakDuration(t)
+	d := testenv.SoakDuration(t)
 	store, pages := genSite(t, 300, soakAccess)
 	ctx := context.Background()
 	sh := chromafs.NewShared(0)

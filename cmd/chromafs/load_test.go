@@ -6,7 +6,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
-	"os"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -14,19 +13,6 @@ import (
 
 	"github.com/chromafs/chromafs/internal/testenv"
 )
-
-// loadDuration is how long TestServeLoad runs: CHROMAFS_SOAK (a Go
-// duration), else 5 s.
-func loadDuration(t *testing.T) time.Duration {
-	if v := os.Getenv("CHROMAFS_SOAK"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil {
-			t.Fatalf("CHROMAFS_SOAK=%q: %v", v, err)
-		}
-		return d
-	}
-	return 5 * time.Second
-}
 
 // TestServeLoad runs 200 concurrent clients against `chromafs serve` over
 // both protocols — GET and HEAD over HTTP, GET and PROPFIND depth 1 over
@@ -64,7 +50,7 @@ func TestServeLoad(t *testing.T) {
 			first.Store(err)
 		}
 	}
-	deadline := time.Now().Add(loadDuration(t))
+	deadline := time.Now().Add(testenv.SoakDuration(t))
 	var wg sync.WaitGroup
 	for w := range 200 {
 		wg.Go(func() {
@@ -114,5 +100,5 @@ func TestServeLoad(t *testing.T) {
 	if code := stop(); code != 0 {
 		t.Fatalf("serve exited with status %d", code)
 	}
-	t.Logf("%d requests by 200 clients in %v, zero errors", ops.Load(), loadDuration(t))
+	t.Logf("%d requests by 200 clients in %v, zero errors", ops.Load(), testenv.SoakDuration(t))
 }
