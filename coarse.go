@@ -101,32 +101,9 @@ func (s *session) coarseKey(lits []string, fold bool, regexLimit int) string {
 // entryIndex returns the index of e in the tree's entries (which are in
 // path order), or false if e is not one of them.
 func entryIndex(t *tree.Tree, e *tree.Entry) (int, bool) {
-	entries := t.Entries()
-	i, ok := slices.BinarySearchFunc(entries, e.Slug, func(x tree.Entry, slug string) int { return comparePaths(x.Slug, slug) })
-	if !ok || &entries[i] != e {
+	i, ok := t.Index(e.Slug)
+	if !ok || &t.Entries()[i] != e {
 		return 0, false
 	}
 	return i, true
-}
-
-// comparePaths orders slugs as the tree does (path order: element by
-// element, so that '/' sorts before every other byte).
-func comparePaths(a, b string) int {
-	n := min(len(a), len(b))
-	i := 0
-	for i < n && a[i] == b[i] {
-		i++
-	}
-	if i == n {
-		return len(a) - len(b)
-	}
-	switch {
-	case a[i] == '/':
-		return -1
-	case b[i] == '/':
-		return 1
-	case a[i] < b[i]:
-		return -1
-	}
-	return 1
 }

@@ -216,11 +216,17 @@ func (t *Tree) Entries() []Entry { return t.entries }
 
 // Entry returns the valid entry with the given slug.
 func (t *Tree) Entry(slug string) (*Entry, bool) {
-	i, ok := slices.BinarySearchFunc(t.entries, slug, func(e Entry, s string) int { return comparePaths(e.Slug, s) })
+	i, ok := t.Index(slug)
 	if !ok {
 		return nil, false
 	}
 	return &t.entries[i], true
+}
+
+// Index returns the position in Entries of the valid entry with the given
+// slug, found by binary search in path order.
+func (t *Tree) Index(slug string) (int, bool) {
+	return slices.BinarySearchFunc(t.entries, slug, func(e Entry, s string) int { return comparePaths(e.Slug, s) })
 }
 
 // Problems returns the entries that were skipped, and why, sorted by slug
