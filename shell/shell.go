@@ -288,14 +288,19 @@ func (rs *runState) run(ctx context.Context, line string) (int, error) {
 		}
 		return 124, cause
 	}
+	return exitStatus(runErr)
+}
+
+// exitStatus is the status of a Run of the interpreter that ended with
+// runErr: 0 for nil, the status of an exit, else 1 and runErr (a limit, a
+// failure of the interpreter).
+func exitStatus(runErr error) (int, error) {
 	var es interp.ExitStatus
 	switch {
 	case runErr == nil:
 		return 0, nil
 	case errors.As(runErr, &es):
 		return int(es), nil
-	case errors.Is(runErr, ErrLimit):
-		return 1, runErr
 	}
 	return 1, runErr
 }

@@ -148,20 +148,13 @@ options:
 		fmt.Fprintf(hc.Stderr, "%s: %v\n", name, err)
 		return 2, nil
 	}
-	runErr := r.Run(ctx, file)
-	var es interp.ExitStatus
-	switch {
-	case runErr == nil:
-		return 0, nil
-	case errors.As(runErr, &es):
-		return int(es), nil
-	case errors.Is(runErr, ErrLimit):
-		return 1, runErr
+	status, err := exitStatus(r.Run(ctx, file))
+	if err != nil && !errors.Is(err, ErrLimit) {
+		if cause := context.Cause(ctx); cause != nil {
+			return 1, cause
+		}
 	}
-	if cause := context.Cause(ctx); cause != nil {
-		return 1, cause
-	}
-	return 1, runErr
+	return status, err
 }
 
 // bashUsage is what bash prints after an invalid option.
