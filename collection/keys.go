@@ -19,3 +19,12 @@ const (
 // seconds. The filesystem gives this time to a directory none of whose
 // visible pages has a modTime (see "Directory times" in package chromafs).
 const TreeModTimeKey = "chromafs_tree_mod_time"
+
+// LineKey is the chunk metadata key under which a writer may record the
+// 1-based number of the page line on which the chunk's first byte lies (a
+// chunk that starts inside a line, after a cut of a long line, records
+// that line). chromafs ingest writes it. Semantic search places a hit in
+// its page with it without reading the page; a chunk without it (an older
+// or foreign writer's) is placed by reassembling the page, with the same
+// result.
+const LineKey = "chromafs_line"

@@ -34,7 +34,9 @@
 // A chunk's record id is "<slug>#<index>" (for example "auth/oauth.md#0"),
 // so ids are deterministic and unique (the index is the digits after the
 // last "#"), and re-ingesting a page overwrites its records in place. A
-// chunk's metadata holds only the layout's slug and index fields.
+// chunk's metadata holds the layout's slug and index fields and
+// chromafs_line (collection.LineKey): the 1-based page line on which the
+// chunk starts, which semantic search reports without reading the page.
 //
 // # Access rules
 //

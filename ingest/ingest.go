@@ -525,6 +525,7 @@ func (in *ingestion) page(src fs.FS, f file, old *tree.Tree, trusted bool) (e tr
 	chunks, split := Chunk(content, in.opt.MaxChunk)
 	e.Chunks, e.SplitLines = len(chunks), split
 	page := pendingPage{slug: f.slug, ids: make(map[string]bool, len(chunks))}
+	line := 1 // of the chunk's first byte (collection.LineKey)
 	for i, text := range chunks {
 		id := ChunkID(f.slug, i)
 		if id == in.opt.Layout.TreeID {
@@ -534,8 +535,9 @@ func (in *ingestion) page(src fs.FS, f file, old *tree.Tree, trusted bool) (e tr
 		in.pending = append(in.pending, collection.Record{
 			ID:       id,
 			Document: text,
-			Metadata: map[string]any{in.opt.Layout.SlugField: f.slug, in.opt.Layout.IndexField: i},
+			Metadata: map[string]any{in.opt.Layout.SlugField: f.slug, in.opt.Layout.IndexField: i, collection.LineKey: line},
 		})
+		line += strings.Count(text, "\n")
 	}
 	in.pendingPages = append(in.pendingPages, page)
 	if prev != nil {

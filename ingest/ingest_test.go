@@ -68,15 +68,17 @@ func checkCollection(t *testing.T, s *memstore.Store, l collection.Layout, want 
 		t.Fatalf("tree pages = %q, want %q", slugs, wantSlugs)
 	}
 	byPage := map[string][]collection.Chunk{}
+	lines := map[string]int{} // collection.LineKey by record id
 	for _, r := range s.Records() {
 		if r.ID == l.TreeID {
 			continue
 		}
-		if len(r.Metadata) != 2 {
-			t.Errorf("record %s: metadata %v, want only slug and index", r.ID, r.Metadata)
+		if len(r.Metadata) != 3 {
+			t.Errorf("record %s: metadata %v, want only slug, index and first line", r.ID, r.Metadata)
 		}
 		slug, _ := r.Metadata[l.SlugField].(string)
 		idx, _ := r.Metadata[l.IndexField].(int)
+		lines[r.ID], _ = r.Metadata[collection.LineKey].(int)
 		if _, ok := want[slug]; !ok {
 			t.Errorf("record %s belongs to %q, not a page of the tree", r.ID, slug)
 		}
@@ -94,6 +96,11 @@ func checkCollection(t *testing.T, s *memstore.Store, l collection.Layout, want 
 			if c.Index != i {
 				t.Errorf("%s: chunk indexes %v", slug, cs)
 				break
+			}
+			// The chunk's first byte lies on the line after the newlines
+			// before it.
+			if want := 1 + strings.Count(b.String(), "\n"); lines[c.ID] != want {
+				t.Errorf("%s: chunk %d records first line %d, want %d", slug, i, lines[c.ID], want)
 			}
 			b.WriteString(c.Text)
 		}
