@@ -43,7 +43,25 @@ type cachedView struct {
 // ModTime to UTC without a monotonic clock reading, and an IsPublic entry
 // has HasIsPublic set.
 func New(entries []Entry) *Tree {
-	valid := make([]Entry, 0, len(entries))
+	return newTree(entries, false)
+}
+
+// NewOwned is [New] for a caller that hands entries over: the tree keeps
+// the slice and the entries' Groups slices (which entries may share)
+// instead of copying them, so the caller must not use or modify them
+// afterwards. The validation is New's. Decoders that build entries for
+// one tree (such as package treeindex) use it to spare a copy.
+func NewOwned(entries []Entry) *Tree {
+	return newTree(entries, true)
+}
+
+func newTree(entries []Entry, owned bool) *Tree {
+	var valid []Entry
+	if owned {
+		valid = entries[:0]
+	} else {
+		valid = make([]Entry, 0, len(entries))
+	}
 	var problems []Problem
 	var rejected map[string]int
 	unsorted := false
@@ -70,7 +88,9 @@ func New(entries []Entry) *Tree {
 			e.ModTime = e.ModTime.UTC().Round(0)
 		}
 		e.HasIsPublic = e.HasIsPublic || e.IsPublic
-		e.Groups = slices.Clip(slices.Clone(e.Groups))
+		if !owned {
+			e.Groups = slices.Clip(slices.Clone(e.Groups))
+		}
 		if len(valid) > 0 && comparePaths(valid[len(valid)-1].Slug, e.Slug) > 0 {
 			unsorted = true
 		}

@@ -1,0 +1,488 @@
+package treeindex
+
+import (
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"hash/crc32"
+	"math"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/chromafs/chromafs/tree"
+)
+
+// ErrCorrupt is wrapped by the errors of Decode and DecodeDocument for a
+// payload that is not a valid index. It wraps tree.ErrMalformed.
+var ErrCorrupt = fmt.Errorf("%w: corrupt tree index", tree.ErrMalformed)
+
+// Index is a decoded index.
+type Index struct {
+	// Stamp is the version of the JSON tree document the index was made
+	// from (collection.TreeVersionOf).
+	Stamp string
+	// Metadata is the tree record's metadata as the index carries it
+	// (JSON numbers are float64).
+	Metadata map[string]any
+	// Tree is the tree.
+	Tree *tree.Tree
+}
+
+// Header is what ReadHeader reads: the part of an index that comes before
+// its entries.
+type Header struct {
+	Stamp    string
+	Metadata map[string]any
+	// Entries is the number of entries the index declares.
+	Entries int
+	// Codec is the blocks' codec.
+	Codec Codec
+
+	groups, types []string
+	rules         []rule
+	blocks        []blockInfo
+	data          []byte // the blocks, back to back
+}
+
+type rule struct {
+	isPublic, hasIsPublic bool
+	groups                []string
+}
+
+type blockInfo struct {
+	entries, raw, enc int
+}
+
+// ReadHeader reads the header of payload (stamp, metadata, the tables and
+// the block directory) without inflating anything, so that a reader can
+// check the stamp before it decodes the entries.
+func ReadHeader(payload []byte) (*Header, error) {
+	if !strings.HasPrefix(string(payload[:min(len(payload), len(magic))]), magic) {
+		if len(payload) >= 4 && string(payload[:4]) == magic[:4] {
+			return nil, fmt.Errorf("%w: format version %d, want %d (written by a newer chromafs?)", ErrCorrupt, payload[min(4, len(payload)-1)], magic[4])
+		}
+		return nil, fmt.Errorf("%w: not a tree index (bad magic)", ErrCorrupt)
+	}
+	if len(payload) < len(magic)+4 {
+		return nil, fmt.Errorf("%w: truncated", ErrCorrupt)
+	}
+	sum := binary.LittleEndian.Uint32(payload[len(payload)-4:])
+	payload = payload[:len(payload)-4]
+	if crc32.Checksum(payload, castagnoli) != sum {
+		return nil, fmt.Errorf("%w: checksum mismatch (truncated or altered)", ErrCorrupt)
+	}
+	r := &reader{b: payload, i: len(magic)}
+	h := &Header{Codec: Codec(r.byte())}
+	if r.err == nil && h.Codec != Stored && h.Codec != Zstd {
+		return nil, fmt.Errorf("%w: unknown codec %d", ErrCorrupt, h.Codec)
+	}
+	n := r.length("header")
+	if r.err != nil {
+		return nil, corrupt(r.err)
+	}
+	hr := &reader{b: payload[r.i : r.i+n]}
+	h.data = payload[r.i+n:]
+
+	h.Stamp = hr.str("stamp")
+	meta := hr.str("metadata")
+	if hr.err == nil && len(meta) > maxMetaBytes {
+		return nil, fmt.Errorf("%w: metadata of %d bytes exceeds %d", ErrCorrupt, len(meta), maxMetaBytes)
+	}
+	h.groups = hr.strs("groups")
+	h.types = hr.strs("content types")
+	nr := hr.count("rules", 2)
+	if hr.err != nil {
+		return nil, corrupt(hr.err)
+	}
+	h.rules = make([]rule, nr)
+	for i := range h.rules {
+		f := hr.byte()
+		if f&^ruleAll != 0 && hr.err == nil {
+			return nil, fmt.Errorf("%w: rule %d: unknown flags %#x", ErrCorrupt, i, f)
+		}
+		ng := hr.count("rule groups", 1)
+		if hr.err != nil {
+			return nil, corrupt(hr.err)
+		}
+		ru := rule{isPublic: f&ruleIsPublic != 0, hasIsPublic: f&ruleHasIsPublic != 0}
+		if f&ruleGroups != 0 {
+			ru.groups = make([]string, ng)
+		} else if ng > 0 {
+			return nil, fmt.Errorf("%w: rule %d has groups but no groups flag", ErrCorrupt, i)
+		}
+		for j := range ng {
+			id := hr.uvarint()
+			if id >= uint64(len(h.groups)) && hr.err == nil {
+				return nil, fmt.Errorf("%w: rule %d names group %d of %d", ErrCorrupt, i, id, len(h.groups))
+			}
+			if hr.err != nil {
+				return nil, corrupt(hr.err)
+			}
+			ru.groups[j] = h.groups[id]
+		}
+		h.rules[i] = ru
+	}
+	total := hr.uvarint()
+	nb := hr.count("blocks", 3)
+	if hr.err != nil {
+		return nil, corrupt(hr.err)
+	}
+	h.blocks = make([]blockInfo, nb)
+	sumEntries, sumEnc := uint64(0), uint64(0)
+	for i := range h.blocks {
+		e, raw, enc := hr.uvarint(), hr.uvarint(), hr.uvarint()
+		if hr.err != nil {
+			return nil, corrupt(hr.err)
+		}
+		if e == 0 || e > BlockEntries || raw > maxBlockBytes || enc > uint64(len(h.data)) {
+			return nil, fmt.Errorf("%w: block %d: %d entries, %d raw bytes, %d encoded bytes", ErrCorrupt, i, e, raw, enc)
+		}
+		sumEntries += e
+		sumEnc += enc
+		h.blocks[i] = blockInfo{int(e), int(raw), int(enc)}
+	}
+	if hr.i != len(hr.b) {
+		return nil, fmt.Errorf("%w: %d bytes after the header's fields", ErrCorrupt, len(hr.b)-hr.i)
+	}
+	if sumEntries != total {
+		return nil, fmt.Errorf("%w: the blocks hold %d entries, the header declares %d", ErrCorrupt, sumEntries, total)
+	}
+	if sumEnc != uint64(len(h.data)) {
+		return nil, fmt.Errorf("%w: the blocks take %d bytes, %d follow the header", ErrCorrupt, sumEnc, len(h.data))
+	}
+	h.Entries = int(total)
+	if err := json.Unmarshal([]byte(meta), &h.Metadata); err != nil {
+		return nil, fmt.Errorf("%w: metadata: %v", ErrCorrupt, err)
+	}
+	return h, nil
+}
+
+// Decode decodes an index payload within the limits l (see the package
+// documentation, section "Limits").
+func Decode(payload []byte, l tree.Limits) (*Index, error) {
+	h, err := ReadHeader(payload)
+	if err != nil {
+		return nil, fmt.Errorf("treeindex: %w", err)
+	}
+	return h.Decode(l)
+}
+
+// Decode decodes the entries of the index whose header h is.
+func (h *Header) Decode(l tree.Limits) (*Index, error) {
+	if l.MaxBytes <= 0 {
+		l.MaxBytes = tree.DefaultMaxBytes
+	}
+	if l.BytesPerEntry <= 0 {
+		l.BytesPerEntry = tree.DefaultBytesPerEntry
+	}
+	// Preallocate for the declared entries, within what the payload can
+	// plausibly hold.
+	entries := make([]tree.Entry, 0, min(h.Entries, 64*(len(h.data)+1)))
+	var raw []byte
+	var rawSoFar int64
+	data := h.data
+	for bi, b := range h.blocks {
+		decoded := int64(len(entries))
+		allowed := l.MaxBytes
+		if decoded < (allowed-tree.BaseBytes)/l.BytesPerEntry {
+			allowed = tree.BaseBytes + l.BytesPerEntry*decoded
+		}
+		if rawSoFar+int64(b.raw) > allowed {
+			return nil, fmt.Errorf("treeindex: %w: block %d would make %d bytes with %d entries decoded, where %d bytes plus %d per entry are allowed (Limits.BytesPerEntry), at most %d (Limits.MaxBytes)",
+				tree.ErrTooLarge, bi, rawSoFar+int64(b.raw), decoded, tree.BaseBytes, l.BytesPerEntry, l.MaxBytes)
+		}
+		rawSoFar += int64(b.raw)
+		enc := data[:b.enc]
+		data = data[b.enc:]
+		switch h.Codec {
+		case Stored:
+			if b.enc != b.raw {
+				return nil, fmt.Errorf("treeindex: %w: stored block %d: %d bytes, declared %d", ErrCorrupt, bi, b.enc, b.raw)
+			}
+			raw = enc
+		case Zstd:
+			if cap(raw) < b.raw {
+				raw = make([]byte, 0, max(b.raw, 64<<10))
+			}
+			// The decoder inflates no more than the capacity given
+			// (zstd.WithDecodeAllCapLimit): a frame that declares or holds
+			// more than the block's size fails without inflating it.
+			var err error
+			raw, err = decoder().DecodeAll(enc, raw[:0:b.raw])
+			if err != nil {
+				return nil, fmt.Errorf("treeindex: %w: block %d: zstd: %v", ErrCorrupt, bi, err)
+			}
+			if len(raw) != b.raw {
+				return nil, fmt.Errorf("treeindex: %w: block %d inflates to %d bytes, declared %d", ErrCorrupt, bi, len(raw), b.raw)
+			}
+		}
+		var err error
+		entries, err = h.decodeBlock(entries, raw, b.entries)
+		if err != nil {
+			return nil, fmt.Errorf("treeindex: %w: block %d: %v", ErrCorrupt, bi, err)
+		}
+	}
+	if len(entries) != h.Entries {
+		return nil, fmt.Errorf("treeindex: %w: %d entries decoded, %d declared", ErrCorrupt, len(entries), h.Entries)
+	}
+	t := tree.NewOwned(entries)
+	if p := t.Problems(); len(p) > 0 {
+		return nil, fmt.Errorf("treeindex: %w: invalid entry %s", ErrCorrupt, p[0])
+	}
+	return &Index{Stamp: h.Stamp, Metadata: h.Metadata, Tree: t}, nil
+}
+
+// decodeBlock appends the n entries of the raw block b to entries.
+func (h *Header) decodeBlock(entries []tree.Entry, b []byte, n int) ([]tree.Entry, error) {
+	// The paths: measure, then build them in one string.
+	r := &reader{b: b}
+	total, prev := 0, 0
+	for range n {
+		shared, rest := r.uvarint(), r.length("path")
+		if r.err != nil {
+			return nil, r.err
+		}
+		if shared > uint64(prev) {
+			return nil, fmt.Errorf("path shares %d bytes with a path of %d", shared, prev)
+		}
+		r.i += rest
+		prev = int(shared) + rest
+		total += prev
+	}
+	buf := make([]byte, 0, total)
+	offs := make([]int, n+1)
+	r.i = 0
+	for k := range n {
+		shared, rest := int(r.uvarint()), r.length("path")
+		ps := 0
+		if k > 0 {
+			ps = offs[k-1]
+		}
+		buf = append(buf, buf[ps:ps+shared]...)
+		buf = append(buf, r.b[r.i:r.i+rest]...)
+		r.i += rest
+		offs[k+1] = len(buf)
+	}
+	paths := string(buf)
+
+	var sha []int // the entries with a sha256 hash
+	for k := range n {
+		flags := r.uvarint()
+		ru := r.uvarint()
+		size := r.uvarint()
+		if r.err != nil {
+			return nil, r.err
+		}
+		if flags&^flagAll != 0 {
+			return nil, fmt.Errorf("entry %d: unknown flags %#x", k, flags)
+		}
+		if ru >= uint64(len(h.rules)) {
+			return nil, fmt.Errorf("entry %d: rule %d of %d", k, ru, len(h.rules))
+		}
+		if size > math.MaxInt64 {
+			return nil, fmt.Errorf("entry %d: size %d", k, size)
+		}
+		rl := &h.rules[ru]
+		e := tree.Entry{
+			Slug:        paths[offs[k]:offs[k+1]],
+			IsPublic:    rl.isPublic,
+			HasIsPublic: rl.hasIsPublic,
+			Groups:      rl.groups,
+			Size:        int64(size) - 1,
+			SplitLines:  flags&flagSplitLines != 0,
+		}
+		if flags&flagModTime != 0 {
+			sec := r.varint()
+			var nsec uint64
+			if flags&flagNanos != 0 {
+				nsec = r.uvarint()
+			}
+			if r.err != nil {
+				return nil, r.err
+			}
+			if nsec >= 1e9 || sec < minUnix || sec > maxUnix {
+				return nil, fmt.Errorf("entry %d: modTime %d.%09d out of range", k, sec, nsec)
+			}
+			e.ModTime = time.Unix(sec, int64(nsec)).UTC()
+		}
+		chunks, ct := r.uvarint(), r.uvarint()
+		if r.err != nil {
+			return nil, r.err
+		}
+		if chunks > math.MaxInt32 {
+			return nil, fmt.Errorf("entry %d: %d chunks", k, chunks)
+		}
+		e.Chunks = int(chunks)
+		if ct > uint64(len(h.types)) {
+			return nil, fmt.Errorf("entry %d: content type %d of %d", k, ct, len(h.types))
+		}
+		if ct > 0 {
+			e.ContentType = h.types[ct-1]
+		}
+		if flags&flagHash != 0 {
+			e.Hash = r.str("hash")
+		}
+		if flags&flagURL != 0 {
+			e.URL = r.str("url")
+		}
+		if r.err != nil {
+			return nil, r.err
+		}
+		if flags&flagSHA256 != 0 {
+			if flags&flagHash != 0 {
+				return nil, fmt.Errorf("entry %d: two hashes", k)
+			}
+			sha = append(sha, len(entries))
+		}
+		entries = append(entries, e)
+	}
+	if len(r.b)-r.i != 32*len(sha) {
+		return nil, fmt.Errorf("%d bytes of hashes for %d sha256 hashes", len(r.b)-r.i, len(sha))
+	}
+	if len(sha) > 0 {
+		// One string holds the block's hashes in their text form.
+		const prefix = "sha256:"
+		const w = len(prefix) + 64
+		hx := make([]byte, w*len(sha))
+		for j := range sha {
+			copy(hx[j*w:], prefix)
+			hex.Encode(hx[j*w+len(prefix):(j+1)*w], r.b[r.i+32*j:r.i+32*(j+1)])
+		}
+		all := string(hx)
+		for j, k := range sha {
+			entries[k].Hash = all[j*w : (j+1)*w]
+		}
+	}
+	return entries, nil
+}
+
+// Bounds of tree times (years 0 to 9999), in Unix seconds.
+var (
+	minUnix = time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
+	maxUnix = time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC).Unix()
+)
+
+// reader reads the fields of a payload. The first error sticks: every
+// later read returns zero values.
+type reader struct {
+	b   []byte
+	i   int
+	err error
+}
+
+func (r *reader) fail(format string, args ...any) {
+	if r.err == nil {
+		r.err = fmt.Errorf(format, args...)
+	}
+}
+
+// corrupt wraps an error of the header's reader.
+func corrupt(err error) error { return fmt.Errorf("%w: header: %v", ErrCorrupt, err) }
+
+func (r *reader) byte() byte {
+	if r.err != nil {
+		return 0
+	}
+	if r.i >= len(r.b) {
+		r.fail("truncated at byte %d", r.i)
+		return 0
+	}
+	c := r.b[r.i]
+	r.i++
+	return c
+}
+
+func (r *reader) uvarint() uint64 {
+	if r.err != nil {
+		return 0
+	}
+	if r.i < len(r.b) && r.b[r.i] < 0x80 {
+		v := r.b[r.i]
+		r.i++
+		return uint64(v)
+	}
+	v, n := binary.Uvarint(r.b[r.i:])
+	if n <= 0 {
+		r.fail("bad or truncated number at byte %d", r.i)
+		return 0
+	}
+	r.i += n
+	return v
+}
+
+func (r *reader) varint() int64 {
+	if r.err != nil {
+		return 0
+	}
+	v, n := binary.Varint(r.b[r.i:])
+	if n <= 0 {
+		r.fail("bad or truncated number at byte %d", r.i)
+		return 0
+	}
+	r.i += n
+	return v
+}
+
+// length reads a length of bytes that must follow.
+func (r *reader) length(what string) int {
+	n := r.uvarint()
+	if r.err == nil && n > uint64(len(r.b)-r.i) {
+		r.fail("%s of %d bytes at byte %d, %d left", what, n, r.i, len(r.b)-r.i)
+		return 0
+	}
+	return int(n)
+}
+
+// count reads a count of items of at least min bytes each.
+func (r *reader) count(what string, minBytes int) int {
+	n := r.uvarint()
+	if r.err == nil && n > uint64((len(r.b)-r.i)/minBytes) {
+		r.fail("%d %s in %d bytes", n, what, len(r.b)-r.i)
+		return 0
+	}
+	return int(n)
+}
+
+func (r *reader) str(what string) string {
+	n := r.length(what)
+	if r.err != nil {
+		return ""
+	}
+	s := string(r.b[r.i : r.i+n])
+	r.i += n
+	return s
+}
+
+func (r *reader) strs(what string) []string {
+	n := r.count(what, 1)
+	if r.err != nil {
+		return nil
+	}
+	out := make([]string, n)
+	for i := range out {
+		out[i] = r.str(what)
+	}
+	return out
+}
+
+var (
+	decOnce sync.Once
+	dec     *zstd.Decoder
+	decErr  error
+)
+
+// decoder returns the shared zstd decoder, which refuses frames that
+// inflate beyond maxBlockBytes (DecodeAll is safe for concurrent use).
+func decoder() *zstd.Decoder {
+	decOnce.Do(func() {
+		dec, decErr = zstd.NewReader(nil, zstd.WithDecoderMaxMemory(maxBlockBytes), zstd.WithDecodeAllCapLimit(true), zstd.WithDecoderConcurrency(2))
+	})
+	if decErr != nil {
+		panic(decErr) // only for invalid options
+	}
+	return dec
+}

@@ -1,0 +1,65 @@
+// Package treeindex writes and reads the compact tree index: a binary form
+// of a chromafs path tree (package tree) that a reader decodes several
+// times faster than it parses the JSON tree document, and that is a
+// fraction of its size without its hashes.
+//
+// chromafs ingest writes the index beside the JSON tree record (which
+// stays, unchanged, for every other reader) as the record [RecordID] of
+// the tree id, sharded like the tree under a document size limit
+// (collection.ShardTree). The index is stamped with the version of the
+// JSON tree it was made from (collection.TreeVersionOf): a reader uses it
+// only when the stamp is the version the collection's tree version marker
+// (collection.TreeVersionKey) names, and otherwise reads the JSON tree.
+// The filesystem (package chromafs) does so, and keeps the index in a
+// shared cache (a Redis, say) so that other processes skip the fetch.
+//
+// # Format
+//
+// The record's document is the line [DocumentHeader] followed by the
+// standard base64 encoding of the payload. The payload is
+//
+//	"CFTI" 0x01             magic and format version
+//	codec                   one byte: 0 stored, 1 zstd (see Codec)
+//	uvarint n, header       n bytes, never compressed
+//	blocks                  the compressed blocks, back to back
+//	checksum                CRC-32C of all the above, 4 bytes little endian
+//
+// The header holds, in order (a string is a uvarint length and its bytes):
+//
+//	stamp                   string: the JSON tree's version
+//	metadata                string: the tree record's metadata, JSON
+//	groups                  uvarint count, strings: every group name
+//	content types           uvarint count, strings
+//	rules                   uvarint count, each a flags byte (1 isPublic,
+//	                        2 hasIsPublic, 4 groups present) and a uvarint
+//	                        count of uvarint group numbers
+//	entries                 uvarint: the number of entries
+//	blocks                  uvarint count, each the uvarint number of its
+//	                        entries, raw size and compressed size
+//
+// A block holds up to [BlockEntries] consecutive entries in path order, in
+// three sections: the paths, front-coded from the block's first (uvarint
+// length of the prefix shared with the previous path, uvarint length of
+// the rest, its bytes); then per entry a uvarint of flags (1 modTime,
+// 2 modTime nanoseconds, 4 sha256 hash, 8 other hash, 16 url, 32
+// splitLines), the uvarint rule number, the uvarint size plus one, the
+// zigzag varint Unix seconds and uvarint nanoseconds of modTime when
+// flagged, the uvarint chunks, the uvarint content type number plus one
+// (0 for none), the other hash and url strings when flagged; then the 32
+// raw bytes of each sha256 hash ("sha256:" and 64 lowercase hex digits in
+// the tree). Blocks decode on their own.
+//
+// # Limits
+//
+// [Decode] keeps the limits of tree.Parse (tree.Limits): before it
+// inflates a block it checks that the raw bytes of the blocks so far stay
+// within tree.BaseBytes plus Limits.BytesPerEntry for each entry decoded
+// before it, and within Limits.MaxBytes, so that a small hostile index
+// that claims to inflate to gigabytes fails after about a megabyte, with
+// an error wrapping tree.ErrTooLarge. Every count and length is checked
+// against the bytes that remain before anything is allocated for it; a
+// malformed index is an error wrapping [ErrCorrupt] (and
+// tree.ErrMalformed). The decoded entries get tree.New's validation, and an
+// index whose entries are not all valid is corrupt: ingest never writes
+// one.
+package treeindex
