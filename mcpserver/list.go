@@ -3,9 +3,11 @@ package mcpserver
 import (
 	"context"
 	"fmt"
+	"io"
 	"io/fs"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -50,7 +52,7 @@ func (s *server) ls(ctx context.Context, req *mcp.CallToolRequest, in lsIn) (*mc
 				size = -1
 			}
 		}
-		fmt.Fprintln(out, entryLine(e.Name(), e.IsDir(), size))
+		io.WriteString(out, entryLine(e.Name(), e.IsDir(), size)+"\n")
 	}
 	text := out.text()
 	if out.cut() {
@@ -70,7 +72,7 @@ func entryLine(name string, dir bool, size int64) string {
 	case size == 1:
 		return name + "  1 byte"
 	}
-	return fmt.Sprintf("%s  %d bytes", name, size)
+	return name + "  " + strconv.FormatInt(size, 10) + " bytes"
 }
 
 type globIn struct {

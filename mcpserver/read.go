@@ -71,22 +71,48 @@ func numbered(abs string, data []byte, offset, limit, maxChars int) (string, err
 		return "", fmt.Errorf("offset %d is past the end of %s, which has %d lines", offset, abs, total)
 	}
 	budget := maxChars - noteRoom
-	var b strings.Builder
-	chars, last := 0, offset-1
 	rest := data
 	for i := 1; i < offset; i++ {
 		_, rest, _ = bytes.Cut(rest, []byte("\n"))
 	}
+	var b strings.Builder
+	// The lines plus their numbers in one allocation, at most what the
+	// cap allows.
+	size := len(rest) + min(total-offset+1, limit)*8 + noteRoom
+	if maxChars >= 0 {
+		size = min(size, maxChars*utf8.UTFMax)
+	}
+	b.Grow(size)
+	chars, last := 0, offset-1
+	var num [24]byte
 	for n := offset; n <= total && n < offset+limit; n++ {
 		var line []byte
 		line, rest, _ = bytes.Cut(rest, []byte("\n"))
-		l := numberedLine(abs, n, string(line))
-		c := utf8.RuneCountInString(l)
-		if maxChars >= 0 && chars+c > budget && n > offset {
-			break
+		prefix := numberPrefix(num[:0], n)
+		var long string
+		if len(line) > MaxLineLength {
+			// More bytes than the cap may still be few enough characters.
+			long = longLine(abs, n, string(line))
 		}
-		b.WriteString(l)
-		chars += c
+		if maxChars >= 0 {
+			c := len(prefix) + 1 // the number, the tab and the newline: ASCII
+			if long != "" {
+				c += utf8.RuneCountInString(long)
+			} else {
+				c += utf8.RuneCount(line)
+			}
+			if chars+c > budget && n > offset {
+				break
+			}
+			chars += c
+		}
+		b.Write(prefix)
+		if long != "" {
+			b.WriteString(long)
+		} else {
+			b.Write(line)
+		}
+		b.WriteByte('\n')
 		last = n
 	}
 	if last < total {
@@ -95,14 +121,27 @@ func numbered(abs string, data []byte, offset, limit, maxChars int) (string, err
 	return b.String(), nil
 }
 
-// numberedLine is line n as cat -n prints it, cut at MaxLineLength
-// characters with a marker that says how to see the rest.
-func numberedLine(abs string, n int, line string) string {
+// numberPrefix appends to dst line number n as cat -n prints it: right
+// aligned in 6 columns, then a tab.
+func numberPrefix(dst []byte, n int) []byte {
+	var digits [20]byte
+	d := strconv.AppendInt(digits[:0], int64(n), 10)
+	for i := len(d); i < 6; i++ {
+		dst = append(dst, ' ')
+	}
+	dst = append(dst, d...)
+	return append(dst, '\t')
+}
+
+// longLine is line n, longer than MaxLineLength bytes, cut at
+// MaxLineLength characters with a marker that says how to see the rest
+// (the line itself when it has no more characters than that).
+func longLine(abs string, n int, line string) string {
 	if cut, rest := cutLine(line); rest > 0 {
 		from := strconv.Itoa(MaxLineLength + 1)
-		line = strings.TrimSuffix(cut, "]") + "; bash: sed -n " + strconv.Itoa(n) + "p " + shellQuote(abs) + " | cut -c" + from + "- shows them]"
+		return strings.TrimSuffix(cut, "]") + "; bash: sed -n " + strconv.Itoa(n) + "p " + shellQuote(abs) + " | cut -c" + from + "- shows them]"
 	}
-	return fmt.Sprintf("%6d\t%s\n", n, line)
+	return line
 }
 
 // shellQuote quotes s for bash when it needs it.

@@ -96,6 +96,7 @@ func New(cfg Config) *mcp.Server {
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
 	})
 	s.addTools(srv)
+	srv.AddReceivingMiddleware(encodeResults)
 	return srv
 }
 

@@ -1,0 +1,73 @@
+package mcpserver
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestEncodedResult checks that an encodedResult is the SDK's encoding of
+// the same result but for the escaping of <, > and & (json.HTMLEscape
+// makes them equal), and that it decodes to the same result.
+func TestEncodedResult(t *testing.T) {
+	text := func(s string) *mcp.TextContent { return &mcp.TextContent{Text: s} }
+	nasty := "tab\there \"quoted\" back\\slash <b>&amp;</b> \u2028\u2029 \x01\x1f\x7f é 日本 \xff\xfe bad utf-8\r\n"
+	for _, tc := range []struct {
+		name string
+		res  *mcp.CallToolResult
+		raw  string // in the encoding as is: a text escaped once, without HTML escaping
+	}{
+		{"empty text", &mcp.CallToolResult{Content: []mcp.Content{text("")}}, `"text":""`},
+		{"cat -n lines", &mcp.CallToolResult{Content: []mcp.Content{text("     1\t<Note>\n     2\tA & B\n")}}, `"     1\t<Note>\n     2\tA & B\n"`},
+		{"every escape", &mcp.CallToolResult{Content: []mcp.Content{text(nasty)}}, `<b>&amp;</b> \u2028\u2029 \u0001\u001f` + "\x7f" + ` é 日本 \ufffd\ufffd bad utf-8\r\n"`},
+		{"a sentinel as text", &mcp.CallToolResult{Content: []mcp.Content{text(sentinel(0)), text(sentinel(1) + sentinel(0))}}, `"\u0000chromafs text 1\u0000\u0000chromafs text 0\u0000"`},
+		{"error", &mcp.CallToolResult{Content: []mcp.Content{text("/x: no such file or directory")}, IsError: true}, `"isError":true`},
+		{"structured", &mcp.CallToolResult{
+			Content:           []mcp.Content{text("a <b>\n[exit status 1]")},
+			StructuredContent: json.RawMessage(`{"stdout":"a <b>\n","stderr":"","exit_code":1,"cwd":"/"}`),
+		}, `"a <b>\n[exit status 1]"`},
+		{"meta and annotations", &mcp.CallToolResult{
+			Meta:    mcp.Meta{"k": "v <x>"},
+			Content: []mcp.Content{&mcp.TextContent{Text: "<t>", Meta: mcp.Meta{"m": 1.0}, Annotations: &mcp.Annotations{Priority: 0.5}}},
+		}, `"<t>"`},
+		{"text after another content", &mcp.CallToolResult{Content: []mcp.Content{
+			&mcp.ImageContent{Data: []byte("png"), MIMEType: "image/png"}, text(strings.Repeat("<line>\n", 1000)),
+		}}, `"<line>\n<line>`},
+		{"no text", &mcp.CallToolResult{Content: []mcp.Content{&mcp.ImageContent{Data: []byte("png"), MIMEType: "image/png"}}}, `"image/png"`},
+		{"no content", &mcp.CallToolResult{}, `"content":null`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want, err := json.Marshal(tc.res)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// As the JSON-RPC layer marshals it: without HTML escaping.
+			got, err := (&encodedResult{tc.res}).MarshalJSON()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var escaped bytes.Buffer
+			json.HTMLEscape(&escaped, got)
+			if !bytes.Contains(got, []byte(tc.raw)) {
+				t.Errorf("encoded:\n%.300s\nwant it to hold %s", got, tc.raw)
+			}
+			if !bytes.Equal(escaped.Bytes(), want) {
+				t.Errorf("encoded:\n%.300s\nwant (the SDK's):\n%.300s", got, want)
+			}
+			var back, sdk mcp.CallToolResult
+			if err := json.Unmarshal(got, &back); err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(want, &sdk); err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(back, sdk) {
+				t.Errorf("decoded %+v, want %+v", back, sdk)
+			}
+		})
+	}
+}
