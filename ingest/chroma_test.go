@@ -144,8 +144,8 @@ func TestChroma(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ids) != wantChunks+1 {
-		t.Errorf("%d records, want %d chunks and the tree", len(ids), wantChunks)
+	if len(ids) != wantChunks+2 {
+		t.Errorf("%d records, want %d chunks, the tree and its index", len(ids), wantChunks)
 	}
 	fsys, err = chromafs.New(cctx, col, chromafs.WithGroups("staff"))
 	if err != nil {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/tree"
+	"github.com/chromafs/chromafs/treeindex"
 )
 
 // Target is a collection that ingest can read and write:
@@ -317,6 +318,7 @@ func run(ctx context.Context, dst Target, src fs.FS, opt Options, rulesSlug stri
 	if err != nil {
 		return nil, err
 	}
+	oldIndex := readIndexManifest(ctx, dst, opt.Layout.TreeID)
 	if trusted && !opt.DryRun {
 		in.toMark = &oldRec
 	}
@@ -405,6 +407,21 @@ func run(ctx context.Context, dst Target, src fs.FS, opt Options, rulesSlug stri
 			return nil, err
 		}
 	}
+	if oldIndex != nil {
+		keep := make(map[string]bool, len(tr.IndexShards))
+		for _, s := range tr.IndexShards {
+			keep[s.ID] = true
+		}
+		var stale []string
+		for _, id := range oldIndex.ShardIDs() {
+			if !keep[id] {
+				stale = append(stale, id)
+			}
+		}
+		if err := in.delete(stale, "delete the previous tree index's shards"); err != nil {
+			return nil, err
+		}
+	}
 	r.Pages = len(entries)
 
 	// Chunks of removed pages go after the tree, which no longer names
@@ -435,10 +452,15 @@ func run(ctx context.Context, dst Target, src fs.FS, opt Options, rulesSlug stri
 		for _, s := range shards {
 			keep[s.ID] = true
 		}
-		if oldManifest != nil {
-			// Deleted above already (or counted, in a dry run).
-			for _, id := range oldManifest.ShardIDs() {
-				keep[id] = true
+		for _, s := range tr.IndexShards {
+			keep[s.ID] = true
+		}
+		for _, m := range []*collection.Manifest{oldManifest, oldIndex} {
+			if m != nil {
+				// Deleted above already (or counted, in a dry run).
+				for _, id := range m.ShardIDs() {
+					keep[id] = true
+				}
 			}
 		}
 		if err := in.prune(scanner, chunked, removed, keep); err != nil {
@@ -471,6 +493,18 @@ func readTree(ctx context.Context, dst Target, id string) (*tree.Tree, collectio
 	}
 	writer, _ := rec.Metadata[MetaWriter].(string)
 	return t, rec, writer == WriterName && rec.Metadata[MetaDirty] != true, nil
+}
+
+// readIndexManifest returns the manifest of the sharded tree index of
+// the tree record treeID, or nil when there is none (or it cannot be
+// read: its shards are then left to --prune).
+func readIndexManifest(ctx context.Context, dst Target, treeID string) *collection.Manifest {
+	rec, err := dst.Tree(ctx, treeindex.RecordID(treeID))
+	if err != nil {
+		return nil
+	}
+	m, _, _ := collection.ParseManifest(rec.Document)
+	return m
 }
 
 // markDirty marks the previous tree record dirty, once, before the first
@@ -685,7 +719,8 @@ func (in *ingestion) prune(sc collection.Scanner, seen map[string]bool, removed 
 		return in.failed("prune: list record ids", err)
 	}
 	for _, id := range ids {
-		if collection.IsShardID(in.opt.Layout.TreeID, id) && !keepShards[id] {
+		shard := collection.IsShardID(in.opt.Layout.TreeID, id) || collection.IsShardID(treeindex.RecordID(in.opt.Layout.TreeID), id)
+		if shard && !keepShards[id] {
 			orphans = append(orphans, id)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -20,6 +21,7 @@ import (
 	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/memstore"
 	"github.com/chromafs/chromafs/tree"
+	"github.com/chromafs/chromafs/treeindex"
 )
 
 var (
@@ -41,6 +43,49 @@ func mapFS(files map[string]string) fstest.MapFS {
 // page's chunks have indexes 0..n-1 with n the entry's chunk count, join
 // to the content and match the entry's size; and there is no other
 // record than those chunks and the tree.
+// isIndexRecord reports whether id is the tree index record of treeID or
+// one of its shards.
+func isIndexRecord(treeID, id string) bool {
+	return id == treeindex.RecordID(treeID) || collection.IsShardID(treeindex.RecordID(treeID), id)
+}
+
+// checkIndex checks that the collection's tree index is stamped with the
+// JSON tree's version, carries its metadata, and holds the same entries
+// as want, the JSON tree.
+func checkIndex(t *testing.T, s collection.Store, treeID string, want *tree.Tree) {
+	t.Helper()
+	jrec, err := collection.ReadTree(ctx, s, treeID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	irec, err := collection.ReadTree(ctx, s, treeindex.RecordID(treeID))
+	if err != nil {
+		t.Fatalf("tree index: %v", err)
+	}
+	if irec.Metadata[MetaSystem] != true || irec.Metadata[treeindex.StampKey] != jrec.Version {
+		t.Errorf("tree index metadata %v; tree version %s", irec.Metadata, jrec.Version)
+	}
+	p, err := treeindex.DecodeDocument(irec.Document)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := treeindex.Decode(p, tree.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ix.Stamp != jrec.Version || ix.Metadata[collection.ChunkIDsKey] != collection.ChunkIDScheme || ix.Metadata[MetaLineAligned] != true {
+		t.Errorf("index stamp %s metadata %v; tree version %s", ix.Stamp, ix.Metadata, jrec.Version)
+	}
+	if got := ix.Tree.Entries(); !reflect.DeepEqual(got, want.Entries()) {
+		for i := range got {
+			if !reflect.DeepEqual(got[i], want.Entries()[i]) {
+				t.Errorf("the index's entries differ from the JSON tree's: %#v, want %#v", got[i], want.Entries()[i])
+				break
+			}
+		}
+	}
+}
+
 func checkCollection(t *testing.T, s *memstore.Store, l collection.Layout, want map[string]string) *tree.Tree {
 	t.Helper()
 	rec, err := s.Tree(ctx, l.TreeID)
@@ -69,8 +114,9 @@ func checkCollection(t *testing.T, s *memstore.Store, l collection.Layout, want 
 	}
 	byPage := map[string][]collection.Chunk{}
 	lines := map[string]int{} // collection.LineKey by record id
+	checkIndex(t, s, l.TreeID, tr)
 	for _, r := range s.Records() {
-		if r.ID == l.TreeID {
+		if r.ID == l.TreeID || isIndexRecord(l.TreeID, r.ID) {
 			continue
 		}
 		if len(r.Metadata) != 3 {
@@ -146,8 +192,8 @@ func TestRun(t *testing.T) {
 			if r.Pages != len(docs) || r.Added != len(docs) || r.Updated+r.Unchanged+r.Removed+r.Deleted != 0 || len(r.Skipped) != 0 {
 				t.Errorf("report:\n%s", r)
 			}
-			if r.Chunks != s.Len()-1 {
-				t.Errorf("report says %d chunks, store has %d", r.Chunks, s.Len()-1)
+			if r.Chunks != s.Len()-2 { // the tree and its index
+				t.Errorf("report says %d chunks, store has %d", r.Chunks, s.Len()-2)
 			}
 			if last := s.Records()[s.Len()-1]; last.ID != "tree" {
 				t.Errorf("last record written is %q, want the tree", last.ID)
@@ -241,7 +287,7 @@ func TestReingest(t *testing.T) {
 		t.Fatalf("first run:\n%s", r)
 	}
 
-	// Unchanged run: nothing but the tree is written.
+	// Unchanged run: nothing but the tree and its index is written.
 	s.ResetRequests()
 	r, err = Run(ctx, s, mapFS(v1), opt)
 	if err != nil {
@@ -250,7 +296,7 @@ func TestReingest(t *testing.T) {
 	if r.Unchanged != 5 || r.Added+r.Updated+r.Removed+r.Chunks+r.Deleted != 0 {
 		t.Fatalf("identical run:\n%s", r)
 	}
-	if got := s.Requests(); got.Upsert != 1 || got.Delete != 0 || got.ChunkIDs != 0 {
+	if got := s.Requests(); got.Upsert != 2 || got.Delete != 0 || got.ChunkIDs != 0 { // the index and the tree
 		t.Fatalf("identical run made requests %+v", got)
 	}
 	checkCollection(t, s, l, v1)

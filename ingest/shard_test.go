@@ -10,6 +10,7 @@ import (
 	"github.com/chromafs/chromafs"
 	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/memstore"
+	"github.com/chromafs/chromafs/treeindex"
 )
 
 // shardIDs returns the ids of the tree shard records of s.
@@ -128,6 +129,11 @@ func TestShardedTree(t *testing.T) {
 	if got := shardIDs(t, s); len(got) != 0 {
 		t.Fatalf("%d shards left after an unsharded ingest", len(got))
 	}
+	for _, r := range s.Records() {
+		if collection.IsShardID(treeindex.RecordID(collection.DefaultLayout().TreeID), r.ID) {
+			t.Fatalf("index shard %s left after an unsharded ingest", r.ID)
+		}
+	}
 	checkCollection(t, s, collection.DefaultLayout(), files)
 }
 
@@ -181,7 +187,13 @@ func TestShardedTreeFailure(t *testing.T) {
 	if got, err := fsys.ReadFile("dir1/added.md"); err != nil || string(got) != "added\n" {
 		t.Fatalf("after the next run: %q, %v", got, err)
 	}
-	if n := len(shardIDs(t, s)); n == 0 || s.Len() != n+1+len(files) {
+	index := 0 // the index record and its shards
+	for _, r := range s.Records() {
+		if isIndexRecord(collection.DefaultLayout().TreeID, r.ID) {
+			index++
+		}
+	}
+	if n := len(shardIDs(t, s)); n == 0 || index < 2 || s.Len() != n+1+index+len(files) {
 		t.Fatalf("%d records, %d shards, %d files: stray records left", s.Len(), n, len(files))
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/tree"
+	"github.com/chromafs/chromafs/treeindex"
 )
 
 // TreeRecords are the records that store one path tree in a collection,
@@ -28,6 +29,25 @@ type TreeRecords struct {
 	// document is Doc, or the manifest naming Shards. Its metadata is
 	// TreeMetadata().
 	Record collection.Record
+
+	// IndexDoc is the document of the compact tree index (package
+	// treeindex) of the same entries, stamped with Version() and
+	// carrying the tree record's metadata. Readers that know it
+	// (chromafs.New) read it instead of Doc when the collection's tree
+	// version marker names its stamp; every other reader keeps reading
+	// Doc.
+	IndexDoc []byte
+
+	// IndexShards are the shard records of IndexDoc under the same
+	// limit, nil when it fits in IndexRecord. They are written before
+	// IndexRecord.
+	IndexShards []collection.Record
+
+	// IndexRecord is the index record (id treeindex.RecordID(treeID)),
+	// System set, with metadata collection.SystemKey true and
+	// treeindex.StampKey Version(). Its document is IndexDoc, or the
+	// manifest naming IndexShards.
+	IndexRecord collection.Record
 }
 
 // TreeMetadata returns the metadata of a tree record written by ingest:
@@ -49,7 +69,8 @@ func TreeMetadata() map[string]any {
 // base64-encoded when compressed is set) and returns the records that
 // store it under treeID: the tree record with TreeMetadata, and, when
 // maxBytes is positive and the document is larger, the shards that the
-// tree record's manifest names. maxBytes must be 0 (no limit) or at least
+// tree record's manifest names; and the same for the compact index of the
+// tree (IndexDoc). maxBytes must be 0 (no limit) or at least
 // collection.MinShardBytes. The result depends on its arguments only.
 func BuildTree(treeID string, entries []tree.Entry, compressed bool, maxBytes int) (*TreeRecords, error) {
 	doc, err := tree.Encode(entries, compressed)
@@ -57,6 +78,26 @@ func BuildTree(treeID string, entries []tree.Entry, compressed bool, maxBytes in
 		return nil, fmt.Errorf("encode tree: %w", err)
 	}
 	manifest, shards, err := collection.ShardTree(treeID, doc, maxBytes)
+	if err != nil {
+		return nil, err
+	}
+	// The index holds the entries as tree.Parse reads them from doc:
+	// isPublic always there, no groups nil.
+	read := slices.Clone(entries)
+	for i := range read {
+		read[i].HasIsPublic = true
+		if len(read[i].Groups) == 0 {
+			read[i].Groups = nil
+		}
+	}
+	version := collection.TreeVersionOf(doc)
+	payload, err := treeindex.Encode(read, version, TreeMetadata())
+	if err != nil {
+		return nil, fmt.Errorf("encode tree index: %w", err)
+	}
+	indexDoc := treeindex.EncodeDocument(payload)
+	indexID := treeindex.RecordID(treeID)
+	indexManifest, indexShards, err := collection.ShardTree(indexID, indexDoc, maxBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -68,6 +109,14 @@ func BuildTree(treeID string, entries []tree.Entry, compressed bool, maxBytes in
 			Document: string(manifest),
 			System:   true,
 			Metadata: TreeMetadata(),
+		},
+		IndexDoc:    indexDoc,
+		IndexShards: indexShards,
+		IndexRecord: collection.Record{
+			ID:       indexID,
+			Document: string(indexManifest),
+			System:   true,
+			Metadata: map[string]any{MetaSystem: true, MetaWriter: WriterName, treeindex.StampKey: version},
 		},
 	}, nil
 }
@@ -82,16 +131,19 @@ func (t *TreeRecords) Version() string { return collection.TreeVersionOf(t.Doc) 
 //     chromastore.Collection and memstore.Store have), it clears
 //     collection.TreeVersionKey, so that no reader takes the previous
 //     tree's version marker for the new tree;
-//  2. the shards, batchSize records per Upsert (all at once when
-//     batchSize <= 0); their ids carry the document's digest, so the
-//     previous tree's shards stay intact;
-//  3. the tree record, which from then on names the new tree;
-//  4. TreeVersionKey set to Version().
+//  2. the shards of the tree and of its index, batchSize records per
+//     Upsert (all at once when batchSize <= 0); their ids carry the
+//     documents' digests, so the previous tree's shards stay intact;
+//  3. the index record (which readers use only once the marker names
+//     its stamp);
+//  4. the tree record, which from then on names the new tree;
+//  5. TreeVersionKey set to Version().
 //
-// Write deletes nothing: the caller deletes the previous tree's shards
-// that Shards does not reuse, after Write. written reports whether the
-// tree record was written (step 3), so whether the collection names the
-// new tree; an error says which step failed. An error after step 3 leaves
+// Write deletes nothing: the caller deletes the previous tree's (and
+// index's) shards that Shards and IndexShards do not reuse, after Write.
+// written reports whether the
+// tree record was written (step 4), so whether the collection names the
+// new tree; an error says which step failed. An error after step 4 leaves
 // a correct collection whose readers fetch the tree record until the
 // marker is set again.
 func (t *TreeRecords) Write(ctx context.Context, dst collection.Writer, batchSize int) (written bool, err error) {
@@ -101,12 +153,18 @@ func (t *TreeRecords) Write(ctx context.Context, dst collection.Writer, batchSiz
 			return false, fmt.Errorf("clear the collection's tree version: %w", err)
 		}
 	}
+	all := slices.Concat(t.Shards, t.IndexShards)
 	if batchSize <= 0 {
-		batchSize = max(len(t.Shards), 1)
+		batchSize = max(len(all), 1)
 	}
-	for b := range slices.Chunk(t.Shards, batchSize) {
+	for b := range slices.Chunk(all, batchSize) {
 		if err := dst.Upsert(ctx, b); err != nil {
 			return false, fmt.Errorf("write tree shards: %w", err)
+		}
+	}
+	if t.IndexRecord.ID != "" {
+		if err := dst.Upsert(ctx, []collection.Record{t.IndexRecord}); err != nil {
+			return false, fmt.Errorf("write tree index record %s: %w", strconv.Quote(t.IndexRecord.ID), err)
 		}
 	}
 	if err := dst.Upsert(ctx, []collection.Record{t.Record}); err != nil {

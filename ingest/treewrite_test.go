@@ -107,7 +107,7 @@ func TestBuildTree(t *testing.T) {
 }
 
 // TestTreeRecordsWrite checks the order of TreeRecords.Write (marker
-// cleared, shards, tree record, marker set) and what a failure at each
+// cleared, shards, index record, tree record, marker set) and what a failure at each
 // step leaves: the previous tree and no marker before the tree record, the
 // new tree after it.
 func TestTreeRecordsWrite(t *testing.T) {
@@ -123,8 +123,9 @@ func TestTreeRecordsWrite(t *testing.T) {
 		{"success", 0, true, "new", "new"},
 		{"clear marker fails", 1, false, "old", "old"},
 		{"shards fail", 2, false, "", "old"},
-		{"tree record fails", 4, false, "", "old"},
-		{"set marker fails", 5, true, "", "new"},
+		{"index record fails", 4, false, "", "old"},
+		{"tree record fails", 5, false, "", "old"},
+		{"set marker fails", 6, true, "", "new"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := memstore.New("c")
@@ -139,7 +140,7 @@ func TestTreeRecordsWrite(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			batch := (len(tr.Shards) + 1) / 2 // shards in two upserts
+			batch := (len(tr.Shards) + len(tr.IndexShards) + 1) / 2 // shards in two upserts
 			var ops []string
 			s.SetHook(func(_ context.Context, op string) error {
 				ops = append(ops, op)
@@ -157,7 +158,7 @@ func TestTreeRecordsWrite(t *testing.T) {
 				t.Fatalf("written = %v, want %v", written, tc.wantWritten)
 			}
 			if tc.failAt == 0 {
-				want := []string{memstore.OpMetadata, memstore.OpUpsert, memstore.OpUpsert, memstore.OpUpsert, memstore.OpMetadata}
+				want := []string{memstore.OpMetadata, memstore.OpUpsert, memstore.OpUpsert, memstore.OpUpsert, memstore.OpUpsert, memstore.OpMetadata}
 				if !reflect.DeepEqual(ops, want) {
 					t.Fatalf("calls %v, want %v", ops, want)
 				}
