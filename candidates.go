@@ -13,6 +13,7 @@ import (
 	"github.com/maypok86/otter/v2"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/chromafs/chromafs/cachepkg"
 	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/tree"
 )
@@ -75,6 +76,15 @@ const (
 // such pages are always candidates (a literal may straddle the separator
 // or lie inside it), as they are when the boundary regexes would be too
 // large (literals of more than 1000 runes, or very many).
+//
+// Pages whose content a shared tier of the page cache holds (the cache
+// implements [cachepkg.SharedHas], as a cachepkg.Tiered in front of Redis
+// does) are returned without a question to the store: one bulk existence
+// check of their keys replaces the store's pass over the collection, and
+// reading them from the shared tier costs less than that pass (see
+// BENCHMARKS.md). Only the other pages are asked about, so that a second
+// process whose every page in scope an earlier one cached sends the store
+// nothing. When the check fails, the store is asked about every page.
 //
 // The answers are remembered, per page, in the session's Shared (see
 // WithShared), by tree version and literal set: a later call with the same
@@ -139,14 +149,14 @@ func (fsys *FS) Candidates(ctx context.Context, names []string, literals []strin
 		case e.URL != "":
 			hit[e.Slug] = true
 		case e.Chunks == 1 || sepAligned:
-			ask = append(ask, asked{entry: e})
+			ask = append(ask, asked{node: it.node, entry: e})
 		case s.sep == "" && s.lineAligned && !e.SplitLines && !newline:
-			ask = append(ask, asked{entry: e})
+			ask = append(ask, asked{node: it.node, entry: e})
 		case s.sep != "" || !plan.straddle:
 			// Not line-aligned, and no boundary queries can cover it.
 			hit[e.Slug] = true
 		default:
-			ask = append(ask, asked{entry: e, split: true})
+			ask = append(ask, asked{node: it.node, entry: e, split: true})
 		}
 	}
 	ask = slices.DeleteFunc(ask, func(a asked) bool {
@@ -160,6 +170,9 @@ func (fsys *FS) Candidates(ctx context.Context, names []string, literals []strin
 		}
 		return k
 	})
+	// Pages that a shared tier of the page cache holds are read from
+	// there: they are candidates without a question to the store.
+	ask = s.dropShared(ctx, ask, hit)
 	if len(ask) > 0 {
 		s.fg.enter()
 		err := s.search(ctx, searcher, plan, ask, hit)
@@ -181,8 +194,42 @@ func (fsys *FS) Candidates(ctx context.Context, names []string, literals []strin
 // asked is a page that Candidates asks the store about: split when it
 // needs the boundary queries.
 type asked struct {
+	node  *tree.Node
 	entry *tree.Entry
 	split bool
+}
+
+// dropShared returns the pages of ask that a shared tier of the page cache
+// (cachepkg.SharedHas) does not hold, and sets hit for the others. Reading
+// a page from there (a few milliseconds for a thousand pages from Redis)
+// costs less than a pass of the store over the collection, and the coarse
+// answer for it would not be remembered: it is the cache's state, not the
+// store's answer. When the cache cannot tell, every page is kept.
+func (s *session) dropShared(ctx context.Context, ask []asked, hit map[string]bool) []asked {
+	sh, ok := s.cache.(cachepkg.SharedHas)
+	if !ok || len(ask) == 0 {
+		return ask
+	}
+	keys := make([]string, len(ask))
+	for i, a := range ask {
+		keys[i] = s.cacheKey(a.node)
+	}
+	has, err := sh.HasShared(ctx, keys)
+	if err != nil {
+		s.log.Warn("chromafs: page cache check failed; asking the store", "err", err)
+	}
+	if len(has) != len(ask) {
+		return ask
+	}
+	i := 0
+	return slices.DeleteFunc(ask, func(a asked) bool {
+		held := has[i]
+		i++
+		if held {
+			hit[a.entry.Slug] = true
+		}
+		return held
+	})
 }
 
 // remember records the answers for the pages asked under key, merged with

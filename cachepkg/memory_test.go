@@ -76,3 +76,33 @@ func ExampleMemory() {
 	fmt.Printf("%v %q\n", ok, v)
 	// Output: true "# Guide\n"
 }
+
+// TestTieredHasShared: a Tiered cache answers HasShared from its back
+// tier when that tier is shared, and reports every key absent otherwise,
+// whatever its front holds.
+func TestTieredHasShared(t *testing.T) {
+	ctx := context.Background()
+	front, back := cachepkg.NewMemory(1<<20), cachepkg.NewMemory(1<<20)
+	_ = front.Put(ctx, "f", []byte("front only"))
+	_ = back.Put(ctx, "b", []byte("back"))
+	has, err := cachepkg.NewTiered(front, back).HasShared(ctx, []string{"f", "b", "x"})
+	if err != nil || len(has) != 3 || has[0] || has[1] || has[2] {
+		t.Errorf("HasShared over a memory back tier = %v, %v; want 3 absent", has, err)
+	}
+	shared := cachepkg.NewTiered(front, fakeShared{back})
+	has, err = shared.HasShared(ctx, []string{"f", "b", "x"})
+	if err != nil || len(has) != 3 || has[0] || !has[1] || has[2] {
+		t.Errorf("HasShared over a shared back tier = %v, %v; want [false true false]", has, err)
+	}
+}
+
+// fakeShared is a Memory that says it is shared.
+type fakeShared struct{ *cachepkg.Memory }
+
+func (f fakeShared) HasShared(ctx context.Context, keys []string) ([]bool, error) {
+	out := make([]bool, len(keys))
+	for i, k := range keys {
+		out[i], _ = f.Has(ctx, k)
+	}
+	return out, nil
+}

@@ -30,6 +30,21 @@ type LocalEmptier interface {
 // LocalEmpty implements LocalEmptier.
 func (m *Memory) LocalEmpty() bool { return m.c.EstimatedSize() == 0 }
 
+// SharedHas is implemented by caches with a tier that other processes
+// share, such as Redis, that can tell in a few round trips which of many
+// keys that tier holds. chromafs's coarse filter (FS.Candidates) does not
+// ask the store which of those pages may match: reading them from the
+// shared tier costs less than the store's pass over the collection.
+type SharedHas interface {
+	// HasShared reports, for each of keys, whether the shared tier holds
+	// it: has[i] for keys[i] (len(has) == len(keys)), without counting as
+	// a use. A key it could not ask about (its server is down) is
+	// reported absent, with the error; a key may be evicted at any time
+	// after it was reported held, so a reader must still treat a miss as
+	// a miss.
+	HasShared(ctx context.Context, keys []string) (has []bool, err error)
+}
+
 // Tiered is a two-tier cache: a fast local Front (typically Memory) in
 // front of a shared Back (typically Redis). Reads try Front, then Back,
 // and copy what Back has into Front; writes go to both. An error from
@@ -43,6 +58,7 @@ type Tiered struct {
 var _ interface {
 	Cache
 	Local
+	SharedHas
 } = (*Tiered)(nil)
 
 // NewTiered returns front in front of back.
@@ -86,6 +102,16 @@ func (t *Tiered) HasLocal(key string) bool {
 func (t *Tiered) LocalEmpty() bool {
 	e, ok := t.Front.(LocalEmptier)
 	return ok && e.LocalEmpty()
+}
+
+// HasShared implements SharedHas: what Back holds, when Back implements
+// SharedHas; else every key is reported absent (Back is not known to be
+// shared, nor cheap to ask key by key).
+func (t *Tiered) HasShared(ctx context.Context, keys []string) ([]bool, error) {
+	if b, ok := t.Back.(SharedHas); ok {
+		return b.HasShared(ctx, keys)
+	}
+	return make([]bool, len(keys)), nil
 }
 
 // GetMany implements Cache: Front first, then Back for the rest.

@@ -10,8 +10,11 @@ import (
 	"sync"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/chromafs/chromafs"
+	"github.com/chromafs/chromafs/cachepkg"
+	"github.com/chromafs/chromafs/cachepkg/rediscache"
 	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/grepx"
 	"github.com/chromafs/chromafs/grepx/pattern"
@@ -355,6 +358,100 @@ func TestNoLeak(t *testing.T) {
 				anyVisible := slices.ContainsFunc(slices.Collect(maps.Keys(vis)), inScope)
 				if !anyVisible && rec.requests != 0 {
 					t.Errorf("case %d (groups %v, paths %v): empty scope sent %d requests", i, groups, q.Paths, rec.requests)
+				}
+			}
+		})
+	}
+}
+
+// readOnly is a shared cache that the sessions under test read but do not
+// write, so that its state (which pages it holds) stays what the test set.
+type readOnly struct{ *rediscache.Cache }
+
+func (readOnly) Put(context.Context, string, []byte) error        { return nil }
+func (readOnly) PutMany(context.Context, map[string][]byte) error { return nil }
+
+// TestAcceleratedEqualsPlainSharedCache runs queries over chromafs
+// sessions whose page cache is memory in front of a shared Redis that
+// holds none, part (every other page) or all of the pages, as a second
+// process meets it, and over a plain copy of the visible files, and
+// requires identical results. With every page in Redis no coarse query
+// and no content read reaches the store; with part of them, coarse
+// queries cover only the others.
+func TestAcceleratedEqualsPlainSharedCache(t *testing.T) {
+	rdb := testenv.Redis(t)
+	files := site()
+	slugs := slices.Sorted(maps.Keys(files))
+	ctx := context.Background()
+	for _, l := range stores(t, files) {
+		t.Run(l.name, func(t *testing.T) {
+			rec := newRecorder(l.store)
+			for si, state := range []string{"none", "part", "all"} {
+				rc, err := rediscache.New(rdb.URL, rediscache.Options{Prefix: fmt.Sprintf("%s/%s:", t.Name(), state), TTL: time.Hour})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer rc.Close()
+				if err := rc.Clear(ctx); err != nil {
+					t.Fatal(err)
+				}
+				defer rc.Clear(context.Background())
+				held := map[string]bool{}
+				var fill []string
+				for i, s := range slugs {
+					if si == 2 || (si == 1 && i%2 == 0) {
+						held[s] = true
+						fill = append(fill, s)
+					}
+				}
+				if len(fill) > 0 {
+					filler, err := chromafs.New(ctx, l.store, chromafs.WithGroups(gen.PrivateGroup), chromafs.WithCache(rc))
+					if err != nil {
+						t.Fatal(err)
+					}
+					if err := filler.Prefetch(ctx, fill); err != nil {
+						t.Fatal(err)
+					}
+				}
+				for _, groups := range [][]string{nil, {gen.PrivateGroup}} {
+					vis := visible(files, groups)
+					plain := mapFS(vis)
+					for _, tc := range queries {
+						t.Run(fmt.Sprintf("%s/%s/%v", state, tc.name, groups), func(t *testing.T) {
+							want, _ := collect(t, plain, tc.q)
+							rec.reset()
+							fsys, err := chromafs.New(ctx, rec, chromafs.WithGroups(groups...), chromafs.WithShared(chromafs.NewShared(0)),
+								chromafs.WithCache(cachepkg.NewTiered(cachepkg.NewMemory(0), readOnly{rc})))
+							if err != nil {
+								t.Fatal(err)
+							}
+							got, _ := collect(t, fsys, tc.q)
+							if got != want {
+								t.Fatalf("got\n%s\nwant\n%s", got, want)
+							}
+							for slug := range rec.fetched {
+								if held[slug] {
+									t.Errorf("content of %s read from the store; Redis holds it", slug)
+								}
+							}
+							rec.mu.Lock()
+							defer rec.mu.Unlock()
+							for _, sc := range rec.scopes {
+								listed := map[string]bool{}
+								for _, s := range sc.Slugs {
+									listed[s] = true
+								}
+								for slug := range vis {
+									if held[slug] && listed[slug] != sc.Exclude {
+										t.Errorf("a coarse query covered %s; Redis holds it", slug)
+									}
+								}
+							}
+							if state == "all" && rec.requests > 0 {
+								t.Errorf("every page in Redis: %d store requests, want 0", rec.requests)
+							}
+						})
+					}
 				}
 			}
 		})

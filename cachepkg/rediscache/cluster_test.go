@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -112,6 +113,21 @@ func TestRedisCluster(t *testing.T) {
 		}
 		if has, err := r.Has(ctx, on[cl.Masters[1].Addr][0]); err != nil || !has {
 			t.Fatalf("Has of a key on a live master: %v, %v", has, err)
+		}
+		has, err := r.HasShared(ctx, keys)
+		if err != nil || len(has) != len(keys) {
+			t.Fatalf("HasShared with a dead master: %d answers, %v", len(has), err)
+		}
+		n := 0
+		for i, h := range has {
+			if h {
+				n++
+			} else if !slices.Contains(on[dead], keys[i]) {
+				t.Fatalf("HasShared: %s (on a live master) not held", keys[i])
+			}
+		}
+		if n != alive {
+			t.Fatalf("HasShared with %s dead: %d held, want %d", dead, n, alive)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}

@@ -108,7 +108,10 @@ type node struct {
 	down atomic.Int64
 }
 
-var _ cachepkg.Cache = (*Cache)(nil)
+var _ interface {
+	cachepkg.Cache
+	cachepkg.SharedHas
+} = (*Cache)(nil)
 
 // New returns a cache on the Redis deployment that url names, in
 // go-redis's URL syntax (its query options included):
@@ -521,6 +524,44 @@ func (r *Cache) GetMany(ctx context.Context, keys []string) (map[string][]byte, 
 		return errs, nil
 	})
 	return out, r.quiet(err)
+}
+
+// HasShared implements cachepkg.SharedHas, batchSize keys at a time: on
+// one server with one EXISTS of the batch's keys, which answers how many
+// are held (all of them, when earlier processes read these pages), and
+// pipelined EXISTS a key only when some are missing; in a cluster with
+// pipelined EXISTS a key, which go-redis sends to each key's master.
+// Keys of a server deemed down are reported absent.
+func (r *Cache) HasShared(ctx context.Context, keys []string) ([]bool, error) {
+	has := make([]bool, len(keys))
+	err := r.batch(ctx, "exists", keys, func(ctx context.Context, full []string, idx []int) ([]error, error) {
+		if r.cc == nil {
+			n, err := r.c.Exists(ctx, full...).Result()
+			if err != nil {
+				return nil, err
+			}
+			if int(n) == len(full) {
+				for _, i := range idx {
+					has[i] = true
+				}
+				return nil, nil
+			}
+		}
+		pipe := r.c.Pipeline()
+		cmds := make([]*redis.IntCmd, len(full))
+		for j, k := range full {
+			cmds[j] = pipe.Exists(ctx, k)
+		}
+		_, _ = pipe.Exec(ctx) // the errors are the commands'
+		errs := make([]error, len(full))
+		for j, cmd := range cmds {
+			n, err := cmd.Result()
+			has[idx[j]] = err == nil && n > 0
+			errs[j] = err
+		}
+		return errs, nil
+	})
+	return has, r.quiet(err)
 }
 
 // PutMany implements cachepkg.Cache with pipelined SETs, batchSize at a

@@ -155,6 +155,21 @@ func checkContract(t *testing.T, c cachepkg.Cache) {
 			t.Fatalf("GetMany[%s] = %q, want %q", k, got[k], v)
 		}
 	}
+	if sh, ok := c.(cachepkg.SharedHas); ok {
+		// With a key missing (one at the front, in the first batch),
+		// and with every key held.
+		for _, ks := range [][]string{keys, keys[3:]} {
+			has, err := sh.HasShared(ctx, ks)
+			if err != nil || len(has) != len(ks) {
+				t.Fatalf("HasShared = %d answers, %v; want %d", len(has), err, len(ks))
+			}
+			for i, k := range ks {
+				if has[i] != (k != "nope") {
+					t.Fatalf("HasShared: %s held = %v", k, has[i])
+				}
+			}
+		}
+	}
 	if v, ok, err := c.Get(ctx, "empty"); err != nil || !ok || len(v) != 0 {
 		t.Fatalf("Get(empty) = %q, %v, %v; want a hit with no bytes", v, ok, err)
 	}
