@@ -11,7 +11,8 @@ import (
 
 // Heavy modules that must stay out of the packages that do not use them:
 // a program that imports the filesystem or an adapter must not link a
-// Redis client, a Chroma client, afero or x/net's WebDAV server.
+// Redis client, a Chroma client, afero or x/net's WebDAV server, and
+// chroma-go (its embedding functions) stays in package chromaembed.
 const (
 	modRedis  = "github.com/redis/go-redis"
 	modChroma = "github.com/amikos-tech/chroma-go"
@@ -70,6 +71,13 @@ func TestDependencies(t *testing.T) {
 		{pkg: "./shell", forbid: all},
 		{pkg: "./cachepkg", forbid: all},
 		{pkg: "./cachepkg/rediscache", forbid: []string{modChroma, modAfero}, need: modRedis},
+		// chroma-go's embedding stack (ONNX and tokenizer bindings,
+		// purego, a struct validator, MIME sniffing) costs every process
+		// that links it milliseconds of package initialisation: only
+		// chromaembed, imported by the programs that embed with it, may.
+		{pkg: "./chromastore", forbid: []string{modChroma, modRedis, modAfero}},
+		{pkg: "./ingest", forbid: []string{modChroma, modRedis, modAfero}},
+		{pkg: "./chromastore/chromaembed", forbid: []string{modRedis, modAfero}, need: modChroma},
 	}
 	for _, a := range adapters {
 		// aferofs is an afero.Fs and webdavfs a WebDAV server (x/net).

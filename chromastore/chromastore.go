@@ -16,7 +16,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/amikos-tech/chroma-go/pkg/embeddings"
 	"github.com/chromafs/chromafs/collection"
 )
 
@@ -59,9 +58,9 @@ type Config struct {
 	// "default_database".
 	Tenant, Database string
 	// Embedding embeds the documents that Upsert writes (reads never embed).
-	// Nil means chroma-go's consistent-hash function, which downloads
-	// nothing; see the package documentation.
-	Embedding embeddings.EmbeddingFunction
+	// Nil means the consistent-hash function ([HashEmbedding]), which
+	// downloads nothing; see the package documentation.
+	Embedding Embedder
 	// Create creates the collection if it does not exist, recording
 	// Embedding's name and configuration in the collection's configuration
 	// (as Chroma's clients do) unless it is the consistent-hash function,
@@ -98,7 +97,7 @@ const CloudMaxRegexBytes = 256
 // [collection.Writer], and is safe for concurrent use.
 type Collection struct {
 	rest  *rest
-	ef    embeddings.EmbeddingFunction
+	ef    Embedder
 	id    string
 	name  string
 	where string // `"name" at URL`, for error messages
@@ -138,7 +137,7 @@ func (cfg Config) normalize() (Config, string, error) {
 		cfg.Database = DefaultDatabase
 	}
 	if cfg.Embedding == nil {
-		cfg.Embedding = embeddings.NewConsistentHashEmbeddingFunction()
+		cfg.Embedding = HashEmbedding(hashDim)
 	}
 	switch {
 	case cfg.Timeout == 0:

@@ -1161,40 +1161,38 @@ func TestEmbeddingFunction(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%q: %v", name, err)
 		}
-		e1, err := ef.EmbedQuery(ctx, "some text")
+		e1, err := ef.EmbedDocuments(ctx, []string{"some text"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		e2, _ := ef.EmbedQuery(ctx, "some text")
-		if len(e1.ContentAsFloat32()) != 384 || !slices.Equal(e1.ContentAsFloat32(), e2.ContentAsFloat32()) {
+		e2, _ := ef.EmbedDocuments(ctx, []string{"some text"})
+		if len(e1) != 1 || len(e1[0]) != 384 || !slices.Equal(e1[0], e2[0]) {
 			t.Errorf("%q: not a deterministic 384-dimension function", name)
 		}
 	}
-	// "default" is accepted without downloading anything (that happens on
-	// first use).
-	ef, err := chromastore.EmbeddingFunction("default")
-	if err != nil || ef.Name() != "default" {
-		t.Fatalf("default: %v, %v", ef, err)
-	}
-	if c, ok := ef.(io.Closer); !ok || c.Close() != nil {
-		t.Errorf("default: not closable")
-	}
 	for _, dim := range []int{4, 100} {
 		ef := chromastore.HashEmbedding(dim)
-		e, err := ef.EmbedQuery(ctx, "some text")
-		if err != nil || len(e.ContentAsFloat32()) != dim || ef.Name() != "consistent_hash" {
-			t.Errorf("HashEmbedding(%d): %d dimensions, %q, %v", dim, len(e.ContentAsFloat32()), ef.Name(), err)
+		e, err := ef.EmbedDocuments(ctx, []string{"some text"})
+		if err != nil || len(e) != 1 || len(e[0]) != dim || ef.Name() != "consistent_hash" {
+			t.Errorf("HashEmbedding(%d): %v, %q, %v", dim, e, ef.Name(), err)
 		}
 	}
-	if e, err := chromastore.HashEmbedding(0).EmbedQuery(ctx, "x"); err != nil || len(e.ContentAsFloat32()) != 384 {
+	if e, err := chromastore.HashEmbedding(0).EmbedDocuments(ctx, []string{"x"}); err != nil || len(e) != 1 || len(e[0]) != 384 {
 		t.Errorf("HashEmbedding(0): %v", err)
 	}
-	_, err = chromastore.EmbeddingFunction("openai")
-	if err == nil || !strings.Contains(err.Error(), strings.Join(chromastore.EmbeddingNames, ", ")) {
-		t.Errorf("unknown name: %v", err)
+	if _, err := chromastore.HashEmbedding(4).EmbedDocuments(ctx, []string{"a", ""}); err == nil {
+		t.Errorf("HashEmbedding embedded an empty document")
 	}
-	if chromastore.EmbeddingNames[0] != "hash" {
-		t.Errorf("EmbeddingNames = %q, want hash first", chromastore.EmbeddingNames)
+	// "default" is registered by package chromaembed, which this test
+	// does not import (its own tests check it).
+	for _, name := range []string{"openai", "default"} {
+		_, err := chromastore.EmbeddingFunction(name)
+		if !errors.Is(err, chromastore.ErrUnknownEmbedding) || !strings.Contains(err.Error(), strings.Join(chromastore.EmbeddingNames(), ", ")) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if names := chromastore.EmbeddingNames(); names[0] != "hash" {
+		t.Errorf("EmbeddingNames() = %q, want hash first", names)
 	}
 }
 

@@ -1,7 +1,8 @@
 // Package chromastore implements chromafs's store interfaces
 // ([collection.Store], [collection.IDReader], [collection.Scanner],
-// [collection.Writer]) over a Chroma server's HTTP API. It is the only package of chromafs that imports
-// github.com/amikos-tech/chroma-go, for its embedding functions.
+// [collection.Writer]) over a Chroma server's HTTP API, without
+// github.com/amikos-tech/chroma-go: its sub-package chromaembed adapts
+// chroma-go's embedding functions for the programs that write with them.
 //
 //	c, err := chromastore.Open(ctx, chromastore.Config{
 //		URL:        "http://localhost:8000",
@@ -18,7 +19,7 @@
 // (get, upsert, delete). chroma-go v0.4.0's API client loses the cause of
 // transport errors, cannot ask for ids only, decodes pages much more
 // slowly, and costs every process that links it milliseconds of
-// initialisation; only its embedding functions are used (see rest.go). Answers are decoded with github.com/go-json-experiment/json
+// initialisation (see rest.go). Answers are decoded with github.com/go-json-experiment/json
 // (the prototype of encoding/json/v2); the tree record's document is
 // neither copied out of the answer nor scanned byte by byte (see
 // decode.go), so that decoding a tree answer takes about a tenth of
@@ -83,16 +84,17 @@
 // The dimension is the collection's, or else that of the embedding
 // function, learnt by embedding one probe string.
 //
-// When Config.Embedding is nil, chromastore uses chroma-go's
-// consistent-hash function, which downloads nothing: its vectors are
-// deterministic but carry no meaning. [HashEmbedding] gives the same
-// function with another dimension. A collection that serves semantic
-// search as well should be written with the embedding function it was
-// created with; [EmbeddingFunction] selects one by name for a command-line
-// flag (see [EmbeddingNames]), and "default" is chroma-go's ONNX
-// all-MiniLM-L6-v2, which downloads its model on first use. chroma-go's
-// own default would download that model as soon as a collection is opened
-// or created, so chromastore always passes an explicit function
-// (WithEmbeddingFunctionGet, WithEmbeddingFunctionCreate; v0.4.0 has no
-// separate content embedding function option).
+// When Config.Embedding is nil, chromastore uses the consistent-hash
+// function of chroma-go (reimplemented here, vector for vector), which
+// downloads nothing: its vectors are deterministic but carry no meaning.
+// [HashEmbedding] gives the same function with another dimension. A
+// collection that serves semantic search as well should be written with
+// the embedding function it was created with; [EmbeddingFunction] selects
+// one by name for a command-line flag (see [EmbeddingNames]). A program
+// that imports package chromaembed gets "default", chroma-go's ONNX
+// all-MiniLM-L6-v2, which downloads its model on first use, and can adapt
+// any other chroma-go function with chromaembed.Adapt. chroma-go's
+// embedding stack stays out of programs that do not import chromaembed:
+// its package initialisation would cost every process that reads a
+// collection milliseconds.
 package chromastore

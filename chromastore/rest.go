@@ -36,8 +36,8 @@ import (
 //     3 ms of package initialisation, which a one-shot command such as
 //     `chromafs grep` pays on every run.
 //
-// chroma-go's embedding functions (pkg/embeddings) are still used to
-// embed what Upsert writes.
+// chroma-go's embedding functions (pkg/embeddings) are adapted by
+// package chromaembed, for the programs that embed with them.
 
 // APIError is an error answer from the Chroma server.
 type APIError struct {

@@ -128,14 +128,13 @@ func (c *Collection) upsertRequest(ctx context.Context, batch []collection.Recor
 		if len(embs) != len(texts) {
 			return nil, fmt.Errorf("embedding function %s returned %d vectors for %d documents", c.ef.Name(), len(embs), len(texts))
 		}
-		for k, e := range embs {
-			v := e.ContentAsFloat32()
+		for k, v := range embs {
 			if len(v) == 0 {
 				return nil, fmt.Errorf("embedding function %s returned an empty vector", c.ef.Name())
 			}
 			req.Embeddings[embedded[k]] = v
 		}
-		c.dim.CompareAndSwap(0, int64(len(embs[0].ContentAsFloat32())))
+		c.dim.CompareAndSwap(0, int64(len(embs[0])))
 	}
 	var zero []float32
 	for i := range batch {
@@ -160,11 +159,14 @@ func (c *Collection) dimension(ctx context.Context) (int, error) {
 	if d := c.dim.Load(); d > 0 {
 		return int(d), nil
 	}
-	e, err := c.ef.EmbedQuery(ctx, dimensionProbe)
+	e, err := c.ef.EmbedDocuments(ctx, []string{dimensionProbe})
 	if err != nil {
 		return 0, fmt.Errorf("learn the embedding dimension from %s: %w", c.ef.Name(), err)
 	}
-	d := len(e.ContentAsFloat32())
+	if len(e) != 1 {
+		return 0, fmt.Errorf("learn the embedding dimension: %s returned %d vectors for 1 document", c.ef.Name(), len(e))
+	}
+	d := len(e[0])
 	if d == 0 {
 		return 0, fmt.Errorf("learn the embedding dimension: %s returned an empty vector", c.ef.Name())
 	}
