@@ -56,8 +56,16 @@ demo: deps-go deps-chroma build
 stop-demo:
 	./scripts/demo.sh stop
 
+# The packages whose tests take longest are named first: go test schedules
+# builds and test runs in the order of its arguments, so they start first
+# and the short packages fill the gaps around them instead of leaving one
+# long package running alone at the end; ./... then adds every other
+# package once. -p 3 lets a third test binary run while others wait on
+# timeouts, frozen servers or Chroma.
+SLOW_PKGS := . ./cmd/chromafs ./grepx/pattern ./adapters/webdavfs ./gnu ./grepx ./mcpserver ./chromastore ./tree
+
 test: deps
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 -p 3 $(SLOW_PKGS) ./...
 
 lint:
 	gofmt -l . | (! grep .)

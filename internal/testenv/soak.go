@@ -7,8 +7,10 @@ import (
 )
 
 // DefaultSoak is how long a soak or load test runs when CHROMAFS_SOAK is
-// not set: long enough to mix its operations, short enough for make test.
-const DefaultSoak = 5 * time.Second
+// not set: long enough for every worker to mix its operations (the tests
+// check that each kind ran), short enough for make test. A real soak sets
+// CHROMAFS_SOAK (e.g. 60s or 10m).
+const DefaultSoak = 2 * time.Second
 
 // SoakDuration is how long a soak or load test runs: CHROMAFS_SOAK (a Go
 // duration, e.g. 10m for a real soak), else DefaultSoak. A value that is
