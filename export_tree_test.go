@@ -11,6 +11,9 @@ func SetTreeRetry(s *Shared, first, most time.Duration) {
 // TreeParses returns the number of tree documents parsed for s so far.
 func TreeParses(s *Shared) int64 { return s.parses.Load() }
 
+// TreeDecodes returns how many compact trees (tree indexes) s decoded.
+func TreeDecodes(s *Shared) int64 { return s.decodes.Load() }
+
 // TreeBytes returns the estimated bytes of the parsed trees s keeps.
 func TreeBytes(s *Shared) uint64 {
 	s.parsed.CleanUp()

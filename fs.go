@@ -222,7 +222,7 @@ func (sh *Shared) currentTree(ctx context.Context, store collection.Store, treeI
 		return nil, nil, f.err
 	}
 	v, err, _ := sh.treeFlight.Do(key, func() (any, error) {
-		st, t, err := sh.fetchTree(ctx, store, treeID, key, cfg.treeLimits)
+		st, t, err := sh.fetchTree(ctx, store, treeID, key, cfg)
 		if err != nil {
 			return nil, err
 		}
@@ -293,7 +293,11 @@ func (sh *Shared) stale(st *treeState, cfg *config, key string, err error) (*tre
 // fetchTree fetches and parses the tree record treeID, remembering a
 // failure to parse in sh.failed and a success in sh.latest (and the tree
 // in sh.parsed).
-func (sh *Shared) fetchTree(ctx context.Context, store collection.Store, treeID, key string, limits tree.Limits) (*treeState, *tree.Tree, error) {
+func (sh *Shared) fetchTree(ctx context.Context, store collection.Store, treeID, key string, cfg *config) (*treeState, *tree.Tree, error) {
+	if st, t, ok := sh.indexTree(ctx, store, treeID, key, cfg); ok {
+		return st, t, nil
+	}
+	limits := cfg.treeLimits
 	rec, err := collection.ReadTree(ctx, store, treeID)
 	if err != nil {
 		err = fmt.Errorf("chromafs: fetch path tree %q: %w", treeID, err)
@@ -311,6 +315,15 @@ func (sh *Shared) fetchTree(ctx context.Context, store collection.Store, treeID,
 	}
 	pkey := store.CollectionID() + "\x00" + version
 	t, ok := sh.parsed.GetIfPresent(pkey)
+	shared := sharedCache(cfg.cache)
+	if !ok && shared != nil {
+		var up bool
+		t, up = sh.sharedJSON(ctx, shared, store, version, cfg)
+		ok = t != nil
+		if !up {
+			shared = nil // warned once; not asked again
+		}
+	}
 	if !ok {
 		sh.parses.Add(1)
 		t, err = tree.ParseLimited(rec.Document, limits)
@@ -320,6 +333,9 @@ func (sh *Shared) fetchTree(ctx context.Context, store collection.Store, treeID,
 			return nil, nil, err
 		}
 		sh.parsed.Set(pkey, t)
+		if shared != nil {
+			sh.shareParsed(ctx, shared, store, version, rec.Metadata, t, cfg)
+		}
 	}
 	sh.failed.Invalidate(key)
 	st := &treeState{

@@ -65,7 +65,8 @@ type Shared struct {
 	// most it doubles to while the tree record stays the same.
 	retryFirst, retryMax time.Duration
 
-	parses atomic.Int64 // tree documents parsed, for tests
+	parses  atomic.Int64 // tree documents parsed, for tests
+	decodes atomic.Int64 // compact trees decoded, for tests
 }
 
 // defaultTreeBytes is the bound of NewShared(0): some 700,000 pages of
