@@ -82,8 +82,10 @@ type mcpHandler struct {
 	perUser map[string]int         // open sessions by user (see userSlot)
 }
 
-// mcpSession is an open session: its owner, and the release of its slot
-// (once, by DELETE or by its end, whichever comes first).
+// mcpSession is an open session: its owner (the userSlot of the request
+// that opened it: a user's name, or for an anonymous session its client
+// address), and the release of its slot (once, by DELETE or by its end,
+// whichever comes first).
 type mcpSession struct {
 	owner   string
 	release func()
@@ -102,7 +104,10 @@ type mcpView struct {
 // view of the user's groups, made once per group set and reused by every
 // session of that set (see MCPOptions.ViewMaxAge), with one working
 // directory. A session belongs to the user who opened it: a request of
-// another user with its id gets 404, as an unknown id does.
+// another user with its id gets 404, as an unknown id does. An anonymous
+// session belongs to the client address that opened it (an IPv6 /64
+// counts as one), so that anonymous clients elsewhere cannot use its id
+// either.
 //
 // The SDK's DNS-rebinding protection stays on (a request that reaches a
 // loopback address with a Host that is not loopback gets 403), and the
@@ -224,9 +229,10 @@ func (h *mcpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.mu.Lock()
 		sess := h.owners[id]
 		h.mu.Unlock()
-		if sess == nil || sess.owner != u.Name {
-			// Another user's session answers as one that does not
-			// exist: nothing tells that it is there.
+		if sess == nil || sess.owner != userSlot(u, r) {
+			// Another user's session (for anonymous sessions: one
+			// opened from another client address) answers as one that
+			// does not exist: nothing tells that it is there.
 			http.Error(w, "session not found", http.StatusNotFound)
 			return
 		}
@@ -258,7 +264,7 @@ func (h *mcpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, msg, status)
 		return
 	}
-	rec := &sessionRecorder{ResponseWriter: w, h: h, user: u, srv: h.server(r), free: free}
+	rec := &sessionRecorder{ResponseWriter: w, h: h, owner: userSlot(u, r), srv: h.server(r), free: free}
 	h.sdk.ServeHTTP(rec, r)
 	switch {
 	case rec.sess == nil:
@@ -372,10 +378,10 @@ func (h *mcpHandler) originAllowed(r *http.Request) bool {
 // SDK sets its id on the response, before the response goes out.
 type sessionRecorder struct {
 	http.ResponseWriter
-	h    *mcpHandler
-	user *User
-	srv  *mcp.Server
-	done bool
+	h     *mcpHandler
+	owner string // userSlot of the request that opens the session
+	srv   *mcp.Server
+	done  bool
 
 	free func() // frees the slot taken for the session, once
 
@@ -421,7 +427,7 @@ func (s *sessionRecorder) record(code int) {
 		return
 	}
 	h := s.h
-	sess := &mcpSession{owner: s.user.Name}
+	sess := &mcpSession{owner: s.owner}
 	s.ss, s.sess = ss, sess
 	sess.release = sync.OnceFunc(func() {
 		h.mu.Lock()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -142,6 +143,12 @@ func TestMCPAccess(t *testing.T) {
 // returns the status and body.
 func post(t *testing.T, ts *httptest.Server, h map[string]string, body string) (int, string, http.Header) {
 	t.Helper()
+	return postWith(t, http.DefaultClient, ts, h, body)
+}
+
+// postWith is post through client.
+func postWith(t *testing.T, client *http.Client, ts *httptest.Server, h map[string]string, body string) (int, string, http.Header) {
+	t.Helper()
 	req, err := http.NewRequest("POST", ts.URL+server.MCPPath, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
@@ -155,7 +162,7 @@ func post(t *testing.T, ts *httptest.Server, h map[string]string, body string) (
 		}
 		req.Header.Set(k, v)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,6 +223,38 @@ func TestMCPSessionOwner(t *testing.T) {
 	}
 	if status, body, _ := post(t, ts, with(alice), callGlob("4")); status != 200 || !strings.Contains(body, "/internal/plan.md") {
 		t.Errorf("alice's call after bot's DELETE: %d %s", status, body)
+	}
+}
+
+// TestMCPAnonymousSessionOwner: an anonymous session belongs to the
+// client address that opened it: the same id sent from another address
+// gets 404, as an unknown id does, while the opener keeps using it.
+func TestMCPAnonymousSessionOwner(t *testing.T) {
+	store := testbackend.Backends()[0].New(t)
+	load(t, store)
+	ts := mcpServer(t, store, false, server.MCPOptions{})
+	from := func(ip string) *http.Client {
+		d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}}
+		return &http.Client{Transport: &http.Transport{DialContext: d.DialContext}, Timeout: 30 * time.Second}
+	}
+	opener, other := from("127.0.0.1"), from("127.0.0.3")
+	status, _, h := postWith(t, opener, ts, nil, initialize)
+	id := h.Get("Mcp-Session-Id")
+	if status != 200 || id == "" {
+		t.Fatalf("initialize: %d, session %q", status, id)
+	}
+	sess := map[string]string{"Mcp-Session-Id": id, "Mcp-Protocol-Version": "2025-06-18"}
+	if status, body, _ := postWith(t, opener, ts, sess, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); status != 202 {
+		t.Fatalf("initialized: %d %s", status, body)
+	}
+	status, body, _ := postWith(t, other, ts, sess, callGlob("2"))
+	unknown := map[string]string{"Mcp-Session-Id": "no-such-session", "Mcp-Protocol-Version": "2025-06-18"}
+	status2, body2, _ := postWith(t, other, ts, unknown, callGlob("2"))
+	if status != 404 || status2 != status || body2 != body {
+		t.Errorf("another address in an anonymous session: %d %q; an unknown session: %d %q", status, body, status2, body2)
+	}
+	if status, body, _ := postWith(t, opener, ts, sess, callGlob("3")); status != 200 || !strings.Contains(body, "/guide.md") {
+		t.Errorf("the opener's call: %d %s", status, body)
 	}
 }
 
