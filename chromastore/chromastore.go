@@ -16,6 +16,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/chromafs/chromafs/collection"
 )
 
@@ -113,6 +115,8 @@ type Collection struct {
 
 	mu   sync.Mutex
 	meta map[string]any
+
+	embedding EmbeddingSpec // from the collection's configuration
 }
 
 // normalize checks cfg and fills in its defaults.
@@ -181,8 +185,12 @@ type collectionModel struct {
 	Name      string   `json:"name"`
 	Metadata  metadata `json:"metadata"`
 	Dimension *int64   `json:"dimension"`
-	Tenant    string   `json:"tenant"`
-	Database  string   `json:"database"`
+	// Configuration is the collection's configuration_json: its index
+	// (hnsw or spann, with the distance space) and the embedding function
+	// its writer recorded.
+	Configuration jsontext.Value `json:"configuration_json"`
+	Tenant        string         `json:"tenant"`
+	Database      string         `json:"database"`
 }
 
 // createRequest is the body of a collection creation, as chroma-go's
@@ -265,6 +273,7 @@ func Open(ctx context.Context, cfg Config) (*Collection, error) {
 	if col.Dimension != nil {
 		c.dim.Store(*col.Dimension)
 	}
+	c.embedding = embeddingSpec(col.Configuration)
 	return c, nil
 }
 

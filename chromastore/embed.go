@@ -79,8 +79,7 @@ func EmbeddingNames() []string {
 //   - "hash" (also ""): the consistent-hash function of chroma-go, 384
 //     dimensions derived from a SHA-256 of the text ([HashEmbedding]). It
 //     downloads nothing and is deterministic, but its vectors carry no
-//     meaning: semantic search over them finds nothing useful. chromafs
-//     itself never searches by vector.
+//     meaning: semantic search over them finds nothing useful.
 //   - "default", when the program imports package chromaembed: chroma-go's
 //     default ONNX function (all-MiniLM-L6-v2, 384 dimensions), the same
 //     model as Chroma's Python default. It downloads the ONNX runtime and
@@ -88,6 +87,11 @@ func EmbeddingNames() []string {
 //     without internet access; the download happens on first use, not
 //     here. The returned function has a Close method that releases the
 //     runtime.
+//   - "ngram": [NgramEmbedding] of 512 dimensions: feature-hashed words
+//     and word pairs, which download nothing and give lexical similarity,
+//     so that semantic search (chromafs search) finds the chunks that
+//     share the query's words. The collection's configuration records it,
+//     and search embeds queries with it.
 //
 // Any other name is an error wrapping [ErrUnknownEmbedding] that lists the
 // valid ones.
