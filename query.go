@@ -1,0 +1,163 @@
+package chromafs
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"slices"
+	"strings"
+
+	"github.com/chromafs/chromafs/collection"
+	"github.com/chromafs/chromafs/tree"
+)
+
+// ErrNoVectorQuery is wrapped by the error of Query on a store that does
+// not implement collection.VectorQuerier (package memstore, for one).
+var ErrNoVectorQuery = errors.New("store cannot rank chunks by vector")
+
+// QueryHit is a chunk that Query ranked, placed in its page.
+type QueryHit struct {
+	// Name is the page's name in the view Query was called on.
+	Name string
+	// Index is the chunk's index within its page.
+	Index int
+	// Text is the chunk's text.
+	Text string
+	// Distance is the store's distance to the query vector (smaller is
+	// nearer), in the collection's space.
+	Distance float64
+	// Start and End are the 1-based numbers of the first and last page
+	// lines that the chunk covers, inclusive: a chunk that starts or ends
+	// inside a line covers that line. End is Start for an empty chunk.
+	Start, End int
+}
+
+// Query returns at most k chunks of the visible pages at or below dir
+// (a directory or a page of fsys; "." for all), nearest to vector first:
+// the vector query of semantic search. The query's filter is the set of
+// those pages (sent as the pages to leave out when that list is shorter,
+// as Candidates does), so that pages hidden from this view never take
+// part, not in the results nor in how many there are; no larger answer is
+// filtered afterwards. Records of pages outside the tree (orphans) that
+// an excluding filter lets through are dropped, so fewer than k chunks
+// may come back. When no visible page is in scope no request is sent and
+// the result is empty. The store must implement
+// collection.VectorQuerier (else the error wraps ErrNoVectorQuery).
+//
+// Each hit's lines come from the chunk's collection.LineKey metadata when
+// it has one (chromafs ingest writes it) and the separator is empty;
+// otherwise the page is read (through the cache, as ReadFile does) and
+// the chunk found in it, which gives the same lines. Reading a page
+// whose chunk text occurs more than once in it also fetches its chunks,
+// to tell which occurrence the chunk is.
+func (fsys *FS) Query(ctx context.Context, dir string, vector []float32, k int) ([]QueryHit, error) {
+	s := fsys.s
+	root, err := fsys.lookup("query", dir)
+	if err != nil {
+		return nil, err
+	}
+	nodes := map[string]*tree.Node{}
+	var slugs []string
+	if !root.IsDir {
+		if root.Entry.URL == "" {
+			nodes[root.Path] = root
+			slugs = append(slugs, root.Path)
+		}
+	} else {
+		prefix := root.Path + "/"
+		s.view.Walk(func(n *tree.Node) bool {
+			// Lazy pointers have no chunks in the collection.
+			if !n.IsDir && n.Entry.URL == "" && (root.Path == "." || strings.HasPrefix(n.Path, prefix)) {
+				nodes[n.Path] = n
+				slugs = append(slugs, n.Path)
+			}
+			return true
+		})
+	}
+	if len(slugs) == 0 || k <= 0 {
+		return nil, nil
+	}
+	querier, ok := s.store.(collection.VectorQuerier)
+	if !ok {
+		return nil, fmt.Errorf("chromafs: query: %w", ErrNoVectorQuery)
+	}
+	s.fg.enter()
+	found, err := querier.QueryVector(ctx, s.layout, s.scopeOf(slugs), vector, k)
+	s.fg.leave()
+	if err != nil {
+		return nil, err
+	}
+	hits := make([]QueryHit, 0, len(found))
+	for _, c := range found {
+		n := nodes[c.Slug]
+		if n == nil {
+			continue // an orphan, or a page outside the view's scope
+		}
+		start := c.Line
+		if start <= 0 || s.sep != "" {
+			if start, err = fsys.chunkLine(ctx, n, c.Chunk); err != nil {
+				return nil, err
+			}
+		}
+		hits = append(hits, QueryHit{
+			Name:     fsys.rel(n.Path),
+			Index:    c.Index,
+			Text:     c.Text,
+			Distance: c.Distance,
+			Start:    start,
+			End:      start + strings.Count(strings.TrimSuffix(c.Text, "\n"), "\n"),
+		})
+	}
+	return hits, nil
+}
+
+// rel maps a path of the whole collection to a name of this view.
+func (fsys *FS) rel(p string) string {
+	if fsys.prefix == "" {
+		return p
+	}
+	if p == fsys.prefix {
+		return "."
+	}
+	return strings.TrimPrefix(p, fsys.prefix+"/")
+}
+
+// chunkLine returns the 1-based page line on which chunk c of page n
+// starts, from the page's content.
+func (fsys *FS) chunkLine(ctx context.Context, n *tree.Node, c collection.Chunk) (int, error) {
+	s := fsys.s
+	data, err := s.load(ctx, n)
+	if err != nil {
+		return 0, &fs.PathError{Op: "query", Path: fsys.rel(n.Path), Err: err}
+	}
+	off := -1
+	if c.Index == 0 {
+		off = 0
+	} else if first := bytes.Index(data, []byte(c.Text)); first >= 0 && c.Text != "" &&
+		!bytes.Contains(data[first+1:], []byte(c.Text)) {
+		off = first // the only place the chunk can be
+	}
+	if off < 0 {
+		// The text occurs more than once (or nowhere, if the page changed
+		// under us): the chunks before it tell where it starts.
+		s.fg.enter()
+		chunks, err := s.fetch(ctx, []*tree.Node{n})
+		s.fg.leave()
+		if err != nil {
+			return 0, &fs.PathError{Op: "query", Path: fsys.rel(n.Path), Err: err}
+		}
+		cs := slices.Clone(chunks[n.Path])
+		slices.SortFunc(cs, func(a, b collection.Chunk) int { return a.Index - b.Index })
+		off = 0
+		for _, o := range cs {
+			if o.Index >= c.Index {
+				break
+			}
+			off += len(o.Text) + len(s.sep)
+		}
+		off = min(off, len(data))
+	}
+	return 1 + bytes.Count(data[:off], []byte("\n")), nil
+}
