@@ -69,6 +69,9 @@ func TestDependencies(t *testing.T) {
 		{pkg: "./grepx/...", forbid: all},
 		{pkg: "./gnu", forbid: all},
 		{pkg: "./shell", forbid: all},
+		// search takes its embedding function as an interface; embedfn
+		// links chroma-go's providers.
+		{pkg: "./search", forbid: all, allow: []string{allowedXNet}},
 		{pkg: "./cachepkg", forbid: all},
 		{pkg: "./cachepkg/rediscache", forbid: []string{modChroma, modAfero}, need: modRedis},
 		// chroma-go's embedding stack (ONNX and tokenizer bindings,

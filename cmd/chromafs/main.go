@@ -68,6 +68,9 @@ type globals struct {
 	net                     netFlags
 	pointers                *pointerFlags // --pointer-allow, --pointer-timeout
 	stderr                  io.Writer
+	// store is the collection that newFS opened last (search reads its
+	// embedding configuration).
+	store *chromastore.Collection
 }
 
 func envOr(name, def string) string {
@@ -154,7 +157,7 @@ resolve against the root.`,
 		root.AddCommand(gnuCommand(g, c.name, c.use, c.short))
 	}
 	root.AddCommand(
-		grepCommand(g), shCommand(g), mcpCommand(g),
+		grepCommand(g), searchCommand(g), shCommand(g), mcpCommand(g),
 		ingestCommand(g), validateCommand(g),
 		serveCommand(g), hashPasswordCommand(), hashTokenCommand(),
 		versionCommand(),
@@ -227,6 +230,7 @@ func (g *globals) newFS(ctx context.Context) (*chromafs.FS, error) {
 	if err != nil {
 		return nil, err
 	}
+	g.store = store
 	trace.phase("open store (collection lookup)")
 	res, err := g.pointers.resolver()
 	if err != nil {

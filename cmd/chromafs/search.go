@@ -1,0 +1,85 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/chromafs/chromafs/embedfn"
+	"github.com/chromafs/chromafs/search"
+)
+
+// searchCommand is `chromafs search`: semantic (or, with --lexical, BM25)
+// search over the visible pages, answered with paths and line ranges.
+func searchCommand(g *globals) *cobra.Command {
+	var (
+		k         int
+		dir       string
+		verbose   bool
+		lexical   bool
+		embedding string
+	)
+	c := &cobra.Command{
+		Use:   "search [-n K] [--path DIR] [-v] [--lexical] [--embedding NAME] QUERY...",
+		Short: "Find the places in the pages that answer a query: path:START-END, score, first line",
+		Long: `search ranks the chunks of the pages you may see by their embeddings' similarity
+to QUERY (the words of the arguments) and prints the best, one a line:
+
+  /guides/auth/oauth.mdx:40-58  0.83  first line of the hit
+
+START-END are the page lines the hit covers (for sed -n START,ENDp or the read
+tool); hits in one page that overlap or touch are merged. With -v each line is
+followed by the hit's text. The query is embedded with the embedding function
+that the collection's configuration records (API keys from the environment
+variables it names); --embedding NAME names another. --lexical ranks pages by
+BM25 over the query's words instead, with no model. Pages hidden from --groups
+never take part. Exit status: 0 with hits, 1 without, 2 on errors.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx, cancel := context.WithTimeout(cmd.Context(), g.timeout)
+			defer cancel()
+			stderr := cmd.ErrOrStderr()
+			fail := func(err error) error {
+				fmt.Fprintf(stderr, "chromafs search: %v\n", err)
+				return exitError{2}
+			}
+			if k < 1 || k > search.MaxK {
+				return usageErrorf("invalid argument '%d' for '-n': want 1 to %d", k, search.MaxK)
+			}
+			fsys, err := g.openFS(ctx)
+			if err != nil {
+				return fail(err)
+			}
+			eng := &search.Engine{}
+			if !lexical {
+				spec := g.store.Embedding()
+				ef, err := embedfn.Build(spec, g.store.Dimension(), embedding)
+				if err != nil {
+					return fail(err)
+				}
+				defer ef.Close()
+				eng.Embedder, eng.Space = ef, spec.Space
+			}
+			hits, err := eng.Search(ctx, fsys, strings.Join(args, " "), search.Options{K: k, Path: dir, Lexical: lexical})
+			if err != nil {
+				return fail(err)
+			}
+			if err := search.Format(cmd.OutOrStdout(), hits, verbose); err != nil {
+				return fail(err)
+			}
+			if len(hits) == 0 {
+				return exitError{1}
+			}
+			return nil
+		},
+	}
+	f := c.Flags()
+	f.IntVarP(&k, "n", "n", search.DefaultK, "how many chunks (pages with --lexical) to rank")
+	f.StringVar(&dir, "path", "/", "search only the pages at or below `DIR`")
+	f.BoolVarP(&verbose, "verbose", "v", false, "print each hit's text after its line")
+	f.BoolVar(&lexical, "lexical", false, "rank pages by BM25 over the query's words (no embedding model)")
+	f.StringVar(&embedding, "embedding", "", "embed the query with `NAME` instead of the collection's recorded function: "+strings.Join(embedfn.Providers(), ", "))
+	return c
+}

@@ -1,0 +1,233 @@
+// Package search answers a query over a chromafs filesystem with the
+// places in its pages that match: paths and exact line ranges, best
+// first, as `chromafs search`, the shell's search command and the MCP
+// search tool print them.
+//
+// Semantic search embeds the query with an [Embedder] (built by the
+// caller from the collection's configuration; this package links no
+// embedding model and no Chroma client) and asks the filesystem's store
+// for the nearest chunks among the pages the session may see
+// (chromafs.FS.Query): access control is the query's filter, never a
+// filter of its answer. Lexical search ranks the visible pages by BM25
+// over the query's words, with grep's coarse filter (chromafs.FS.Candidates)
+// to skip the pages that contain none of them, and needs no model.
+//
+// Both give [Hit]s: a page, a 1-based inclusive line range, a score and
+// the text of those lines. Hits in one page whose ranges overlap or touch
+// are merged into one.
+package search
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/chromafs/chromafs"
+)
+
+// DefaultK is the number of chunks (semantic) or pages (lexical) a search
+// asks for when Options.K is 0.
+const DefaultK = 10
+
+// MaxK bounds Options.K.
+const MaxK = 1000
+
+// ErrNoWords is wrapped by the error of a lexical search whose query has
+// no words.
+var ErrNoWords = errors.New("the query has no words")
+
+// ErrNoEmbedder is wrapped by the error of a semantic search without an
+// Embedder.
+var ErrNoEmbedder = errors.New("no embedding function")
+
+// ErrNotSearchable is wrapped by the error of a semantic search over a
+// filesystem that is not a chromafs filesystem (or a Sub of one).
+var ErrNotSearchable = errors.New("filesystem has no vector search")
+
+// Embedder embeds a query as a vector of the collection's embedding space.
+type Embedder interface {
+	EmbedQuery(ctx context.Context, text string) ([]float32, error)
+}
+
+// QueryFS is what semantic search needs of a filesystem: chromafs.FS and
+// its Sub views implement it.
+type QueryFS interface {
+	fs.FS
+	Query(ctx context.Context, dir string, vector []float32, k int) ([]chromafs.QueryHit, error)
+}
+
+// Hit is one place that matches a query.
+type Hit struct {
+	// Path is the page's name in the searched filesystem (fs.ValidPath
+	// form, without a leading slash).
+	Path string
+	// Start and End are the first and last lines of the hit, 1-based and
+	// inclusive, as sed -n START,ENDp prints them.
+	Start, End int
+	// Score ranks hits, higher first. Semantic: the cosine similarity of
+	// the query and the best chunk of the hit (for normalised embeddings;
+	// see Engine.Space). Lexical: the page's BM25 score.
+	Score float64
+	// Text is the hit's text: the texts of its chunks in page order
+	// (semantic; see Gap), or its lines (lexical).
+	Text string
+}
+
+// Options are a search's parameters.
+type Options struct {
+	// K is how many chunks (semantic) or pages (lexical) to rank; 0 means
+	// DefaultK. Merging chunks of one page can leave fewer hits.
+	K int
+	// Path restricts the search to the pages at or below a directory (or
+	// to one page) of the filesystem: "" or "." for all. It is part of the
+	// query's filter.
+	Path string
+	// Lexical asks for BM25 over the query's words instead of embeddings.
+	Lexical bool
+}
+
+// Engine runs searches. Its zero value runs lexical searches only.
+type Engine struct {
+	// Embedder embeds queries for semantic search; nil makes a semantic
+	// search an error wrapping ErrNoEmbedder.
+	Embedder Embedder
+	// Space is the distance space of the collection's index ("l2",
+	// Chroma's default, "cosine" or "ip"), by which a distance becomes a
+	// score: 1-d/2 for l2 (Chroma's squared distance between unit
+	// vectors), 1-d otherwise.
+	Space string
+}
+
+// Search runs query over fsys with opt. Errors name what is wrong: an
+// invalid K or Path, a query without words (lexical), a missing embedder
+// or a filesystem that cannot rank by vector (semantic), and the
+// embedder's and the store's errors.
+func (e *Engine) Search(ctx context.Context, fsys fs.FS, query string, opt Options) ([]Hit, error) {
+	if strings.TrimSpace(query) == "" {
+		return nil, errors.New("search: empty query")
+	}
+	k := opt.K
+	switch {
+	case k == 0:
+		k = DefaultK
+	case k < 0 || k > MaxK:
+		return nil, fmt.Errorf("search: -n %d: want 1 to %d results", k, MaxK)
+	}
+	dir := strings.Trim(path.Clean("/"+opt.Path), "/")
+	if dir == "" {
+		dir = "."
+	}
+	if opt.Lexical {
+		return lexical(ctx, fsys, dir, query, k)
+	}
+	return e.semantic(ctx, fsys, dir, query, k)
+}
+
+func (e *Engine) semantic(ctx context.Context, fsys fs.FS, dir, query string, k int) ([]Hit, error) {
+	qfs, ok := fsys.(QueryFS)
+	if !ok {
+		return nil, fmt.Errorf("search: %w (use --lexical)", ErrNotSearchable)
+	}
+	if _, err := fs.Stat(fsys, dir); err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	if e.Embedder == nil {
+		return nil, fmt.Errorf("search: %w (use --lexical, or --embedding NAME)", ErrNoEmbedder)
+	}
+	vec, err := e.Embedder.EmbedQuery(ctx, query)
+	if err != nil {
+		return nil, fmt.Errorf("search: embed the query: %w", err)
+	}
+	found, err := qfs.Query(ctx, dir, vec, k)
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	hits := make([]part, len(found))
+	for i, h := range found {
+		hits[i] = part{Hit: Hit{Path: h.Name, Start: h.Start, End: h.End, Score: e.score(h.Distance), Text: h.Text}, index: h.Index}
+	}
+	return merge(hits), nil
+}
+
+// score converts a distance of e.Space into a similarity.
+func (e *Engine) score(d float64) float64 {
+	if e.Space == "" || e.Space == "l2" {
+		return 1 - d/2
+	}
+	return 1 - d
+}
+
+// Gap is the line that stands, in a merged hit's text, for the chunks
+// between two of its chunks that did not match (they lie on the lines of
+// the hit, but their text is not in the answer): the two matched chunks
+// cover touching lines, as happens where a long line was cut into
+// several chunks.
+const Gap = "…\n"
+
+// part is a hit before merging: index orders chunks of one page.
+type part struct {
+	Hit
+	index int
+}
+
+// merge joins the hits of one page whose line ranges overlap or touch:
+// the merged hit covers both ranges, has the better score and the texts
+// in page order. The result is sorted by score, best first (then by path
+// and line).
+func merge(parts []part) []Hit {
+	byPage := map[string][]part{}
+	var order []string
+	for _, p := range parts {
+		if _, ok := byPage[p.Path]; !ok {
+			order = append(order, p.Path)
+		}
+		byPage[p.Path] = append(byPage[p.Path], p)
+	}
+	var out []Hit
+	for _, name := range order {
+		ps := byPage[name]
+		slices.SortFunc(ps, func(a, b part) int {
+			if a.Start != b.Start {
+				return a.Start - b.Start
+			}
+			return a.index - b.index
+		})
+		cur := ps[0]
+		for _, p := range ps[1:] {
+			if p.Start <= cur.End+1 {
+				if p.index != cur.index+1 {
+					// Chunks between them are not part of the hit.
+					if !strings.HasSuffix(cur.Text, "\n") {
+						cur.Text += "\n"
+					}
+					cur.Text += Gap
+				}
+				cur.Text += p.Text
+				cur.End = max(cur.End, p.End)
+				cur.Score = max(cur.Score, p.Score)
+				cur.index = p.index
+				continue
+			}
+			out = append(out, cur.Hit)
+			cur = p
+		}
+		out = append(out, cur.Hit)
+	}
+	slices.SortStableFunc(out, func(a, b Hit) int {
+		switch {
+		case a.Score > b.Score:
+			return -1
+		case a.Score < b.Score:
+			return 1
+		}
+		if c := strings.Compare(a.Path, b.Path); c != 0 {
+			return c
+		}
+		return a.Start - b.Start
+	})
+	return out
+}
