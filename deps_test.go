@@ -81,6 +81,7 @@ func TestDependencies(t *testing.T) {
 		{pkg: "./chromastore", forbid: []string{modChroma, modRedis, modAfero}},
 		{pkg: "./ingest", forbid: []string{modChroma, modRedis, modAfero}},
 		{pkg: "./chromastore/chromaembed", forbid: []string{modRedis, modAfero}, need: modChroma},
+		{pkg: "./embedfn", forbid: []string{modRedis, modAfero}, need: modChroma},
 	}
 	for _, a := range adapters {
 		// aferofs is an afero.Fs and webdavfs a WebDAV server (x/net).

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -1212,4 +1213,44 @@ func ExampleOpen() {
 	defer c.Close()
 	chunks, err := c.Chunks(ctx, collection.DefaultLayout(), []string{"guide/intro.md"})
 	fmt.Println(len(chunks), err)
+}
+
+// TestNgramEmbedding: "ngram" is registered; its vectors have length 1
+// and the dimension asked for; texts that share words are nearer than
+// texts that do not; a collection created with it records it in its
+// configuration, which Embedding reads back.
+func TestNgramEmbedding(t *testing.T) {
+	ef, err := chromastore.EmbeddingFunction("ngram")
+	if err != nil || ef.Name() != chromastore.NgramName {
+		t.Fatalf("EmbeddingFunction(ngram) = %v, %v", ef, err)
+	}
+	ctx := context.Background()
+	vs, err := chromastore.NgramEmbedding(64).EmbedDocuments(ctx, []string{
+		"rotate the client credentials every month",
+		"rotate the client credentials",
+		"install the tool and run it",
+		"",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dot := func(a, b []float32) (s float64) {
+		for i := range a {
+			s += float64(a[i]) * float64(b[i])
+		}
+		return s
+	}
+	for i, v := range vs {
+		if len(v) != 64 || math.Abs(dot(v, v)-1) > 1e-5 {
+			t.Errorf("vector %d: %d dimensions, squared length %v; want 64 and 1", i, len(v), dot(v, v))
+		}
+	}
+	if near, far := dot(vs[0], vs[1]), dot(vs[0], vs[2]); near <= far {
+		t.Errorf("similarity of texts that share words %v, of texts that do not %v", near, far)
+	}
+	c := testbackend.OpenChroma(t, chromastore.Config{URL: testenv.Chroma(t).URL, Embedding: chromastore.NgramEmbedding(32)})
+	spec := c.Embedding()
+	if spec.Name != chromastore.NgramName || fmt.Sprint(spec.Config["dim"]) != "32" || spec.Space != "l2" {
+		t.Errorf("Embedding() = %+v, want %s with dim 32 in space l2", spec, chromastore.NgramName)
+	}
 }

@@ -37,6 +37,7 @@ import (
 	_ "github.com/amikos-tech/chroma-go/pkg/embeddings/voyage"
 
 	"github.com/chromafs/chromafs/chromastore"
+	"github.com/chromafs/chromafs/chromastore/chromaembed"
 )
 
 // ErrEmbedding is wrapped by every error of Build: an unknown name, a
@@ -67,7 +68,7 @@ var keyVars = map[string]string{
 // Providers returns the names Build accepts, sorted: chromastore's
 // ("hash", "default", "ngram") and those of chroma-go's registry.
 func Providers() []string {
-	names := slices.Concat(chromastore.EmbeddingNames, embeddings.ListDense(), defaultNames)
+	names := slices.Concat(chromastore.EmbeddingNames(), embeddings.ListDense(), defaultNames)
 	sort.Strings(names)
 	return slices.Compact(names)
 }
@@ -75,7 +76,7 @@ func Providers() []string {
 // Func is a query embedder (it implements search.Embedder).
 type Func struct {
 	name   string
-	ef     embeddings.EmbeddingFunction
+	embed  func(ctx context.Context, text string) ([]float32, error)
 	closer func() error
 }
 
@@ -84,14 +85,14 @@ func (f *Func) Name() string { return f.name }
 
 // EmbedQuery embeds text as a query.
 func (f *Func) EmbedQuery(ctx context.Context, text string) ([]float32, error) {
-	e, err := f.ef.EmbedQuery(ctx, text)
+	v, err := f.embed(ctx, text)
 	if err != nil {
 		return nil, fmt.Errorf("embedding function %q: %w", f.name, err)
 	}
-	if e == nil || !e.IsDefined() {
+	if len(v) == 0 {
 		return nil, fmt.Errorf("embedding function %q returned no vector", f.name)
 	}
-	return e.ContentAsFloat32(), nil
+	return v, nil
 }
 
 // Close releases what the function holds (the ONNX runtime of
@@ -101,6 +102,25 @@ func (f *Func) Close() error {
 		return f.closer()
 	}
 	return nil
+}
+
+// fromStore is a chromastore.Embedder as a Func: a query is embedded as a
+// document.
+func fromStore(name string, e chromastore.Embedder) *Func {
+	f := &Func{name: name, embed: func(ctx context.Context, text string) ([]float32, error) {
+		vs, err := e.EmbedDocuments(ctx, []string{text})
+		if err != nil {
+			return nil, err
+		}
+		if len(vs) != 1 {
+			return nil, fmt.Errorf("%d vectors for one text", len(vs))
+		}
+		return vs[0], nil
+	}}
+	if c, ok := e.(interface{ Close() error }); ok {
+		f.closer = c.Close
+	}
+	return f
 }
 
 // Build returns the query embedder of a collection whose configuration
@@ -133,19 +153,12 @@ func Build(spec chromastore.EmbeddingSpec, dim int, override string) (*Func, err
 	}
 	switch {
 	case name == "hash" || name == "consistent_hash":
-		return &Func{name: name, ef: chromastore.HashEmbedding(dim)}, nil
-	case name == "ngram":
-		return &Func{name: chromastore.NgramName, ef: chromastore.NgramEmbedding(0)}, nil
+		return fromStore(name, chromastore.HashEmbedding(dim)), nil
+	case name == "ngram" || name == chromastore.NgramName:
+		d, _ := embeddings.ConfigInt(embeddings.EmbeddingFunctionConfig(cfg), "dim")
+		return fromStore(chromastore.NgramName, chromastore.NgramEmbedding(d)), nil
 	case slices.Contains(defaultNames, name):
-		ef, err := chromastore.EmbeddingFunction("default")
-		if err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrEmbedding, err)
-		}
-		f := &Func{name: name, ef: ef}
-		if c, ok := ef.(interface{ Close() error }); ok {
-			f.closer = c.Close
-		}
-		return f, nil
+		return fromStore(name, chromaembed.Default()), nil
 	}
 	if !embeddings.HasDense(name) {
 		return nil, fmt.Errorf("%w: unknown embedding function %q; chromafs knows %s (or search with --lexical)", ErrEmbedding, name, strings.Join(Providers(), ", "))
@@ -162,5 +175,14 @@ func Build(spec chromastore.EmbeddingSpec, dim int, override string) (*Func, err
 		}
 		return nil, fmt.Errorf("%w: %q: %w%s (see \"Semantic search\" in the README, or search with --lexical)", ErrEmbedding, name, err, hint)
 	}
-	return &Func{name: name, ef: ef, closer: closer}, nil
+	return &Func{name: name, closer: closer, embed: func(ctx context.Context, text string) ([]float32, error) {
+		e, err := ef.EmbedQuery(ctx, text)
+		if err != nil {
+			return nil, err
+		}
+		if e == nil || !e.IsDefined() {
+			return nil, nil
+		}
+		return e.ContentAsFloat32(), nil
+	}}, nil
 }

@@ -5,7 +5,9 @@
 //
 //	import _ "github.com/chromafs/chromafs/chromastore/chromaembed"
 //
-// It is the only package of chromafs that imports chroma-go. chroma-go's
+// It and package embedfn (which builds search's query embedders from
+// chroma-go's registry of providers) are the only packages of chromafs
+// that import chroma-go. chroma-go's
 // embedding stack (its ONNX runtime and tokenizer bindings, purego, a
 // struct validator, MIME sniffing, ...) costs every process that links it
 // milliseconds of package initialisation, so it lives at this edge:

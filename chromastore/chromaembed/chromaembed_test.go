@@ -49,7 +49,7 @@ func TestHashEmbeddingMatchesChromaGo(t *testing.T) {
 // anything (that happens on first use).
 func TestDefaultRegistered(t *testing.T) {
 	names := chromastore.EmbeddingNames()
-	if !slices.Equal(names, []string{"hash", "default"}) {
+	if !slices.Equal(names, []string{"hash", "ngram", "default"}) {
 		t.Errorf("EmbeddingNames() = %q", names)
 	}
 	for _, name := range []string{"default", " Default "} {
