@@ -71,8 +71,9 @@ type Env struct {
 	Exec func(ctx context.Context, dir string, args []string) (int, error)
 	// Trace, if set, is told when a phase of a command's work ends, for
 	// a caller that reports where the time goes. grep calls it with
-	// "match" when its search ends (stats are the search's) and "output
-	// flush" once its output is written (stats nil).
+	// the phases of grepx.Query.Trace (stats nil), "match" when its
+	// search ends (stats are the search's) and "output flush" once its
+	// output is written (stats nil).
 	Trace func(phase string, stats *grepx.Stats)
 }
 

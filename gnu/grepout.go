@@ -39,6 +39,9 @@ var errQuiet = errors.New("quiet match")
 func runGrep(ctx context.Context, env *Env, prog string, fsys fs.FS, o *grepOptions) int {
 	r, q := newGrepRun(fsys, env.Dir, prog, o, env.Stdout, env.Stderr)
 	defer r.w.Flush()
+	if env.Trace != nil {
+		q.Trace = func(phase string) { env.Trace(phase, nil) }
+	}
 	if len(q.Paths) == 0 {
 		return r.status()
 	}

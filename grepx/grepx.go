@@ -106,6 +106,12 @@ type Query struct {
 	// search never fetches remote content. The results are then exact for
 	// the other files only. It has no effect on other filesystems.
 	SkipLazy bool
+
+	// Trace, if set, is called as phases of the search end, for a caller
+	// that reports where the time goes: "compile (N patterns)" once the
+	// patterns are compiled, and, when the coarse filter is not used
+	// although some files are uncached, a line that says why.
+	Trace func(phase string)
 }
 
 // Mode is what Search computes per file.

@@ -2,6 +2,7 @@ package grepx
 
 import (
 	"context"
+	"fmt"
 	"io/fs"
 	"runtime"
 	"sync"
@@ -88,6 +89,9 @@ func Search(ctx context.Context, fsys fs.FS, q Query, fn func(*File) error) (Sta
 	})
 	if err != nil {
 		return st, err
+	}
+	if q.Trace != nil {
+		q.Trace(fmt.Sprintf("compile (%d patterns)", len(q.Patterns)))
 	}
 	filt, err := compileFilter(&q)
 	if err != nil {
@@ -313,11 +317,29 @@ func plan(ctx context.Context, fsys fs.FS, q *Query, m *pattern.Matcher, names [
 		return nil, nil, false, nil
 	}
 	cf, ok := fsys.(CandidateFS)
-	if !ok || q.Invert || len(uncached) < minCoarse {
+	if !ok {
+		return nil, uncached, false, nil
+	}
+	skipped := func(why string) {
+		if q.Trace != nil {
+			q.Trace(fmt.Sprintf("coarse filter skipped (%s): all %d uncached files read", why, len(uncached)))
+		}
+	}
+	if q.Invert {
+		skipped("-v")
+		return nil, uncached, false, nil
+	}
+	if len(uncached) < minCoarse {
+		skipped(fmt.Sprintf("fewer than %d uncached files", minCoarse))
 		return nil, uncached, false, nil
 	}
 	lits, fold, ok := m.Literals()
-	if !ok || !selective(lits) {
+	if !ok {
+		skipped(m.NoLiterals())
+		return nil, uncached, false, nil
+	}
+	if !selective(lits) {
+		skipped(fmt.Sprintf("a required literal is shorter than %d bytes", minLiteral))
 		return nil, uncached, false, nil
 	}
 	cands, err := cf.Candidates(ctx, uncached, lits, fold)

@@ -32,6 +32,7 @@ type Matcher struct {
 	lits     []string
 	fold     bool
 	litsOK   bool
+	noLits   string // why litsOK is false
 	pre      *prefilter
 	warnings []string
 }
@@ -85,6 +86,7 @@ type compiler struct {
 	// the constant (tests of the sparse automaton).
 	testEngine func()
 	denseLimit int
+	minTrie    int  // when not 0, replaces the constant
 	noMulti    bool // tests: always compile the patterns together
 }
 
@@ -163,7 +165,11 @@ func (c *compiler) compile(o Options) (*Matcher, error) {
 		pats = append(pats, pi)
 	}
 	litsOK := nolits == 0
+	if !litsOK {
+		m.noLits = fmt.Sprintf("%d of %d patterns have no required literal", nolits, len(pats))
+	}
 	if len(pats) == 0 {
+		m.noLits = "no pattern"
 		none := &syntax.Regexp{Op: syntax.OpNoMatch}
 		pats = append(pats, patInfo{re: none, rre: none})
 		litsOK = false
@@ -189,6 +195,7 @@ func (c *compiler) compile(o Options) (*Matcher, error) {
 			useMulti = useMulti && len(pats) > maxLiterals
 		} else {
 			litsOK = false
+			m.noLits = fmt.Sprintf("the %d patterns need more than %d required literals", len(pats), maxLiterals)
 		}
 	}
 	if useMulti {
@@ -220,6 +227,7 @@ func (c *compiler) compile(o Options) (*Matcher, error) {
 			return nil, err
 		}
 		litsOK = false
+		m.noLits = "the patterns select lines with word assertions"
 	}
 	if len(pats) == 1 && plainLiteral(pats[0].re) && len(pats[0].re.Rune) > 0 {
 		m.literal = []byte(string(pats[0].re.Rune))
@@ -606,6 +614,20 @@ func (m *Matcher) Next(buf []byte) (start, end int, ok bool) {
 		pos = le + 1
 	}
 	return 0, 0, false
+}
+
+// NoLiterals returns why Literals reports false, for a trace ("" when
+// it reports true).
+func (m *Matcher) NoLiterals() string {
+	switch {
+	case m.litsOK:
+		return ""
+	case m.all:
+		return "a pattern matches every line"
+	case m.noLits != "":
+		return m.noLits
+	}
+	return "no set of required literals"
 }
 
 // Literals returns a set of strings such that every line that matches

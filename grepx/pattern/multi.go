@@ -50,9 +50,10 @@ type multiPat struct {
 	// seq, when not nil, is the pattern as a sequence of character sets
 	// (a fixed string, with -i a string of case classes): a line matches
 	// when some run of its characters belongs to them in turn. It is set
-	// only without -w and -x.
+	// only without -w and -x, and not with exact.
 	seq [][]rune
-	// exact is set (with seq) for a literal that matches only itself.
+	// exact is set for a literal that matches only itself (without -w
+	// and -x).
 	exact []byte
 	eng   atomic.Pointer[engine] // compiled on first use
 }
@@ -74,12 +75,13 @@ func (c *compiler) newMulti(pats []patInfo, o Options) (*multi, error) {
 		mp := &mm.pats[i]
 		mp.re, mp.wordOps, mp.invalid = p.re, p.wordOps, p.invalid
 		if !o.Word && !o.Line {
-			mp.seq = sequence(p.re)
 			if plainLiteral(p.re) {
 				mp.exact = []byte(string(p.re.Rune))
+			} else {
+				mp.seq = sequence(p.re)
 			}
 		}
-		if mp.seq == nil && !p.wordOps {
+		if mp.seq == nil && mp.exact == nil && !p.wordOps {
 			// The error Compile would give for the whole list, for this
 			// pattern alone, now rather than when a line needs it.
 			src := goSource(p.re, p.invalid)
