@@ -3,10 +3,12 @@ package grepx_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -96,5 +98,101 @@ func BenchmarkManyPatterns(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// hugeList returns n distinct fixed strings (about 1 MB for n = 80,660):
+// random 12-letter words that occur nowhere, and one in 200 a run of 2 to
+// 4 words from a random line of a page.
+func hugeList(n int, pages map[string]string) []string {
+	rng := rand.New(rand.NewPCG(uint64(n), 17))
+	slugs := slices.Sorted(maps.Keys(pages))
+	seen := make(map[string]bool, n)
+	out := make([]string, 0, n)
+	w := make([]byte, 12)
+	for len(out) < n {
+		var p string
+		if len(out)%200 == 0 {
+			lines := strings.Split(pages[slugs[rng.IntN(len(slugs))]], "\n")
+			words := strings.Fields(lines[rng.IntN(len(lines))])
+			if len(words) < 4 {
+				continue
+			}
+			k := rng.IntN(len(words) - 3)
+			p = strings.Join(words[k:k+2+rng.IntN(3)], " ")
+		} else {
+			for i := range w {
+				w[i] = byte('a' + rng.IntN(26))
+			}
+			p = string(w)
+		}
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// BenchmarkHugeList searches 1,100 generated pages (4.5 MB) for a list of
+// 80,660 fixed strings (1 MB), as grep -rl -F -f LIST, with chromafs
+// (compiling and grepx over an in-memory filesystem) and with GNU grep
+// over the same files on disk, in one run; -F alone, with -i and with -w.
+func BenchmarkHugeList(b *testing.B) {
+	pages := gen.Pages(1100, 1)
+	mfs := fstest.MapFS{}
+	dir := b.TempDir()
+	for slug, content := range pages {
+		mfs[slug] = &fstest.MapFile{Data: []byte(content)}
+		p := filepath.Join(dir, filepath.FromSlash(slug))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	list := hugeList(80_660, pages)
+	patFile := filepath.Join(b.TempDir(), "patterns")
+	if err := os.WriteFile(patFile, []byte(strings.Join(list, "\n")+"\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	gnu, gnuErr := exec.LookPath("grep")
+	for _, mode := range []struct {
+		name       string
+		fold, word bool
+		flags      []string
+	}{{"F", false, false, []string{"-F"}}, {"Fi", true, false, []string{"-F", "-i"}}, {"Fw", false, true, []string{"-F", "-w"}}} {
+		var files int
+		b.Run(mode.name+"/chromafs", func(b *testing.B) {
+			q := grepx.Query{Patterns: list, Syntax: pattern.Fixed, IgnoreCase: mode.fold, Word: mode.word, Recursive: true, Mode: grepx.FilesWithMatches}
+			for b.Loop() {
+				files = 0
+				if _, err := grepx.Search(context.Background(), mfs, q, func(f *grepx.File) error { files++; return nil }); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(files), "files")
+		})
+		b.Run(mode.name+"/gnu", func(b *testing.B) {
+			if gnuErr != nil {
+				b.Skip(gnuErr)
+			}
+			var n int
+			for b.Loop() {
+				cmd := exec.Command(gnu, append(mode.flags, "-rl", "-f", patFile, ".")...)
+				cmd.Dir = dir
+				cmd.Env = append(os.Environ(), "LC_ALL=C.UTF-8")
+				out, err := cmd.Output()
+				if err != nil && len(out) == 0 {
+					b.Fatal(err)
+				}
+				n = strings.Count(string(out), "\n")
+			}
+			if n != files {
+				b.Errorf("GNU grep lists %d files, chromafs %d", n, files)
+			}
+			b.ReportMetric(float64(n), "files")
+		})
 	}
 }
