@@ -30,3 +30,6 @@ func PassTreeRetry(s *Shared, d time.Duration) {
 		s.failed.Set(k, &g)
 	}
 }
+
+// SharedTreeKey is the key of a compact tree in a shared cache.
+func SharedTreeKey(collectionID, version string) string { return sharedTreeKey(collectionID, version) }

@@ -87,7 +87,7 @@ func (sh *Shared) indexTree(ctx context.Context, store collection.Store, treeID,
 				"collection", store.CollectionID(), "version", marker, "err", err)
 		}
 	}
-	rec, err := collection.ReadTree(ctx, store, treeindex.RecordID(treeID))
+	doc, err := readIndex(ctx, store, treeindex.RecordID(treeID))
 	if err != nil {
 		if !errors.Is(err, collection.ErrNoTree) && !IsUnavailable(err) && ctx.Err() == nil {
 			cfg.logger.Warn("chromafs: tree index ignored; reading the JSON tree record",
@@ -95,7 +95,7 @@ func (sh *Shared) indexTree(ctx context.Context, store collection.Store, treeID,
 		}
 		return nil, nil, false
 	}
-	payload, err := treeindex.DecodeDocument(rec.Document)
+	payload, err := treeindex.DecodeDocument(doc)
 	var st *treeState
 	var t *tree.Tree
 	if err == nil {
@@ -110,6 +110,22 @@ func (sh *Shared) indexTree(ctx context.Context, store collection.Store, treeID,
 		sh.sharedPut(ctx, shared, store.CollectionID(), marker, payload, cfg)
 	}
 	return st, t, true
+}
+
+// readIndex returns the document of the index record id, assembled from
+// its shards when it is sharded. Unlike collection.ReadTree it does not
+// hash a document in one record: the index's own checksum and stamp
+// vouch for it.
+func readIndex(ctx context.Context, store collection.Store, id string) ([]byte, error) {
+	rec, err := store.Tree(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if _, sharded, err := collection.ParseManifest(rec.Document); err != nil || !sharded {
+		return rec.Document, err
+	}
+	td, err := collection.ReadTree(ctx, store, id)
+	return td.Document, err
 }
 
 // errStamp is the error of an index made from another tree version.
