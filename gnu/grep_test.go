@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -652,4 +653,136 @@ func readFileT(t *testing.T, name string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// hugeListCorpus returns a list of n distinct patterns of about 13 bytes
+// each (80,660 make 1 MB, the size of a real list of identifiers to look
+// for): mostly random 12-letter words that occur nowhere, and one in 100
+// taken from the pages: a word, the same upper-cased or capitalised, a
+// run of two words, a word's first half, or a word around a character
+// that is special in a basic regular expression (words with '[' or '\'
+// are left out, so that every pattern is a valid one).
+func hugeListCorpus(n int, pages map[string]string) []string {
+	rng := rand.New(rand.NewPCG(uint64(n), 21))
+	var words []string
+	for _, slug := range slices.Sorted(maps.Keys(pages)) {
+		words = append(words, strings.Fields(pages[slug])...)
+	}
+	seen := make(map[string]bool, n)
+	out := make([]string, 0, n)
+	w := make([]byte, 12)
+	for len(out) < n {
+		var p string
+		if len(out)%100 == 0 {
+			i := rng.IntN(len(words) - 1)
+			v := words[i]
+			if strings.ContainsAny(v+words[i+1], `[\`) {
+				continue // not a valid basic regular expression
+			}
+			switch rng.IntN(6) {
+			case 0:
+				p = v
+			case 1:
+				p = strings.ToUpper(v)
+			case 2:
+				p = strings.ToUpper(v[:1]) + v[1:]
+			case 3:
+				p = v + " " + words[i+1]
+			case 4:
+				p = v[:len(v)/2+1]
+			default:
+				k := rng.IntN(len(v))
+				p = v[:k] + []string{".", "*", "^", "$"}[rng.IntN(4)] + v[k:]
+			}
+		} else {
+			for i := range w {
+				w[i] = byte('a' + rng.IntN(26))
+			}
+			p = string(w)
+		}
+		if !seen[p] && !strings.HasPrefix(p, "*") {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// TestGrepHugeListVsGNU runs grep -f with a generated list of 80,660
+// patterns (1 MB) over 40 generated pages, with chromafs and with GNU
+// grep 3.8, and compares output and status: as fixed strings (-F) and as
+// basic regular expressions, with -w and -o, and with -i for its first
+// 5,000 patterns (GNU grep takes minutes to compile 80,660 with -i).
+// Lists of 500 and 5,000 run with every option in
+// TestGrepManyPatternsVsGNU and pattern's TestGNUManyPatterns.
+func TestGrepHugeListVsGNU(t *testing.T) {
+	if testing.Short() {
+		t.Skip("GNU grep compiles 80,660 patterns for each case")
+	}
+	bin := gnuGrep(t)
+	dir := t.TempDir()
+	pages := gen.Pages(40, 5)
+	for slug, content := range pages {
+		p := filepath.Join(dir, filepath.FromSlash(slug))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	list := hugeListCorpus(80_660, pages)
+	// GNU grep matches a list of basic regular expressions without
+	// special characters with its fixed-string matcher; with them, its
+	// regex matcher takes minutes and gigabytes for such a list. The
+	// regular-expression runs leave them out, and -i (for which GNU grep
+	// uses its regex matcher) runs with the first 5,000 patterns.
+	plain := slices.DeleteFunc(slices.Clone(list), func(p string) bool { return strings.ContainsAny(p, ".*^$") })
+	files := map[string][]string{"list": list, "plain": plain, "short": plain[:5000]}
+	patDir := t.TempDir()
+	for name, l := range files {
+		if err := os.WriteFile(filepath.Join(patDir, name), []byte(strings.Join(l, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fsys := os.DirFS(dir)
+	for _, c := range []struct {
+		list  string
+		flags []string
+	}{
+		{"list", []string{"-F", "-rn"}}, {"list", []string{"-F", "-rwo"}}, {"plain", []string{"-rno"}},
+		{"plain", []string{"-rw", "-c"}}, {"short", []string{"-ri", "-o"}},
+	} {
+		flags := c.flags
+		args := append(slices.Clone(flags), "-f", filepath.Join(patDir, c.list), ".")
+		var out, errb bytes.Buffer
+		code := grepMain(context.Background(), fsys, args, &out, &errb)
+		wantOut, wantErr, wantCode := runGNU(t, bin, dir, args)
+		if code != wantCode || sortLines(out.String()) != sortLines(wantOut) || errb.String() != wantErr {
+			t.Errorf("grep %q (%d patterns): status %d, %d bytes out, stderr %q; GNU grep: status %d, %d bytes, stderr %q\n%s",
+				flags, len(files[c.list]), code, out.Len(), errb.String(), wantCode, len(wantOut), wantErr,
+				firstDiffLine(sortLines(out.String()), sortLines(wantOut)))
+		}
+		if wantCode != 0 || len(wantOut) == 0 {
+			t.Errorf("grep %q: GNU grep printed nothing (status %d); the case tests nothing", flags, wantCode)
+		}
+	}
+}
+
+// firstDiffLine describes the first line where a and b differ.
+func firstDiffLine(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := range max(len(al), len(bl)) {
+		var x, y string
+		if i < len(al) {
+			x = al[i]
+		}
+		if i < len(bl) {
+			y = bl[i]
+		}
+		if x != y {
+			return fmt.Sprintf("line %d: got %q, GNU grep %q", i+1, x, y)
+		}
+	}
+	return ""
 }

@@ -456,3 +456,26 @@ func TestGNURandom(t *testing.T) {
 	}
 	runDiff(t, grep, lines, cases)
 }
+
+// TestGNUFixedWordMatches compares -w -o matches with GNU grep 3.8 where
+// its fixed-string matcher (which it uses for -F, and for two or more -G
+// or -E patterns without special characters) differs from its regex
+// matcher: after a match, a shorter match at the next word is retried
+// over the whole line, and a match that starts where the previous one
+// ended counts as preceded by a non-word character.
+func TestGNUFixedWordMatches(t *testing.T) {
+	grep := gnuGrep(t)
+	lines := []string{
+		"Value if not to filesystem embedding",
+		"-x-x and -x",
+		"foo-bar foo -bar",
+		"a to file to",
+	}
+	var cases []diffCase
+	for _, pat := range []string{"not\nto\nto file", "-x", "-x\nzzz", "foo\n-bar", "fo+\n-bar", "to file\nto"} {
+		for _, syn := range []Syntax{Fixed, Basic, Extended} {
+			cases = append(cases, diffCase{pat, syn, false, true, false})
+		}
+	}
+	runDiff(t, grep, lines, cases)
+}

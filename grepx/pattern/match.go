@@ -28,6 +28,10 @@ type Matcher struct {
 	// often). line is -x.
 	literal []byte
 	line    bool
+	// fexec is set when GNU grep 3.8 would match the patterns with its
+	// fixed-string matcher (kwsearch), whose -w search differs from its
+	// regex matcher's under -o: see findWord.
+	fexec bool
 
 	lits     []string
 	fold     bool
@@ -124,7 +128,7 @@ func (c *compiler) compile(o Options) (*Matcher, error) {
 	if err := c.check(); err != nil {
 		return nil, err
 	}
-	m := &Matcher{word: o.Word && !o.Line, line: o.Line, fold: o.IgnoreCase}
+	m := &Matcher{word: o.Word && !o.Line, line: o.Line, fold: o.IgnoreCase, fexec: gnuFixed(o)}
 	pats := make([]patInfo, 0, len(o.Patterns))
 	wordOps, invalid, differ := false, false, false
 	nlits, nolits := 0, 0 // literals, and patterns without any
@@ -453,17 +457,21 @@ func (m *Matcher) findWord(pos *engine, line []byte, from int) (s, e int) {
 			return -1, -1
 		}
 		for {
-			if wordDelimited(line, s, e) {
+			if m.delimited(line, s, e, from) {
 				return s, e
 			}
 			if e == s {
 				break
 			}
-			// GNU grep 3.8 truncates the line at (e-1)-from rather than
-			// e-1 when it retries a shorter match (from is 0 except for
-			// grep -o after the first match); mirror that.
+			// GNU grep 3.8's regex matcher truncates the line at
+			// (e-1)-from rather than e-1 when it retries a shorter match
+			// (from is 0 except for grep -o after the first match);
+			// mirror that. Its fixed-string matcher does not.
 			_, w := decodeLastRune(line[s:e])
 			limit := e - w - from
+			if m.fexec {
+				limit = e - w
+			}
 			if limit < s {
 				break
 			}
@@ -500,13 +508,90 @@ func (m *Matcher) findLiteral(line []byte, from int) (s, e int) {
 			break
 		}
 		s := start + i
-		if !m.word || wordDelimited(line, s, s+len(lit)) {
+		if !m.word || m.delimited(line, s, s+len(lit), from) {
 			return s, s + len(lit)
 		}
 		_, w := decodeRune(line[s:])
 		start = s + w
 	}
 	return -1, -1
+}
+
+// delimited is wordDelimited for a -w match line[s:e] searched for from
+// from. GNU grep's fixed-string matcher, searching on after an earlier
+// grep -o match that ended at from, does not look at the character
+// before from: a match that starts there counts as preceded by a
+// non-word character.
+func (m *Matcher) delimited(line []byte, s, e, from int) bool {
+	if m.fexec && s == from && from > 0 {
+		return wordDelimited(line[s:], 0, e-s)
+	}
+	return wordDelimited(line, s, e)
+}
+
+// gnuFixed reports whether GNU grep 3.8 in a UTF-8 locale matches o's
+// patterns with its fixed-string matcher: -F patterns that are valid
+// UTF-8, and two or more -G or -E patterns none of which has a special
+// character (grep's try_fgrep_pattern). With -i that depends on the C
+// library's case tables; this package then follows the regex matcher.
+func gnuFixed(o Options) bool {
+	if o.IgnoreCase {
+		return false
+	}
+	switch o.Syntax {
+	case Fixed:
+		for _, p := range o.Patterns {
+			if !utf8.ValidString(p) {
+				return false
+			}
+		}
+		return true
+	case Basic, Extended:
+		if len(o.Patterns) < 2 {
+			return false
+		}
+		for _, p := range o.Patterns {
+			if !fixedRegexp(p, o.Syntax == Extended) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// fixedRegexp reports whether GNU grep's try_fgrep_pattern takes the
+// regular expression p for a fixed string.
+func fixedRegexp(p string, ere bool) bool {
+	for i := 0; i < len(p); {
+		switch p[i] {
+		case '$', '*', '.', '[', '^':
+			return false
+		case '(', '+', '?', '{', '|':
+			if ere {
+				return false
+			}
+		case '\\':
+			if i+1 == len(p) {
+				return false
+			}
+			switch p[i+1] {
+			case 'B', 'S', 'W', '\'', '<', 'b', 's', 'w', '`', '>', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+				return false
+			case '(', '+', '?', '{', '|':
+				if !ere {
+					return false
+				}
+			}
+			i++
+		}
+		r, w := utf8.DecodeRuneInString(p[i:])
+		if r == utf8.RuneError && w == 1 {
+			return false
+		}
+		i += w
+	}
+	return true
 }
 
 // wordDelimited reports whether line[s:e] is preceded by the start of the
