@@ -151,13 +151,9 @@ func (s *session) fetch(ctx context.Context, pages []*tree.Node) (map[string][]c
 			if err != nil {
 				return nil, fmt.Errorf("fetch chunks by id: %w", err)
 			}
-			for _, c := range chunks {
-				// A record that another page's id points at is not
-				// handed out.
-				if asked[c.Slug] {
-					out[c.Slug] = append(out[c.Slug], c)
-				}
-			}
+			// A record that another page's id points at is not
+			// handed out.
+			groupBySlug(out, chunks, asked)
 		}
 	}
 	for _, n := range pages {
@@ -174,10 +170,35 @@ func (s *session) fetch(ctx context.Context, pages []*tree.Node) (map[string][]c
 	if err != nil {
 		return nil, fmt.Errorf("fetch chunks: %w", err)
 	}
-	for _, c := range chunks {
-		out[c.Slug] = append(out[c.Slug], c)
-	}
+	groupBySlug(out, chunks, nil)
 	return out, nil
+}
+
+// groupBySlug adds chunks to out by page, in one backing array (each
+// page's slice has room for its chunks only); with keep, only the chunks
+// of the pages it holds.
+func groupBySlug(out map[string][]collection.Chunk, chunks []collection.Chunk, keep map[string]bool) {
+	counts := make(map[string]int, len(out)+len(chunks)/4)
+	n := 0
+	for _, c := range chunks {
+		if keep == nil || keep[c.Slug] {
+			counts[c.Slug]++
+			n++
+		}
+	}
+	all := make([]collection.Chunk, 0, n)
+	for _, c := range chunks {
+		if keep != nil && !keep[c.Slug] {
+			continue
+		}
+		got, ok := out[c.Slug]
+		if !ok {
+			k := counts[c.Slug]
+			got = all[len(all) : len(all) : len(all)+k]
+			all = all[:len(all)+k]
+		}
+		out[c.Slug] = append(got, c)
+	}
 }
 
 // idsMatch reports whether every chunk has the id collection.ChunkID gives for its
