@@ -134,11 +134,8 @@ func (s *session) cachePut(ctx context.Context, key string, data []byte) {
 // read by slug, which filters the collection's metadata.
 func (s *session) fetch(ctx context.Context, pages []*tree.Node) (map[string][]collection.Chunk, error) {
 	out := make(map[string][]collection.Chunk, len(pages))
-	asked := make(map[string]bool, len(pages))
-	for _, n := range pages {
-		asked[n.Path] = true
-	}
 	var slugs []string
+	var refetch []*tree.Node
 	if s.byID != nil {
 		var ids []string
 		for _, n := range pages {
@@ -151,9 +148,7 @@ func (s *session) fetch(ctx context.Context, pages []*tree.Node) (map[string][]c
 			if err != nil {
 				return nil, fmt.Errorf("fetch chunks by id: %w", err)
 			}
-			// A record that another page's id points at is not
-			// handed out.
-			groupBySlug(out, chunks, asked)
+			groupBySlug(out, pages, chunks)
 		}
 	}
 	for _, n := range pages {
@@ -162,6 +157,7 @@ func (s *session) fetch(ctx context.Context, pages []*tree.Node) (map[string][]c
 		}
 		delete(out, n.Path)
 		slugs = append(slugs, n.Path)
+		refetch = append(refetch, n)
 	}
 	if len(slugs) == 0 {
 		return out, nil
@@ -170,34 +166,38 @@ func (s *session) fetch(ctx context.Context, pages []*tree.Node) (map[string][]c
 	if err != nil {
 		return nil, fmt.Errorf("fetch chunks: %w", err)
 	}
-	groupBySlug(out, chunks, nil)
+	groupBySlug(out, refetch, chunks)
 	return out, nil
 }
 
-// groupBySlug adds chunks to out by page, in one backing array (each
-// page's slice has room for its chunks only); with keep, only the chunks
-// of the pages it holds.
-func groupBySlug(out map[string][]collection.Chunk, chunks []collection.Chunk, keep map[string]bool) {
-	counts := make(map[string]int, len(out)+len(chunks)/4)
-	n := 0
+// groupBySlug adds to out the chunks of each of pages, in one backing
+// array sized by the chunk counts the tree records (a page with more
+// chunks than recorded grows its own slice). Chunks of other pages are
+// left out: a record that another page's id points at is not handed out.
+func groupBySlug(out map[string][]collection.Chunk, pages []*tree.Node, chunks []collection.Chunk) {
+	at := make(map[string]int, len(pages))
+	total := 0
+	for i, n := range pages {
+		at[n.Path] = i
+		total += max(n.Entry.Chunks, 0)
+	}
+	all := make([]collection.Chunk, total)
+	byPage := make([][]collection.Chunk, len(pages))
+	off := 0
+	for i, n := range pages {
+		k := max(n.Entry.Chunks, 0)
+		byPage[i] = all[off : off : off+k]
+		off += k
+	}
 	for _, c := range chunks {
-		if keep == nil || keep[c.Slug] {
-			counts[c.Slug]++
-			n++
+		if i, ok := at[c.Slug]; ok {
+			byPage[i] = append(byPage[i], c)
 		}
 	}
-	all := make([]collection.Chunk, 0, n)
-	for _, c := range chunks {
-		if keep != nil && !keep[c.Slug] {
-			continue
+	for i, n := range pages {
+		if len(byPage[i]) > 0 {
+			out[n.Path] = byPage[i]
 		}
-		got, ok := out[c.Slug]
-		if !ok {
-			k := counts[c.Slug]
-			got = all[len(all) : len(all) : len(all)+k]
-			all = all[:len(all)+k]
-		}
-		out[c.Slug] = append(got, c)
 	}
 }
 
@@ -299,9 +299,11 @@ func (s *session) loadMany(ctx context.Context, want []*tree.Node, keys []string
 		s.log.Warn("chromafs: page cache read failed; reading from the store", "err", err)
 	}
 	var need []*tree.Node
+	var needKeys []string
 	for i, n := range want {
 		if _, ok := have[keys[i]]; !ok {
 			need = append(need, n)
+			needKeys = append(needKeys, keys[i])
 		}
 	}
 	if len(need) == 0 {
@@ -314,7 +316,7 @@ func (s *session) loadMany(ctx context.Context, want []*tree.Node, keys []string
 	values := make(map[string][]byte, len(need))
 	var firstErr error
 	var size int64
-	for _, n := range need {
+	for i, n := range need {
 		data, err := assemble(n, bySlug[n.Path], s.sep)
 		if err != nil {
 			if firstErr == nil {
@@ -322,7 +324,7 @@ func (s *session) loadMany(ctx context.Context, want []*tree.Node, keys []string
 			}
 			continue
 		}
-		values[s.cacheKey(n)] = data
+		values[needKeys[i]] = data
 		size += int64(len(data))
 		s.learnSize(n, len(data))
 	}

@@ -1,8 +1,10 @@
 package shell
 
 import (
+	"encoding/binary"
 	"fmt"
 	"io"
+	"math/bits"
 	"strconv"
 	"sync"
 )
@@ -44,6 +46,25 @@ func (c *capWriter) stderrW() io.Writer { return capStream{c, c.stderr} }
 // continuation byte.
 func charStart(b byte) bool { return b&0xC0 != 0x80 }
 
+// countChars returns the number of bytes of p for which charStart holds,
+// eight bytes at a time: a continuation byte has its high bit set and the
+// next bit clear.
+func countChars(p []byte) int64 {
+	const high = 0x8080808080808080
+	n := 0
+	for len(p) >= 8 {
+		w := binary.LittleEndian.Uint64(p)
+		n += 8 - bits.OnesCount64(w&^(w<<1)&high)
+		p = p[8:]
+	}
+	for _, b := range p {
+		if charStart(b) {
+			n++
+		}
+	}
+	return int64(n)
+}
+
 func (c *capWriter) write(dst io.Writer, p []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -55,13 +76,18 @@ func (c *capWriter) write(dst io.Writer, p []byte) (int, error) {
 		// Show the bytes up to the start of the character past the limit.
 		cut := len(p)
 		n := c.n
-		for i, b := range p {
-			if charStart(b) {
-				if n == c.limit {
-					cut = i
-					break
+		if c.limit-n >= int64(len(p)) {
+			// No more characters than bytes: all of p is shown.
+			n += countChars(p)
+		} else {
+			for i, b := range p {
+				if charStart(b) {
+					if n == c.limit {
+						cut = i
+						break
+					}
+					n++
 				}
-				n++
 			}
 		}
 		c.n = n
@@ -76,11 +102,7 @@ func (c *capWriter) write(dst io.Writer, p []byte) (int, error) {
 	if c.isStoped {
 		return total, nil
 	}
-	for _, b := range p {
-		if charStart(b) {
-			c.n++
-		}
-	}
+	c.n += countChars(p)
 	stopAt := c.limit * outputStopFactor
 	if c.n >= stopAt || c.bytes >= 4*stopAt {
 		c.isStoped = true
