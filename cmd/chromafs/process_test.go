@@ -50,6 +50,7 @@ func chromafsBinary(tb testing.TB) string {
 type contentCounter struct {
 	srv     *httptest.Server
 	content atomic.Int64
+	search  atomic.Int64 // gets with a where_document filter: coarse queries
 }
 
 func newContentCounter(t *testing.T, chromaURL string) *contentCounter {
@@ -66,6 +67,9 @@ func newContentCounter(t *testing.T, chromaURL string) *contentCounter {
 			r.Body = io.NopCloser(bytes.NewReader(body))
 			if bytes.Contains(body, []byte(`"documents"`)) && !bytes.Contains(body, []byte(`__path_tree__`)) {
 				c.content.Add(1)
+			}
+			if bytes.Contains(body, []byte(`"where_document"`)) {
+				c.search.Add(1)
 			}
 		}
 		proxy.ServeHTTP(w, r)

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"strings"
@@ -10,7 +11,12 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/chromafs/chromafs/chromastore"
+	"github.com/chromafs/chromafs/collection"
+	"github.com/chromafs/chromafs/internal/gen"
+	"github.com/chromafs/chromafs/internal/testbackend"
 	"github.com/chromafs/chromafs/internal/testenv"
+	"github.com/chromafs/chromafs/memstore"
 )
 
 // TestScaleOutRedisCluster is the scale-out path: stateless chromafs
@@ -84,5 +90,66 @@ func TestScaleOutRedisCluster(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(errOut), "\n")
 	if len(lines) != 1 || !strings.Contains(lines[0], "level=WARN") || !strings.Contains(lines[0], "redis cache unreachable") || !strings.Contains(lines[0], dead) {
 		t.Errorf("with master %s killed: stderr %q; want one warning naming it", dead, errOut)
+	}
+}
+
+// TestGrepSecondProcessRedis: a grep whose scope is larger than grepx's
+// minCoarse, in a second process whose every page an earlier process put
+// in a shared Redis (one server, and a Redis Cluster of 3 masters), sends
+// Chroma no coarse query and no content read, and prints what a process
+// without Redis prints. The site is cut mid-line, so that a grep without
+// Redis sends the boundary queries too.
+func TestGrepSecondProcessRedis(t *testing.T) {
+	srv := testenv.Chroma(t)
+	coll := testenv.CollectionName(t)
+	mem := memstore.New("second-process")
+	err := memstore.Load(mem, collection.DefaultLayout(), gen.Pages(80, 3), memstore.LoadOptions{
+		ChunkSize: 300, Shuffle: rand.New(rand.NewPCG(1, 2)), Access: gen.Access, Compressed: true, WithSizes: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := testbackend.OpenChroma(t, chromastore.Config{URL: srv.URL, Collection: coll})
+	if err := store.Upsert(context.Background(), mem.Records()); err != nil {
+		t.Fatal(err)
+	}
+	counter := newContentCounter(t, srv.URL)
+	bin := chromafsBinary(t)
+	grep := func(redisURL string, args ...string) (out string, search, content int64) {
+		t.Helper()
+		s0, c0 := counter.search.Load(), counter.content.Load()
+		cmd := exec.Command(bin, append([]string{"--chroma-url", counter.srv.URL, "--collection", coll, "grep"}, args...)...)
+		cmd.Env = os.Environ()
+		if redisURL != "" {
+			cmd.Env = append(cmd.Env, "CHROMAFS_REDIS_URL="+redisURL)
+		}
+		var errb bytes.Buffer
+		cmd.Stderr = &errb
+		b, err := cmd.Output()
+		if err != nil || errb.Len() > 0 {
+			t.Fatalf("chromafs grep %q: %v\n%s", args, err, errb.String())
+		}
+		return string(b), counter.search.Load() - s0, counter.content.Load() - c0
+	}
+	want, search, _ := grep("", "-rn", "webhook", "/")
+	if search == 0 || strings.Count(want, "\n") < 10 {
+		t.Fatalf("without Redis: %d coarse queries, output:\n%s", search, want)
+	}
+	for _, deploy := range []string{"single", "cluster"} {
+		t.Run(deploy, func(t *testing.T) {
+			url := testenv.Redis(t).URL
+			if deploy == "cluster" {
+				url = testenv.NewRedisCluster(t, 3).URL
+			}
+			// The first process reads every page (an empty pattern has no
+			// literal: no coarse query) and so fills Redis.
+			if _, _, content := grep(url, "-rc", "", "/"); content == 0 {
+				t.Fatal("the first process read nothing from Chroma")
+			}
+			got, search, content := grep(url, "-rn", "webhook", "/")
+			if search != 0 || content != 0 || got != want {
+				t.Fatalf("second process: %d coarse queries and %d content reads (want 0 and 0); output equal: %v", search, content, got == want)
+			}
+		})
 	}
 }
