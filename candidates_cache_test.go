@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"slices"
 	"strings"
@@ -14,8 +15,10 @@ import (
 	"github.com/chromafs/chromafs/cachepkg"
 	"github.com/chromafs/chromafs/cachepkg/rediscache"
 	"github.com/chromafs/chromafs/collection"
+	"github.com/chromafs/chromafs/ingest"
 	"github.com/chromafs/chromafs/internal/testbackend"
 	"github.com/chromafs/chromafs/internal/testenv"
+	"github.com/chromafs/chromafs/memstore"
 )
 
 // sharedState is a state of a shared Redis page cache for the coarse
@@ -195,5 +198,85 @@ func TestCandidatesSharedCacheDown(t *testing.T) {
 	}
 	if s := logs.String(); strings.Count(s, "level=WARN") != 1 || !strings.Contains(s, "page cache check failed") {
 		t.Errorf("log:\n%s\nwant one warning that the cache check failed", s)
+	}
+}
+
+// TestCandidatesQueryShape checks what the coarse filter sends for an
+// ingest-written (line-aligned) collection: one query, plus the three
+// boundary queries only when a page had a line cut (its entry has
+// SplitLines), scoped to exactly those pages; the main query has no slug
+// filter when the view hides nothing, and otherwise leaves out the hidden
+// pages with $nin, the cheaper form when they are fewer than the visible
+// ones (see BENCHMARKS.md).
+func TestCandidatesQueryShape(t *testing.T) {
+	files := map[string]string{
+		"a.md":          "short line one\nshort line two\n",
+		"b.md":          "the token is here\n",
+		"c.md":          "nothing to see\nreally nothing\n",
+		"d.md":          "more\n",
+		"internal/s.md": "the token, privately\n",
+	}
+	long := strings.Repeat("word ", 40) + "token\n" // one line longer than a chunk
+	rules, err := ingest.ParseRules(strings.NewReader("** public\ninternal/** private groups=staff\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name   string
+		split  bool
+		groups []string
+	}{
+		{"aligned/public", false, nil},
+		{"aligned/staff", false, []string{"staff"}},
+		{"split/public", true, nil},
+		{"split/staff", true, []string{"staff"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := maps.Clone(files)
+			if tc.split {
+				src["long.md"] = long
+			}
+			mem := memstore.New(t.Name())
+			if _, err := ingest.Run(ctx, mem, mapFSOf(src), ingest.Options{Rules: rules, MaxChunk: 64}); err != nil {
+				t.Fatal(err)
+			}
+			store := &requestLog{Target: mem}
+			fsys := mustNew(t, store, chromafs.WithGroups(tc.groups...), chromafs.WithShared(chromafs.NewShared(0)))
+			names := allFiles(t, fsys)
+			if _, err := fsys.Candidates(ctx, names, []string{"token"}, false); err != nil {
+				t.Fatal(err)
+			}
+			var main, boundary []collection.Scope
+			for _, s := range store.searches {
+				if slices.ContainsFunc(s.filter.Regexes, func(re string) bool { return strings.Contains(re, "$") || strings.HasPrefix(re, "^") }) {
+					boundary = append(boundary, s.scope)
+				} else {
+					main = append(main, s.scope)
+				}
+			}
+			if len(main) != 1 {
+				t.Fatalf("%d main queries, want 1: %+v", len(main), store.searches)
+			}
+			wantMain := collection.Scope{Exclude: true, IDsOnly: true}
+			if tc.groups == nil {
+				wantMain.Slugs = []string{"internal/s.md"}
+			}
+			if !slices.Equal(main[0].Slugs, wantMain.Slugs) || main[0].Exclude != wantMain.Exclude {
+				t.Errorf("main query scope %+v, want %+v", main[0], wantMain)
+			}
+			wantBoundary := 0
+			if tc.split {
+				wantBoundary = 3
+			}
+			if len(boundary) != wantBoundary {
+				t.Fatalf("%d boundary queries, want %d", len(boundary), wantBoundary)
+			}
+			for _, sc := range boundary {
+				if sc.Exclude || !slices.Equal(sc.Slugs, []string{"long.md"}) {
+					t.Errorf("boundary query scope %+v, want the split page long.md only", sc)
+				}
+			}
+		})
 	}
 }

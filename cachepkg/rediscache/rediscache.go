@@ -414,15 +414,19 @@ func (r *Cache) Has(ctx context.Context, key string) (bool, error) {
 	return n > 0, r.quiet(err)
 }
 
-// batchSize is the most keys one MGET or pipeline carries.
-const batchSize = 512
+// batchSize is the most keys one MGET or pipeline carries, and
+// existsBatch the most keys of one EXISTS (whose answer is one integer).
+const (
+	batchSize   = 512
+	existsBatch = 4096
+)
 
-// batch runs op on keys (unprefixed), batchSize at a time. For each
+// batch runs op on keys (unprefixed), size at a time. For each
 // batch it finds each key's server, leaves out the keys of servers deemed
 // down, and calls run with the rest (prefixed) and the batch's context;
 // run returns one error per key, or one error for all of them (keyErrs
 // nil). It returns the first error.
-func (r *Cache) batch(ctx context.Context, op string, keys []string,
+func (r *Cache) batch(ctx context.Context, op string, keys []string, size int,
 	run func(ctx context.Context, full []string, idx []int) (keyErrs []error, err error)) error {
 	var first error
 	note := func(err error) {
@@ -430,8 +434,8 @@ func (r *Cache) batch(ctx context.Context, op string, keys []string,
 			first = err
 		}
 	}
-	for i := 0; i < len(keys); i += batchSize {
-		batch := keys[i:min(i+batchSize, len(keys))]
+	for i := 0; i < len(keys); i += size {
+		batch := keys[i:min(i+size, len(keys))]
 		if err := r.failFast(r.all); err != nil {
 			note(err)
 			break
@@ -494,7 +498,7 @@ func (r *Cache) batch(ctx context.Context, op string, keys []string,
 // pipelined GETs in a cluster.
 func (r *Cache) GetMany(ctx context.Context, keys []string) (map[string][]byte, error) {
 	out := make(map[string][]byte, len(keys))
-	err := r.batch(ctx, "mget", keys, func(ctx context.Context, full []string, idx []int) ([]error, error) {
+	err := r.batch(ctx, "mget", keys, batchSize, func(ctx context.Context, full []string, idx []int) ([]error, error) {
 		if r.cc == nil {
 			vals, err := r.c.MGet(ctx, full...).Result()
 			if err != nil {
@@ -526,15 +530,19 @@ func (r *Cache) GetMany(ctx context.Context, keys []string) (map[string][]byte, 
 	return out, r.quiet(err)
 }
 
-// HasShared implements cachepkg.SharedHas, batchSize keys at a time: on
-// one server with one EXISTS of the batch's keys, which answers how many
-// are held (all of them, when earlier processes read these pages), and
-// pipelined EXISTS a key only when some are missing; in a cluster with
-// pipelined EXISTS a key, which go-redis sends to each key's master.
+// HasShared implements cachepkg.SharedHas: on one server with one EXISTS
+// of up to 4,096 keys, which answers how many are held (all of them, when
+// earlier processes read these pages), and pipelined EXISTS a key only
+// when some are missing; in a cluster with pipelined EXISTS a key, which
+// go-redis sends to each key's master, batchSize keys a pipeline.
 // Keys of a server deemed down are reported absent.
 func (r *Cache) HasShared(ctx context.Context, keys []string) ([]bool, error) {
 	has := make([]bool, len(keys))
-	err := r.batch(ctx, "exists", keys, func(ctx context.Context, full []string, idx []int) ([]error, error) {
+	size := batchSize
+	if r.cc == nil {
+		size = existsBatch
+	}
+	err := r.batch(ctx, "exists", keys, size, func(ctx context.Context, full []string, idx []int) ([]error, error) {
 		if r.cc == nil {
 			n, err := r.c.Exists(ctx, full...).Result()
 			if err != nil {
@@ -571,7 +579,7 @@ func (r *Cache) PutMany(ctx context.Context, values map[string][]byte) error {
 	for k := range values {
 		keys = append(keys, k)
 	}
-	return r.quiet(r.batch(ctx, "pipelined set", keys, func(ctx context.Context, full []string, idx []int) ([]error, error) {
+	return r.quiet(r.batch(ctx, "pipelined set", keys, batchSize, func(ctx context.Context, full []string, idx []int) ([]error, error) {
 		pipe := r.c.Pipeline()
 		cmds := make([]*redis.StatusCmd, len(full))
 		for j, k := range full {

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromafs/chromafs/chromastore"
 	"github.com/chromafs/chromafs/collection"
@@ -190,4 +191,134 @@ func BenchmarkGrepManyProcess(b *testing.B) {
 			b.ReportMetric(float64(files), "files")
 		})
 	}
+}
+
+// sharedSite writes a generated site of 1,131 pages into a new Chroma
+// collection the way foreign writers do (chunks of 600 bytes cut
+// mid-line, shuffled; the tree has sizes, hashes and chunk counts; about
+// 7,600 chunks), with every fourth page (by slug) private to "staff",
+// and copies the 848 public pages to a directory for rg and GNU grep.
+func sharedSite(b testing.TB) (chromaURL, coll, dir string) {
+	b.Helper()
+	srv := testenv.Chroma(b)
+	coll = testenv.CollectionName(b)
+	pages := gen.Pages(1131, 11)
+	slugs := slices.Sorted(maps.Keys(pages))
+	hidden := map[string]bool{}
+	for i, s := range slugs {
+		if i%4 == 0 {
+			hidden[s] = true
+		}
+	}
+	mem := memstore.New("shared-site")
+	err := memstore.Load(mem, collection.DefaultLayout(), pages, memstore.LoadOptions{
+		ChunkSize: 600, Shuffle: rand.New(rand.NewPCG(1, 2)), Compressed: true, WithSizes: true,
+		Access: func(slug string) (bool, []string) {
+			if hidden[slug] {
+				return false, []string{"staff"}
+			}
+			return true, nil
+		},
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	store := testbackend.OpenChroma(b, chromastore.Config{URL: srv.URL, Collection: coll})
+	if err := store.Upsert(context.Background(), mem.Records()); err != nil {
+		b.Fatal(err)
+	}
+	visible := map[string][]byte{}
+	for s, c := range pages {
+		if !hidden[s] {
+			visible[s] = []byte(c)
+		}
+	}
+	return srv.URL, coll, copyTree(b, visible)
+}
+
+// BenchmarkGrepProcessShared times `chromafs --redis-url … grep -rn
+// LITERAL /` in a process whose every visible page an earlier process put
+// in Redis, on the site of sharedSite, against `rg -n LITERAL DIR` on a
+// copy of the visible files, in paired runs (one of each per round, so
+// that both meet the same load): it reports the medians of each and the
+// median of the per-round ratios. "chromafs-cold" is the same grep without
+// Redis (Chroma's coarse queries and reads). With CHROMAFS_BENCH_OLD set
+// to another chromafs binary, that binary runs in the same rounds as
+// "old" (to compare before and after a change).
+func BenchmarkGrepProcessShared(b *testing.B) {
+	if _, err := exec.LookPath("rg"); err != nil {
+		b.Skip("rg is not installed")
+	}
+	url, coll, dir := sharedSite(b)
+	rdb := testenv.Redis(b)
+	bin := chromafsBinary(b)
+	g := []string{"--chroma-url", url, "--collection", coll}
+	r := append(slices.Clone(g), "--redis-url", rdb.URL)
+	if out, err := exec.Command(bin, append(r, "grep", "-rc", "", "/")...).Output(); err != nil || len(out) == 0 {
+		b.Fatalf("filling Redis: %v", err)
+	}
+	for _, lit := range []string{"webhook", "webhook signature"} {
+		b.Run(lit, func(b *testing.B) {
+			tools := []struct {
+				name string
+				args []string
+			}{
+				{"rg", []string{"rg", "-n", "--no-config", "-uu", lit, dir}},
+				{"chromafs-redis", append(append([]string{bin}, r...), "grep", "-rn", lit, "/")},
+				{"chromafs-cold", append(append([]string{bin}, g...), "grep", "-rn", lit, "/")},
+			}
+			if old := os.Getenv("CHROMAFS_BENCH_OLD"); old != "" {
+				tools = append(tools, struct {
+					name string
+					args []string
+				}{"old-redis", append(append([]string{old}, r...), "grep", "-rn", lit, "/")})
+			}
+			if os.Getenv("CHROMAFS_BENCH_TRACE") != "" {
+				cmd := exec.Command(tools[1].args[0], tools[1].args[1:]...)
+				cmd.Env = append(os.Environ(), "LC_ALL=C.UTF-8", "CHROMAFS_TRACE=1")
+				var errb bytes.Buffer
+				cmd.Stderr = &errb
+				_ = cmd.Run()
+				b.Logf("CHROMAFS_TRACE=1 %s:\n%s", tools[1].name, errb.String())
+			}
+			times := make([][]float64, len(tools))
+			var want []byte
+			for b.Loop() {
+				for i, tool := range tools {
+					cmd := exec.Command(tool.args[0], tool.args[1:]...)
+					cmd.Env = append(os.Environ(), "LC_ALL=C.UTF-8")
+					start := time.Now()
+					out, err := cmd.Output()
+					times[i] = append(times[i], float64(time.Since(start).Microseconds())/1000)
+					if err != nil || len(out) == 0 {
+						b.Fatalf("%v: %v (%d bytes)", tool.args, err, len(out))
+					}
+					if i == 1 {
+						want = out
+					} else if i > 1 && !bytes.Equal(out, want) {
+						b.Fatalf("%s printed %d bytes, chromafs-redis %d", tool.name, len(out), len(want))
+					}
+				}
+			}
+			for i, tool := range tools {
+				b.ReportMetric(median(times[i]), tool.name+"-ms")
+				if i > 0 {
+					ratios := make([]float64, len(times[i]))
+					for j := range ratios {
+						ratios[j] = times[i][j] / times[0][j]
+					}
+					b.ReportMetric(median(ratios), tool.name+"/rg")
+				}
+			}
+		})
+	}
+}
+
+func median(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	if len(s) == 0 {
+		return 0
+	}
+	return s[len(s)/2]
 }

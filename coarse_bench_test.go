@@ -1,0 +1,125 @@
+package chromafs_test
+
+import (
+	"context"
+	"maps"
+	"regexp"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/chromafs/chromafs"
+	"github.com/chromafs/chromafs/chromastore"
+	"github.com/chromafs/chromafs/collection"
+	"github.com/chromafs/chromafs/internal/gen"
+	"github.com/chromafs/chromafs/internal/testbackend"
+	"github.com/chromafs/chromafs/internal/testenv"
+)
+
+// BenchmarkCoarseScope times the coarse filter on an ingest-written
+// (line-aligned) collection of 1,131 generated pages, every fourth (by
+// slug, 283) private to "staff", against Chroma's single query for the
+// literal, in paired rounds (every variant once a round, so that all meet
+// the same load). It reports each variant's median in ms and its median
+// ratio to "single" (one unscoped $contains, ids only):
+//
+//   - single-regex: the unscoped escaped-literal $regex, as Candidates
+//     sends it;
+//   - nin-hidden, in-visible: that $regex scoped to the public view, as
+//     the $nin of the hidden pages or the $in of the visible ones;
+//   - candidates-public, candidates-staff: FS.Candidates over every file
+//     of the public view (282 pages hidden) and of the staff view
+//     (nothing hidden), with no remembered answer.
+func BenchmarkCoarseScope(b *testing.B) {
+	ctx := context.Background()
+	pages := gen.Pages(1131, 11)
+	slugs := slices.Sorted(maps.Keys(pages))
+	private := map[string]bool{}
+	for i, s := range slugs {
+		if i%4 == 0 {
+			private[s] = true
+		}
+	}
+	store := testbackend.OpenChroma(b, chromastore.Config{URL: testenv.Chroma(b).URL, Embedding: chromastore.HashEmbedding(benchDim)})
+	if _, err := gen.Write(ctx, store, pages, gen.Options{Access: func(slug string) (bool, []string) {
+		if private[slug] {
+			return false, []string{"staff"}
+		}
+		return true, nil
+	}}); err != nil {
+		b.Fatal(err)
+	}
+	var hidden, visible []string
+	for _, s := range slugs {
+		if private[s] {
+			hidden = append(hidden, s)
+		} else {
+			visible = append(visible, s)
+		}
+	}
+	layout := collection.DefaultLayout()
+	shared := chromafs.NewShared(0)
+	pub := newBenchFS(b, store, chromafs.WithShared(shared))
+	staff := newBenchFS(b, store, chromafs.WithShared(shared), chromafs.WithGroups("staff"))
+	pubNames, staffNames := allFilesB(b, pub), allFilesB(b, staff)
+	for _, lit := range []string{"x-api-key", "webhook"} {
+		b.Run(lit, func(b *testing.B) {
+			contains := collection.TextFilter{Contains: []string{lit}}
+			re := collection.TextFilter{Regexes: []string{"(?:" + regexp.QuoteMeta(lit) + ")"}}
+			search := func(sc collection.Scope, f collection.TextFilter) func() error {
+				sc.IDsOnly = true
+				return func() error {
+					_, err := store.Search(ctx, layout, sc, f)
+					return err
+				}
+			}
+			candidates := func(fsys *chromafs.FS, names []string) func() error {
+				return func() error {
+					shared.Reset() // no remembered answer
+					_, err := fsys.Candidates(ctx, names, []string{lit}, false)
+					return err
+				}
+			}
+			variants := []struct {
+				name string
+				run  func() error
+			}{
+				{"single", search(collection.Scope{Exclude: true}, contains)},
+				{"single-regex", search(collection.Scope{Exclude: true}, re)},
+				{"nin-hidden", search(collection.Scope{Exclude: true, Slugs: hidden}, re)},
+				{"in-visible", search(collection.Scope{Slugs: visible}, re)},
+				{"candidates-public", candidates(pub, pubNames)},
+				{"candidates-staff", candidates(staff, staffNames)},
+			}
+			times := make([][]float64, len(variants))
+			for b.Loop() {
+				for i, v := range variants {
+					start := time.Now()
+					if err := v.run(); err != nil {
+						b.Fatal(err)
+					}
+					times[i] = append(times[i], float64(time.Since(start).Microseconds())/1000)
+				}
+			}
+			for i, v := range variants {
+				b.ReportMetric(medianOf(times[i]), v.name+"-ms")
+				if i > 0 {
+					r := make([]float64, len(times[i]))
+					for j := range r {
+						r[j] = times[i][j] / times[0][j]
+					}
+					b.ReportMetric(medianOf(r), v.name+"/single")
+				}
+			}
+		})
+	}
+}
+
+func medianOf(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	if len(s) == 0 {
+		return 0
+	}
+	return s[len(s)/2]
+}
