@@ -47,8 +47,12 @@ deps-tools:
 		if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq grep tree ripgrep litmus cadaver rclone curl wget davfs2; \
 		else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq grep tree ripgrep litmus cadaver rclone curl wget davfs2; fi; }
 
+# chromafs is built static (CGO_ENABLED=0: the pure-Go resolver, no dynamic
+# loader or libc start-up in every process). chromafs-embed runs ingest
+# --embedding default (chroma-go's ONNX function, loaded with purego).
 build:
-	$(GO) build -o $(BIN) ./cmd/chromafs
+	CGO_ENABLED=0 $(GO) build -o $(BIN) ./cmd/chromafs
+	$(GO) build -o bin/chromafs-embed ./cmd/chromafs-embed
 
 demo: deps-go deps-chroma build
 	./scripts/demo.sh

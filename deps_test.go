@@ -82,6 +82,11 @@ func TestDependencies(t *testing.T) {
 		{pkg: "./ingest", forbid: []string{modChroma, modRedis, modAfero}},
 		{pkg: "./chromastore/chromaembed", forbid: []string{modRedis, modAfero}, need: modChroma},
 		{pkg: "./embedfn", forbid: []string{modRedis, modAfero}, need: modChroma},
+		// The chromafs command runs chroma-go's functions in a
+		// chromafs-embed process (ingest --embedding default,
+		// search's query embedding).
+		{pkg: "./cmd/chromafs", forbid: []string{modChroma}},
+		{pkg: "./cmd/chromafs-embed", forbid: []string{modRedis, modAfero, modXNet}, need: modChroma},
 	}
 	for _, a := range adapters {
 		// aferofs is an afero.Fs and webdavfs a WebDAV server (x/net).

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"time"
 
@@ -103,9 +104,12 @@ manifest names. It reads every record id of the collection.`,
 				}
 				opt.Rules = rules
 			}
-			ef, err := chromastore.EmbeddingFunction(embedding)
+			ef, err := embeddingFunction(embedding)
 			if err != nil {
 				return err
+			}
+			if c, ok := ef.(io.Closer); ok {
+				defer c.Close()
 			}
 			if g.collection == "" {
 				return fmt.Errorf("no collection: set --collection or CHROMAFS_COLLECTION")
@@ -161,7 +165,7 @@ manifest names. It reads every record id of the collection.`,
 	f := c.Flags()
 	f.StringVar(&rulesPath, "rules", "", "access rules file (globs to public/private and groups)")
 	f.IntVar(&maxChunk, "max-chunk", 1024, "maximum chunk size in bytes (chunks are cut at line ends)")
-	f.StringVar(&embedding, "embedding", "hash", fmt.Sprintf("embedding function, one of %v (hash needs no download)", chromastore.EmbeddingNames()))
+	f.StringVar(&embedding, "embedding", "hash", fmt.Sprintf("embedding function, one of %v (hash needs no download)", embeddingNames()))
 	f.BoolVar(&plainTree, "plain-tree", false, "write the path tree as plain JSON instead of gzip+base64")
 	f.StringArrayVar(&exclude, "exclude", nil, "skip files matching this glob (repeatable; .git is always skipped)")
 	f.BoolVar(&dryRun, "dry-run", false, "report what would change without writing")

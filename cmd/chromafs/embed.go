@@ -1,5 +1,197 @@
 package main
 
-// ingest --embedding default is chroma-go's ONNX function, which package
-// chromaembed registers.
-import _ "github.com/chromafs/chromafs/chromastore/chromaembed"
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/chromafs/chromafs/chromastore"
+)
+
+// embedHelper is the command that runs the embedding functions chromafs
+// does not link (chroma-go's, for ingest --embedding default): linking
+// chroma-go's embedding stack would cost every chromafs process its
+// package initialisation.
+const embedHelper = "chromafs-embed"
+
+// helperEmbeddings are the --embedding names that chromafs-embed runs.
+var helperEmbeddings = []string{"default"}
+
+// embeddingNames are the names --embedding accepts, "hash" first.
+func embeddingNames() []string {
+	return append(chromastore.EmbeddingNames(), helperEmbeddings...)
+}
+
+// embeddingFunction returns the --embedding function name: one of
+// chromastore's in this process, or else one that chromafs-embed runs
+// (started now, so that a missing helper fails before anything is
+// written; the ONNX function downloads its model only when it first
+// embeds).
+func embeddingFunction(name string) (chromastore.Embedder, error) {
+	ef, err := chromastore.EmbeddingFunction(name)
+	if err == nil {
+		return ef, nil
+	}
+	key := strings.ToLower(strings.TrimSpace(name))
+	if !slices.Contains(helperEmbeddings, key) {
+		return nil, fmt.Errorf("unknown embedding function %q (valid: %s)", name, strings.Join(embeddingNames(), ", "))
+	}
+	bin, err := findEmbedHelper()
+	if err != nil {
+		return nil, err
+	}
+	return startEmbedder(bin, key)
+}
+
+// findEmbedHelper returns the path of chromafs-embed: $CHROMAFS_EMBED_BIN,
+// else the one beside this executable, else the one on PATH.
+func findEmbedHelper() (string, error) {
+	if p := os.Getenv("CHROMAFS_EMBED_BIN"); p != "" {
+		return p, nil
+	}
+	if exe, err := os.Executable(); err == nil {
+		p := filepath.Join(filepath.Dir(exe), embedHelper)
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+			return p, nil
+		}
+	}
+	if p, err := exec.LookPath(embedHelper); err == nil {
+		return p, nil
+	}
+	return "", fmt.Errorf("--embedding default runs in %s, which is neither beside chromafs nor on PATH (nor named by CHROMAFS_EMBED_BIN): install it with `go install github.com/chromafs/chromafs/cmd/%s@latest`", embedHelper, embedHelper)
+}
+
+// procEmbedder is an embedding function that a chromafs-embed process
+// runs; see that command for the protocol. Its calls are serialised; a
+// call whose context ends kills the process, and later calls fail.
+type procEmbedder struct {
+	name   string
+	config map[string]any
+
+	mu   sync.Mutex // one request at a time
+	cmd  *exec.Cmd
+	in   io.WriteCloser
+	enc  *json.Encoder
+	dec  *json.Decoder
+	err  error // set when the process is unusable
+	done chan struct{}
+	once sync.Once
+}
+
+type embedHello struct {
+	Name   string         `json:"name"`
+	Config map[string]any `json:"config"`
+	Error  string         `json:"error"`
+}
+
+type embedAnswer struct {
+	Vectors [][]float32 `json:"vectors"`
+	Error   string      `json:"error"`
+}
+
+// startEmbedder starts bin for the function name and reads its hello.
+func startEmbedder(bin, name string) (*procEmbedder, error) {
+	cmd := exec.Command(bin, name)
+	cmd.Stderr = os.Stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start %s: %w", embedHelper, err)
+	}
+	p := &procEmbedder{cmd: cmd, in: in, enc: json.NewEncoder(in), dec: json.NewDecoder(bufio.NewReader(out)), done: make(chan struct{})}
+	var h embedHello
+	if err := p.dec.Decode(&h); err != nil || h.Error != "" || h.Name == "" {
+		p.Close()
+		if err == nil {
+			err = errors.New(h.Error)
+		}
+		return nil, fmt.Errorf("%s %s: %w", bin, name, err)
+	}
+	p.name, p.config = h.Name, h.Config
+	if p.config == nil {
+		p.config = map[string]any{} // recorded as {}, as chroma-go records it
+	}
+	return p, nil
+}
+
+func (p *procEmbedder) Name() string { return p.name }
+
+func (p *procEmbedder) GetConfig() map[string]any { return p.config }
+
+// EmbedDocuments sends texts to the process and returns its vectors.
+func (p *procEmbedder) EmbedDocuments(ctx context.Context, texts []string) ([][]float32, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.err != nil {
+		return nil, p.err
+	}
+	type result struct {
+		a   embedAnswer
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		var r result
+		if r.err = p.enc.Encode(struct {
+			Texts []string `json:"texts"`
+		}{texts}); r.err == nil {
+			r.err = p.dec.Decode(&r.a)
+		}
+		ch <- r
+	}()
+	select {
+	case r := <-ch:
+		if r.err != nil {
+			p.err = fmt.Errorf("%s: %w", embedHelper, r.err)
+			return nil, p.err
+		}
+		if r.a.Error != "" {
+			return nil, errors.New(r.a.Error)
+		}
+		return r.a.Vectors, nil
+	case <-ctx.Done():
+		p.err = fmt.Errorf("%s: %w", embedHelper, ctx.Err())
+		_ = p.cmd.Process.Kill()
+		<-ch
+		return nil, ctx.Err()
+	}
+}
+
+// Close ends the process: it exits when its input ends, or is killed
+// after a few seconds.
+func (p *procEmbedder) Close() error {
+	var err error
+	p.once.Do(func() {
+		p.in.Close()
+		go func() {
+			select {
+			case <-p.done:
+			case <-time.After(5 * time.Second):
+				_ = p.cmd.Process.Kill()
+			}
+		}()
+		err = p.cmd.Wait()
+		close(p.done)
+		var ee *exec.ExitError
+		if errors.As(err, &ee) && p.err != nil {
+			err = nil // killed by a cancelled call, already reported
+		}
+	})
+	return err
+}

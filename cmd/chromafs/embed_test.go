@@ -1,0 +1,128 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/chromafs/chromafs/chromastore"
+	"github.com/chromafs/chromafs/internal/testenv"
+)
+
+var builtEmbed = struct {
+	once sync.Once
+	path string
+	err  error
+	out  []byte
+}{}
+
+// embedBinary builds chromafs-embed once per test binary and returns its
+// path.
+func embedBinary(tb testing.TB) string {
+	tb.Helper()
+	builtEmbed.once.Do(func() {
+		dir, err := testenv.TempDir("chromafs-embed-bin-")
+		if err != nil {
+			builtEmbed.err = err
+			return
+		}
+		builtEmbed.path = filepath.Join(dir, embedHelper)
+		builtEmbed.out, builtEmbed.err = exec.Command("go", "build", "-o", builtEmbed.path, "../chromafs-embed").CombinedOutput()
+	})
+	if builtEmbed.err != nil {
+		tb.Fatalf("go build: %v\n%s", builtEmbed.err, builtEmbed.out)
+	}
+	return builtEmbed.path
+}
+
+// TestEmbedHelper runs the consistent-hash function in a chromafs-embed
+// process (the protocol and process handling of --embedding default,
+// whose ONNX function would download a model) and checks its vectors are
+// the in-process function's.
+func TestEmbedHelper(t *testing.T) {
+	bin := embedBinary(t)
+	ctx := context.Background()
+	p, err := startEmbedder(bin, "hash")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	local := chromastore.HashEmbedding(0)
+	if p.Name() != local.Name() || p.GetConfig()["dim"] != float64(384) {
+		t.Errorf("name %q config %v; want %q, dim 384", p.Name(), p.GetConfig(), local.Name())
+	}
+	texts := []string{"a", "some text", strings.Repeat("long line\n", 5000)}
+	for range 3 {
+		got, err := p.EmbedDocuments(ctx, texts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := local.EmbedDocuments(ctx, texts)
+		if len(got) != len(want) {
+			t.Fatalf("%d vectors for %d texts", len(got), len(texts))
+		}
+		for i := range want {
+			if !slices.Equal(got[i], want[i]) {
+				t.Errorf("text %d: vectors differ", i)
+			}
+		}
+	}
+	// The function's own error is returned, and the process stays usable.
+	if _, err := p.EmbedDocuments(ctx, []string{""}); err == nil || !strings.Contains(err.Error(), "empty") {
+		t.Errorf("empty document: %v", err)
+	}
+	if _, err := p.EmbedDocuments(ctx, []string{"b"}); err != nil {
+		t.Errorf("after an error: %v", err)
+	}
+	if err := p.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+	if _, err := p.EmbedDocuments(ctx, []string{"c"}); err == nil {
+		t.Errorf("embedded after Close")
+	}
+
+	// A cancelled call ends the process; later calls fail.
+	p2, err := startEmbedder(bin, "hash")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := p2.EmbedDocuments(cctx, []string{"x"}); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled call: %v", err)
+	}
+	if _, err := p2.EmbedDocuments(ctx, []string{"x"}); err == nil {
+		t.Errorf("call after a cancelled one succeeded")
+	}
+	p2.Close()
+
+	if _, err := startEmbedder(bin, "bogus"); err == nil || !strings.Contains(err.Error(), `unknown embedding function "bogus"`) {
+		t.Errorf("unknown name: %v", err)
+	}
+}
+
+// TestIngestEmbeddingFlag checks the names --embedding accepts and the
+// error when chromafs-embed cannot be found; neither needs a server.
+func TestIngestEmbeddingFlag(t *testing.T) {
+	dir := t.TempDir()
+	g := []string{"--chroma-url", "http://127.0.0.1:1", "--collection", "c"}
+	_, errOut, code := cli(t, append(g, "ingest", "--embedding", "bogus", dir)...)
+	if code != 2 || !strings.Contains(errOut, `unknown embedding function "bogus" (valid: hash, default)`) {
+		t.Errorf("bogus: status %d, %q", code, errOut)
+	}
+	t.Setenv("CHROMAFS_EMBED_BIN", filepath.Join(dir, "no-such-helper"))
+	_, errOut, code = cli(t, append(g, "ingest", "--embedding", "default", dir)...)
+	if code != 2 || !strings.Contains(errOut, "start chromafs-embed") {
+		t.Errorf("missing helper: status %d, %q", code, errOut)
+	}
+	t.Setenv("CHROMAFS_EMBED_BIN", "")
+	t.Setenv("PATH", dir)
+	if _, err := findEmbedHelper(); err == nil || !strings.Contains(err.Error(), "go install github.com/chromafs/chromafs/cmd/chromafs-embed@latest") {
+		t.Errorf("no helper anywhere: %v", err)
+	}
+}
