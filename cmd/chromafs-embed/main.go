@@ -9,13 +9,18 @@
 // Usage:
 //
 //	chromafs-embed NAME
+//	chromafs-embed -query
 //
-// It speaks JSON over stdin and stdout, one value per message. It first
-// writes {"name": ..., "config": {...}} (the function's Name and
-// GetConfig), then answers each {"texts": [...]} it reads with
-// {"vectors": [[...], ...]} or {"error": "..."}, until stdin ends. An
-// unknown NAME is reported as {"error": "..."} before anything else, and
-// the exit status is 2.
+// It speaks JSON over stdin and stdout, one value per message. With NAME
+// (for ingest) it embeds documents with chromastore.EmbeddingFunction(NAME).
+// With -query (for search) it first reads {"spec": {...}, "dim": N,
+// "override": "..."}, the arguments of embedfn.Build, and embeds queries
+// with the function Build returns. It then writes {"name": ...,
+// "config": {...}} (the function's name and configuration), and answers
+// each {"texts": [...]} it reads with {"vectors": [[...], ...]} or
+// {"error": "..."}, until stdin ends. A function it cannot build is
+// reported as {"error": "..."} instead of the name, and the exit status
+// is 2.
 package main
 
 import (
@@ -29,6 +34,7 @@ import (
 
 	"github.com/chromafs/chromafs/chromastore"
 	_ "github.com/chromafs/chromafs/chromastore/chromaembed"
+	"github.com/chromafs/chromafs/embedfn"
 )
 
 // hello is the first message: the function's name and configuration.
@@ -36,6 +42,32 @@ type hello struct {
 	Name   string         `json:"name,omitempty"`
 	Config map[string]any `json:"config,omitempty"`
 	Error  string         `json:"error,omitempty"`
+}
+
+// querySetup is the first message of -query.
+type querySetup struct {
+	Spec     chromastore.EmbeddingSpec `json:"spec"`
+	Dim      int                       `json:"dim"`
+	Override string                    `json:"override"`
+}
+
+// queryFunc embeds each text as a query with an embedfn.Func.
+type queryFunc struct{ f *embedfn.Func }
+
+func (q queryFunc) Name() string              { return q.f.Name() }
+func (q queryFunc) GetConfig() map[string]any { return nil }
+func (q queryFunc) Close() error              { return q.f.Close() }
+
+func (q queryFunc) EmbedDocuments(ctx context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		v, err := q.f.EmbedQuery(ctx, t)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
 }
 
 type request struct {
@@ -66,14 +98,29 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return true
 	}
 	if len(args) != 1 {
-		send(hello{Error: "usage: chromafs-embed NAME"})
-		fmt.Fprintln(stderr, "usage: chromafs-embed NAME")
+		send(hello{Error: "usage: chromafs-embed NAME | chromafs-embed -query"})
+		fmt.Fprintln(stderr, "usage: chromafs-embed NAME | chromafs-embed -query")
 		return 2
 	}
-	ef, err := chromastore.EmbeddingFunction(args[0])
+	dec := json.NewDecoder(bufio.NewReaderSize(stdin, 1<<20))
+	var ef chromastore.Embedder
+	var err error
+	if args[0] == "-query" {
+		var setup querySetup
+		if err := dec.Decode(&setup); err != nil {
+			fmt.Fprintf(stderr, "chromafs-embed: read the query setup: %v\n", err)
+			return 2
+		}
+		var f *embedfn.Func
+		if f, err = embedfn.Build(setup.Spec, setup.Dim, setup.Override); err == nil {
+			ef = queryFunc{f}
+		}
+	} else {
+		ef, err = chromastore.EmbeddingFunction(args[0])
+	}
 	if err != nil {
+		// The caller reports it.
 		send(hello{Error: err.Error()})
-		fmt.Fprintf(stderr, "chromafs-embed: %v\n", err)
 		return 2
 	}
 	if c, ok := ef.(io.Closer); ok {
@@ -82,7 +129,6 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if !send(hello{Name: ef.Name(), Config: ef.GetConfig()}) {
 		return 1
 	}
-	dec := json.NewDecoder(bufio.NewReaderSize(stdin, 1<<20))
 	ctx := context.Background()
 	for {
 		var req request

@@ -18,15 +18,23 @@ func TestRun(t *testing.T) {
 		{"hash", []string{"hash"}, `{"texts":["x"]}` + "\n" + `{"texts":[""]}`, 0,
 			[]string{`{"name":"consistent_hash","config":{"dim":384}}`, `{"vectors":[[`, `{"error":"failed to embed document: document must not be empty"}`}},
 		{"default registered", []string{"default"}, "", 0, []string{`{"name":"default"}`}},
-		{"unknown", []string{"bogus"}, "", 2, []string{`{"error":"chromastore: unknown embedding function \"bogus\" (valid: hash, default)"}`}},
-		{"usage", nil, "", 2, []string{`{"error":"usage: chromafs-embed NAME"}`}},
+		{"unknown", []string{"bogus"}, "", 2, []string{`{"error":"chromastore: unknown embedding function \"bogus\" (valid: hash, ngram, default)"}`}},
+		{"usage", nil, "", 2, []string{`{"error":"usage: chromafs-embed NAME | chromafs-embed -query"}`}},
+		{"query", []string{"-query"}, `{"spec":{"Name":"","Config":null,"Space":"l2"},"dim":8,"override":"hash"}` + "\n" + `{"texts":["a query"]}`, 0,
+			[]string{`{"name":"hash"}`, `{"vectors":[[`}},
+		{"query without a function", []string{"-query"}, `{"spec":{},"dim":8}`, 2,
+			[]string{`{"error":"cannot build the embedding function: the collection's configuration records no embedding function`}},
 		{"bad request", []string{"hash"}, "{", 1, []string{`{"name":"consistent_hash"`}},
+		{"query without setup", []string{"-query"}, "", 2, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out, errb bytes.Buffer
 			code := run(tt.args, strings.NewReader(tt.in), &out, &errb)
 			lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+			if out.Len() == 0 {
+				lines = nil
+			}
 			if code != tt.code || len(lines) != len(tt.lines) {
 				t.Fatalf("status %d, output %q, stderr %q", code, out.String(), errb.String())
 			}

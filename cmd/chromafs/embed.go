@@ -19,7 +19,8 @@ import (
 )
 
 // embedHelper is the command that runs the embedding functions chromafs
-// does not link (chroma-go's, for ingest --embedding default): linking
+// does not link (chroma-go's: ingest --embedding default, and search's
+// query embedding): linking
 // chroma-go's embedding stack would cost every chromafs process its
 // package initialisation.
 const embedHelper = "chromafs-embed"
@@ -29,28 +30,33 @@ var helperEmbeddings = []string{"default"}
 
 // embeddingNames are the names --embedding accepts, "hash" first.
 func embeddingNames() []string {
-	return append(chromastore.EmbeddingNames(), helperEmbeddings...)
+	names := chromastore.EmbeddingNames()
+	for _, h := range helperEmbeddings {
+		if !slices.Contains(names, h) {
+			names = append(names, h)
+		}
+	}
+	return names
 }
 
-// embeddingFunction returns the --embedding function name: one of
-// chromastore's in this process, or else one that chromafs-embed runs
-// (started now, so that a missing helper fails before anything is
-// written; the ONNX function downloads its model only when it first
-// embeds).
+// embeddingFunction returns the --embedding function name: one that
+// chromafs-embed runs (started now, so that a missing helper fails before
+// anything is written; the ONNX function downloads its model only when it
+// first embeds), or else one of chromastore's, in this process.
 func embeddingFunction(name string) (chromastore.Embedder, error) {
-	ef, err := chromastore.EmbeddingFunction(name)
-	if err == nil {
-		return ef, nil
-	}
 	key := strings.ToLower(strings.TrimSpace(name))
-	if !slices.Contains(helperEmbeddings, key) {
+	if slices.Contains(helperEmbeddings, key) {
+		bin, err := findEmbedHelper()
+		if err != nil {
+			return nil, err
+		}
+		return startEmbedder(bin, []string{key}, nil)
+	}
+	ef, err := chromastore.EmbeddingFunction(name)
+	if errors.Is(err, chromastore.ErrUnknownEmbedding) {
 		return nil, fmt.Errorf("unknown embedding function %q (valid: %s)", name, strings.Join(embeddingNames(), ", "))
 	}
-	bin, err := findEmbedHelper()
-	if err != nil {
-		return nil, err
-	}
-	return startEmbedder(bin, key)
+	return ef, err
 }
 
 // findEmbedHelper returns the path of chromafs-embed: $CHROMAFS_EMBED_BIN,
@@ -99,9 +105,10 @@ type embedAnswer struct {
 	Error   string      `json:"error"`
 }
 
-// startEmbedder starts bin for the function name and reads its hello.
-func startEmbedder(bin, name string) (*procEmbedder, error) {
-	cmd := exec.Command(bin, name)
+// startEmbedder starts bin with args, sends it setup (unless nil) and
+// reads its hello.
+func startEmbedder(bin string, args []string, setup any) (*procEmbedder, error) {
+	cmd := exec.Command(bin, args...)
 	cmd.Stderr = os.Stderr
 	in, err := cmd.StdinPipe()
 	if err != nil {
@@ -116,12 +123,22 @@ func startEmbedder(bin, name string) (*procEmbedder, error) {
 	}
 	p := &procEmbedder{cmd: cmd, in: in, enc: json.NewEncoder(in), dec: json.NewDecoder(bufio.NewReader(out)), done: make(chan struct{})}
 	var h embedHello
-	if err := p.dec.Decode(&h); err != nil || h.Error != "" || h.Name == "" {
+	if setup != nil {
+		err = p.enc.Encode(setup)
+	}
+	if err == nil {
+		err = p.dec.Decode(&h)
+	}
+	if err != nil || h.Error != "" || h.Name == "" {
 		p.Close()
-		if err == nil {
-			err = errors.New(h.Error)
+		if err == nil && h.Error != "" {
+			// The function's own error, as it would be in process.
+			return nil, errors.New(h.Error)
 		}
-		return nil, fmt.Errorf("%s %s: %w", bin, name, err)
+		if err == nil {
+			err = errors.New("no function name in its first answer")
+		}
+		return nil, fmt.Errorf("%s %s: %w", bin, strings.Join(args, " "), err)
 	}
 	p.name, p.config = h.Name, h.Config
 	if p.config == nil {
@@ -195,3 +212,47 @@ func (p *procEmbedder) Close() error {
 	})
 	return err
 }
+
+// searchEmbeddings are the names search --embedding accepts: those of
+// package embedfn's Providers, which chromafs-embed links (a test checks
+// the two lists agree).
+var searchEmbeddings = []string{"chroma_cloud", "cloudflare_workers_ai", "cohere", "consistent_hash", "default", "hash", "huggingface", "jina", "mistral", "ngram", "nomic", "ollama", "onnx_mini_lm_l6_v2", "openai", "ort", "together_ai", "voyageai"}
+
+// querySetup is the first message of chromafs-embed -query: what
+// embedfn.Build takes.
+type querySetup struct {
+	Spec     chromastore.EmbeddingSpec `json:"spec"`
+	Dim      int                       `json:"dim"`
+	Override string                    `json:"override"`
+}
+
+// queryEmbedder is search's query embedder: embedfn.Build(spec, dim,
+// override) run by chromafs-embed -query. Its errors are Build's.
+type queryEmbedder struct{ p *procEmbedder }
+
+func newQueryEmbedder(spec chromastore.EmbeddingSpec, dim int, override string) (*queryEmbedder, error) {
+	bin, err := findEmbedHelper()
+	if err != nil {
+		return nil, err
+	}
+	p, err := startEmbedder(bin, []string{"-query"}, querySetup{Spec: spec, Dim: dim, Override: override})
+	if err != nil {
+		return nil, err
+	}
+	return &queryEmbedder{p}, nil
+}
+
+// EmbedQuery embeds text as a query.
+func (q *queryEmbedder) EmbedQuery(ctx context.Context, text string) ([]float32, error) {
+	vs, err := q.p.EmbedDocuments(ctx, []string{text})
+	if err != nil {
+		return nil, err
+	}
+	if len(vs) != 1 {
+		return nil, fmt.Errorf("%s: %d vectors for one query", embedHelper, len(vs))
+	}
+	return vs[0], nil
+}
+
+// Close ends the process.
+func (q *queryEmbedder) Close() error { return q.p.Close() }

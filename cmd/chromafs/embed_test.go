@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/chromafs/chromafs/chromastore"
+	"github.com/chromafs/chromafs/embedfn"
 	"github.com/chromafs/chromafs/internal/testenv"
 )
 
@@ -47,7 +48,7 @@ func embedBinary(tb testing.TB) string {
 func TestEmbedHelper(t *testing.T) {
 	bin := embedBinary(t)
 	ctx := context.Background()
-	p, err := startEmbedder(bin, "hash")
+	p, err := startEmbedder(bin, []string{"hash"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +88,7 @@ func TestEmbedHelper(t *testing.T) {
 	}
 
 	// A cancelled call ends the process; later calls fail.
-	p2, err := startEmbedder(bin, "hash")
+	p2, err := startEmbedder(bin, []string{"hash"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +102,7 @@ func TestEmbedHelper(t *testing.T) {
 	}
 	p2.Close()
 
-	if _, err := startEmbedder(bin, "bogus"); err == nil || !strings.Contains(err.Error(), `unknown embedding function "bogus"`) {
+	if _, err := startEmbedder(bin, []string{"bogus"}, nil); err == nil || !strings.Contains(err.Error(), `unknown embedding function "bogus"`) {
 		t.Errorf("unknown name: %v", err)
 	}
 }
@@ -112,7 +113,7 @@ func TestIngestEmbeddingFlag(t *testing.T) {
 	dir := t.TempDir()
 	g := []string{"--chroma-url", "http://127.0.0.1:1", "--collection", "c"}
 	_, errOut, code := cli(t, append(g, "ingest", "--embedding", "bogus", dir)...)
-	if code != 2 || !strings.Contains(errOut, `unknown embedding function "bogus" (valid: hash, default)`) {
+	if code != 2 || !strings.Contains(errOut, `unknown embedding function "bogus" (valid: hash, ngram, default)`) {
 		t.Errorf("bogus: status %d, %q", code, errOut)
 	}
 	t.Setenv("CHROMAFS_EMBED_BIN", filepath.Join(dir, "no-such-helper"))
@@ -124,5 +125,43 @@ func TestIngestEmbeddingFlag(t *testing.T) {
 	t.Setenv("PATH", dir)
 	if _, err := findEmbedHelper(); err == nil || !strings.Contains(err.Error(), "go install github.com/chromafs/chromafs/cmd/chromafs-embed@latest") {
 		t.Errorf("no helper anywhere: %v", err)
+	}
+}
+
+// TestQueryEmbedder runs search's query embedder in chromafs-embed
+// -query and checks it gives embedfn.Build's vectors and errors, and that
+// search --embedding lists embedfn's names.
+func TestQueryEmbedder(t *testing.T) {
+	if !slices.Equal(searchEmbeddings, embedfn.Providers()) {
+		t.Errorf("searchEmbeddings = %q; embedfn.Providers() = %q", searchEmbeddings, embedfn.Providers())
+	}
+	t.Setenv("CHROMAFS_EMBED_BIN", embedBinary(t))
+	ctx := context.Background()
+	spec := chromastore.EmbeddingSpec{Name: chromastore.NgramName, Config: map[string]any{"dim": 16}, Space: "cosine"}
+	for _, override := range []string{"", "hash"} {
+		q, err := newQueryEmbedder(spec, 16, override)
+		if err != nil {
+			t.Fatalf("override %q: %v", override, err)
+		}
+		f, err := embedfn.Build(spec, 16, override)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := q.EmbedQuery(ctx, "how do I rotate a key")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := f.EmbedQuery(ctx, "how do I rotate a key")
+		if len(got) != 16 || !slices.Equal(got, want) {
+			t.Errorf("override %q: %v, in process %v", override, got, want)
+		}
+		if err := q.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	}
+	_, err := newQueryEmbedder(chromastore.EmbeddingSpec{}, 16, "")
+	_, want := embedfn.Build(chromastore.EmbeddingSpec{}, 16, "")
+	if err == nil || want == nil || err.Error() != want.Error() {
+		t.Errorf("no function: %v; in process %v", err, want)
 	}
 }

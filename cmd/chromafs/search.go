@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/chromafs/chromafs/embedfn"
 	"github.com/chromafs/chromafs/search"
 )
 
@@ -55,7 +54,7 @@ never take part. Exit status: 0 with hits, 1 without, 2 on errors.`,
 			eng := &search.Engine{}
 			if !lexical {
 				spec := g.store.Embedding()
-				ef, err := embedfn.Build(spec, g.store.Dimension(), embedding)
+				ef, err := newQueryEmbedder(spec, g.store.Dimension(), embedding)
 				if err != nil {
 					return fail(err)
 				}
@@ -80,6 +79,6 @@ never take part. Exit status: 0 with hits, 1 without, 2 on errors.`,
 	f.StringVar(&dir, "path", "/", "search only the pages at or below `DIR`")
 	f.BoolVarP(&verbose, "verbose", "v", false, "print each hit's text after its line")
 	f.BoolVar(&lexical, "lexical", false, "rank pages by BM25 over the query's words (no embedding model)")
-	f.StringVar(&embedding, "embedding", "", "embed the query with `NAME` instead of the collection's recorded function: "+strings.Join(embedfn.Providers(), ", "))
+	f.StringVar(&embedding, "embedding", "", "embed the query with `NAME` instead of the collection's recorded function: "+strings.Join(searchEmbeddings, ", "))
 	return c
 }
