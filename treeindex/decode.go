@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"hash/crc32"
 	"math"
+	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/klauspost/compress/zstd"
@@ -179,25 +181,32 @@ func (h *Header) Decode(l tree.Limits) (*Index, error) {
 	if l.BytesPerEntry <= 0 {
 		l.BytesPerEntry = tree.DefaultBytesPerEntry
 	}
-	// Preallocate for the declared entries, within what the payload can
-	// plausibly hold.
-	entries := make([]tree.Entry, 0, min(h.Entries, 64*(len(h.data)+1)))
-	var raw []byte
+	// Inflate the blocks in order, each only if the limits allow it after
+	// the entries of the blocks before it were counted (their paths
+	// read); then decode them into entries, in parallel.
+	type block struct {
+		raw      []byte
+		n, off   int
+		pathsLen int // the bytes of the block's paths, whole
+		pathsEnd int // where its paths' section ends
+	}
+	blocks := make([]block, len(h.blocks))
 	var rawSoFar int64
+	counted := 0
 	data := h.data
 	for bi, b := range h.blocks {
-		decoded := int64(len(entries))
 		allowed := l.MaxBytes
-		if decoded < (allowed-tree.BaseBytes)/l.BytesPerEntry {
-			allowed = tree.BaseBytes + l.BytesPerEntry*decoded
+		if c := int64(counted); c < (allowed-tree.BaseBytes)/l.BytesPerEntry {
+			allowed = tree.BaseBytes + l.BytesPerEntry*c
 		}
 		if rawSoFar+int64(b.raw) > allowed {
 			return nil, fmt.Errorf("treeindex: %w: block %d would make %d bytes with %d entries decoded, where %d bytes plus %d per entry are allowed (Limits.BytesPerEntry), at most %d (Limits.MaxBytes)",
-				tree.ErrTooLarge, bi, rawSoFar+int64(b.raw), decoded, tree.BaseBytes, l.BytesPerEntry, l.MaxBytes)
+				tree.ErrTooLarge, bi, rawSoFar+int64(b.raw), counted, tree.BaseBytes, l.BytesPerEntry, l.MaxBytes)
 		}
 		rawSoFar += int64(b.raw)
 		enc := data[:b.enc]
 		data = data[b.enc:]
+		var raw []byte
 		switch h.Codec {
 		case Stored:
 			if b.enc != b.raw {
@@ -205,14 +214,11 @@ func (h *Header) Decode(l tree.Limits) (*Index, error) {
 			}
 			raw = enc
 		case Zstd:
-			if cap(raw) < b.raw {
-				raw = make([]byte, 0, max(b.raw, 64<<10))
-			}
 			// The decoder inflates no more than the capacity given
 			// (zstd.WithDecodeAllCapLimit): a frame that declares or holds
 			// more than the block's size fails without inflating it.
 			var err error
-			raw, err = decoder().DecodeAll(enc, raw[:0:b.raw])
+			raw, err = decoder().DecodeAll(enc, make([]byte, 0, b.raw))
 			if err != nil {
 				return nil, fmt.Errorf("treeindex: %w: block %d: zstd: %v", ErrCorrupt, bi, err)
 			}
@@ -220,14 +226,39 @@ func (h *Header) Decode(l tree.Limits) (*Index, error) {
 				return nil, fmt.Errorf("treeindex: %w: block %d inflates to %d bytes, declared %d", ErrCorrupt, bi, len(raw), b.raw)
 			}
 		}
-		var err error
-		entries, err = h.decodeBlock(entries, raw, b.entries)
+		pathsLen, pathsEnd, err := measurePaths(raw, b.entries)
 		if err != nil {
 			return nil, fmt.Errorf("treeindex: %w: block %d: %v", ErrCorrupt, bi, err)
 		}
+		blocks[bi] = block{raw: raw, n: b.entries, off: counted, pathsLen: pathsLen, pathsEnd: pathsEnd}
+		counted += b.entries
 	}
-	if len(entries) != h.Entries {
-		return nil, fmt.Errorf("treeindex: %w: %d entries decoded, %d declared", ErrCorrupt, len(entries), h.Entries)
+	if counted != h.Entries {
+		return nil, fmt.Errorf("treeindex: %w: %d entries decoded, %d declared", ErrCorrupt, counted, h.Entries)
+	}
+	entries := make([]tree.Entry, counted)
+	errs := make([]error, len(blocks))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(blocks)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				bi := int(next.Add(1)) - 1
+				if bi >= len(blocks) {
+					return
+				}
+				b := &blocks[bi]
+				errs[bi] = h.decodeBlock(entries[b.off:b.off+b.n], b.raw, b.pathsLen, b.pathsEnd)
+			}
+		}()
+	}
+	wg.Wait()
+	for bi, err := range errs {
+		if err != nil {
+			return nil, fmt.Errorf("treeindex: %w: block %d: %v", ErrCorrupt, bi, err)
+		}
 	}
 	t := tree.NewOwned(entries)
 	if p := t.Problems(); len(p) > 0 {
@@ -236,26 +267,34 @@ func (h *Header) Decode(l tree.Limits) (*Index, error) {
 	return &Index{Stamp: h.Stamp, Metadata: h.Metadata, Tree: t}, nil
 }
 
-// decodeBlock appends the n entries of the raw block b to entries.
-func (h *Header) decodeBlock(entries []tree.Entry, b []byte, n int) ([]tree.Entry, error) {
-	// The paths: measure, then build them in one string.
+// measurePaths reads the paths' section of the raw block b, which must
+// hold n paths, and returns their whole length and where the section
+// ends.
+func measurePaths(b []byte, n int) (total, end int, err error) {
 	r := &reader{b: b}
-	total, prev := 0, 0
+	prev := 0
 	for range n {
 		shared, rest := r.uvarint(), r.length("path")
 		if r.err != nil {
-			return nil, r.err
+			return 0, 0, r.err
 		}
 		if shared > uint64(prev) {
-			return nil, fmt.Errorf("path shares %d bytes with a path of %d", shared, prev)
+			return 0, 0, fmt.Errorf("path shares %d bytes with a path of %d", shared, prev)
 		}
 		r.i += rest
 		prev = int(shared) + rest
 		total += prev
 	}
+	return total, r.i, nil
+}
+
+// decodeBlock decodes the raw block b into out, one entry per path:
+// measurePaths gave the paths' whole length and where they end.
+func (h *Header) decodeBlock(out []tree.Entry, b []byte, total, pathsEnd int) error {
+	n := len(out)
+	r := &reader{b: b}
 	buf := make([]byte, 0, total)
 	offs := make([]int, n+1)
-	r.i = 0
 	for k := range n {
 		shared, rest := int(r.uvarint()), r.length("path")
 		ps := 0
@@ -267,6 +306,9 @@ func (h *Header) decodeBlock(entries []tree.Entry, b []byte, n int) ([]tree.Entr
 		r.i += rest
 		offs[k+1] = len(buf)
 	}
+	if r.i != pathsEnd {
+		return fmt.Errorf("paths end at byte %d, measured %d", r.i, pathsEnd)
+	}
 	paths := string(buf)
 
 	var sha []int // the entries with a sha256 hash
@@ -275,16 +317,16 @@ func (h *Header) decodeBlock(entries []tree.Entry, b []byte, n int) ([]tree.Entr
 		ru := r.uvarint()
 		size := r.uvarint()
 		if r.err != nil {
-			return nil, r.err
+			return r.err
 		}
 		if flags&^flagAll != 0 {
-			return nil, fmt.Errorf("entry %d: unknown flags %#x", k, flags)
+			return fmt.Errorf("entry %d: unknown flags %#x", k, flags)
 		}
 		if ru >= uint64(len(h.rules)) {
-			return nil, fmt.Errorf("entry %d: rule %d of %d", k, ru, len(h.rules))
+			return fmt.Errorf("entry %d: rule %d of %d", k, ru, len(h.rules))
 		}
 		if size > math.MaxInt64 {
-			return nil, fmt.Errorf("entry %d: size %d", k, size)
+			return fmt.Errorf("entry %d: size %d", k, size)
 		}
 		rl := &h.rules[ru]
 		e := tree.Entry{
@@ -302,23 +344,23 @@ func (h *Header) decodeBlock(entries []tree.Entry, b []byte, n int) ([]tree.Entr
 				nsec = r.uvarint()
 			}
 			if r.err != nil {
-				return nil, r.err
+				return r.err
 			}
 			if nsec >= 1e9 || sec < minUnix || sec > maxUnix {
-				return nil, fmt.Errorf("entry %d: modTime %d.%09d out of range", k, sec, nsec)
+				return fmt.Errorf("entry %d: modTime %d.%09d out of range", k, sec, nsec)
 			}
 			e.ModTime = time.Unix(sec, int64(nsec)).UTC()
 		}
 		chunks, ct := r.uvarint(), r.uvarint()
 		if r.err != nil {
-			return nil, r.err
+			return r.err
 		}
 		if chunks > math.MaxInt32 {
-			return nil, fmt.Errorf("entry %d: %d chunks", k, chunks)
+			return fmt.Errorf("entry %d: %d chunks", k, chunks)
 		}
 		e.Chunks = int(chunks)
 		if ct > uint64(len(h.types)) {
-			return nil, fmt.Errorf("entry %d: content type %d of %d", k, ct, len(h.types))
+			return fmt.Errorf("entry %d: content type %d of %d", k, ct, len(h.types))
 		}
 		if ct > 0 {
 			e.ContentType = h.types[ct-1]
@@ -330,18 +372,18 @@ func (h *Header) decodeBlock(entries []tree.Entry, b []byte, n int) ([]tree.Entr
 			e.URL = r.str("url")
 		}
 		if r.err != nil {
-			return nil, r.err
+			return r.err
 		}
 		if flags&flagSHA256 != 0 {
 			if flags&flagHash != 0 {
-				return nil, fmt.Errorf("entry %d: two hashes", k)
+				return fmt.Errorf("entry %d: two hashes", k)
 			}
-			sha = append(sha, len(entries))
+			sha = append(sha, k)
 		}
-		entries = append(entries, e)
+		out[k] = e
 	}
 	if len(r.b)-r.i != 32*len(sha) {
-		return nil, fmt.Errorf("%d bytes of hashes for %d sha256 hashes", len(r.b)-r.i, len(sha))
+		return fmt.Errorf("%d bytes of hashes for %d sha256 hashes", len(r.b)-r.i, len(sha))
 	}
 	if len(sha) > 0 {
 		// One string holds the block's hashes in their text form.
@@ -354,10 +396,10 @@ func (h *Header) decodeBlock(entries []tree.Entry, b []byte, n int) ([]tree.Entr
 		}
 		all := string(hx)
 		for j, k := range sha {
-			entries[k].Hash = all[j*w : (j+1)*w]
+			out[k].Hash = all[j*w : (j+1)*w]
 		}
 	}
-	return entries, nil
+	return nil
 }
 
 // Bounds of tree times (years 0 to 9999), in Unix seconds.

@@ -47,7 +47,8 @@
 // flagged, the uvarint chunks, the uvarint content type number plus one
 // (0 for none), the other hash and url strings when flagged; then the 32
 // raw bytes of each sha256 hash ("sha256:" and 64 lowercase hex digits in
-// the tree). Blocks decode on their own.
+// the tree). Blocks decode on their own: Decode inflates them in order
+// and decodes them on GOMAXPROCS goroutines.
 //
 // # Limits
 //
