@@ -28,6 +28,9 @@ type tracer struct {
 	w     io.Writer
 	start time.Time // main entered
 	last  time.Time // the end of the last phase
+	// searches counts the requests with a document filter (the coarse
+	// filter's queries).
+	searches atomic.Int64
 }
 
 // trace is the process's tracer; nil when tracing is off.
@@ -121,6 +124,9 @@ func (tt traceTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if body, err := req.GetBody(); err == nil {
 			b, _ := io.ReadAll(body)
 			what += describeBody(b)
+			if bytes.Contains(b, []byte(`"where_document"`)) {
+				tt.t.searches.Add(1)
+			}
 		}
 	}
 	start := time.Now()
@@ -215,8 +221,11 @@ func (f *traceFS) Uncached(ctx context.Context, names []string) []string {
 }
 
 func (f *traceFS) Candidates(ctx context.Context, names []string, literals []string, fold bool) ([]string, error) {
+	before := f.t.searches.Load()
 	out, err := f.FS.Candidates(ctx, names, literals, fold)
-	f.t.phase(fmt.Sprintf("coarse queries (%d of %d files are candidates)", len(out), len(names)))
+	// Pages that a shared cache (Redis) holds are candidates without a
+	// query: zero searches when it holds them all.
+	f.t.phase(fmt.Sprintf("coarse filter (%d of %d files are candidates; %d Chroma searches)", len(out), len(names), f.t.searches.Load()-before))
 	return out, err
 }
 
