@@ -1,0 +1,191 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromafs/chromafs/internal/gen"
+	"github.com/chromafs/chromafs/internal/testenv"
+)
+
+// buildIn builds a Go program into dir/name with the environment env
+// added, and returns its path.
+func buildIn(tb testing.TB, dir, name, pkg string, env ...string) string {
+	tb.Helper()
+	p := filepath.Join(dir, name)
+	cmd := exec.Command("go", "build", "-o", p, pkg)
+	cmd.Env = append(os.Environ(), env...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		tb.Fatalf("go build %s: %v\n%s", pkg, err, out)
+	}
+	return p
+}
+
+// startBinaries builds an empty Go program and chromafs static
+// (CGO_ENABLED=0, as make build does); chromafsBinary is the default
+// build (dynamically linked where cgo is available).
+func startBinaries(b *testing.B) (empty, static string) {
+	b.Helper()
+	dir := b.TempDir()
+	src := filepath.Join(dir, "empty")
+	if err := os.MkdirAll(src, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(src, "main.go"), []byte("package main\n\nfunc main() {}\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(src, "go.mod"), []byte("module empty\n\ngo 1.26\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	cmd := exec.Command("go", "build", "-o", filepath.Join(dir, "empty-bin"), ".")
+	cmd.Dir = src
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("go build empty: %v\n%s", err, out)
+	}
+	return filepath.Join(dir, "empty-bin"), buildIn(b, dir, "chromafs-static", ".", "CGO_ENABLED=0")
+}
+
+// pairedRuns runs the commands once each per round, in order, for
+// b.Loop's rounds, so that all of them meet the same load; it reports
+// each one's median wall time (NAME-ms) and the median of its per-round
+// ratio to the first command's (NAME/FIRST). check, if not nil, sees
+// every output.
+func pairedRuns(b *testing.B, tools []namedCmd, check func(i int, out []byte)) {
+	b.Helper()
+	times := make([][]float64, len(tools))
+	for b.Loop() {
+		for i, tool := range tools {
+			cmd := exec.Command(tool.args[0], tool.args[1:]...)
+			cmd.Env = append(os.Environ(), "LC_ALL=C.UTF-8")
+			start := time.Now()
+			out, err := cmd.Output()
+			times[i] = append(times[i], float64(time.Since(start).Microseconds())/1000)
+			if err != nil {
+				b.Fatalf("%v: %v", tool.args, err)
+			}
+			if check != nil {
+				check(i, out)
+			}
+		}
+	}
+	for i, tool := range tools {
+		b.ReportMetric(median(times[i]), tool.name+"-ms")
+		if i > 0 {
+			ratios := make([]float64, len(times[i]))
+			for j := range ratios {
+				ratios[j] = times[i][j] / times[0][j]
+			}
+			b.ReportMetric(median(ratios), tool.name+"/"+tools[0].name)
+		}
+	}
+}
+
+type namedCmd struct {
+	name string
+	args []string
+}
+
+// withOld adds CHROMAFS_BENCH_OLD (another chromafs binary, to compare
+// before and after a change) to tools as "old", with args.
+func withOld(tools []namedCmd, args ...string) []namedCmd {
+	if old := os.Getenv("CHROMAFS_BENCH_OLD"); old != "" {
+		tools = append(tools, namedCmd{"old", append([]string{old}, args...)})
+	}
+	return tools
+}
+
+// BenchmarkProcessStart times `chromafs --help` as whole processes
+// against an empty Go program built in the same run, in paired rounds:
+// the cost of starting chromafs (the runtime and every linked package's
+// initialisation) plus cobra's help. "static" is chromafs built with
+// CGO_ENABLED=0, as make build builds it.
+func BenchmarkProcessStart(b *testing.B) {
+	empty, static := startBinaries(b)
+	bin := chromafsBinary(b)
+	tools := withOld([]namedCmd{
+		{"empty", []string{empty}},
+		{"chromafs", []string{bin, "--help"}},
+		{"static", []string{static, "--help"}},
+	}, "--help")
+	pairedRuns(b, tools, nil)
+}
+
+// BenchmarkLsProcess times `chromafs ls /` on a collection that chromafs
+// ingest wrote from a generated site of 1,131 pages (pages under
+// internal/ private to staff) against curl fetching the tree record
+// alone (the collection's id known), in paired rounds. "static" is
+// chromafs built with CGO_ENABLED=0. Ingesting takes about half a minute.
+func BenchmarkLsProcess(b *testing.B) {
+	curl, err := exec.LookPath("curl")
+	if err != nil {
+		b.Skip("curl is not installed")
+	}
+	srv := testenv.Chroma(b)
+	coll := testenv.CollectionName(b)
+	site := b.TempDir()
+	for slug, c := range gen.Pages(1131, 1) {
+		p := filepath.Join(site, filepath.FromSlash(slug))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(c), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	rules := filepath.Join(b.TempDir(), "rules")
+	if err := os.WriteFile(rules, []byte("**  public\n"+gen.PrivateDir+"/**  private groups="+gen.PrivateGroup+"\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	bin := chromafsBinary(b)
+	g := []string{"--chroma-url", srv.URL, "--collection", coll}
+	if out, err := exec.Command(bin, append(g, "ingest", "--no-progress", "--rules", rules, site)...).CombinedOutput(); err != nil {
+		b.Fatalf("ingest: %v\n%s", err, out)
+	}
+	resp, err := http.Get(srv.URL + "/api/v2/tenants/default_tenant/databases/default_database/collections/" + coll)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var col struct{ ID string }
+	err = json.NewDecoder(resp.Body).Decode(&col)
+	resp.Body.Close()
+	if err != nil || col.ID == "" {
+		b.Fatalf("collection id: %v", err)
+	}
+	_, static := startBinaries(b)
+	getURL := srv.URL + "/api/v2/tenants/default_tenant/databases/default_database/collections/" + col.ID + "/get"
+	tools := withOld([]namedCmd{
+		{"curl", []string{curl, "-sf", "-X", "POST", "-H", "Content-Type: application/json",
+			"-d", `{"ids":["__path_tree__"],"include":["documents","metadatas"]}`, getURL}},
+		{"chromafs", append(append([]string{bin}, g...), "ls", "/")},
+		{"static", append(append([]string{static}, g...), "ls", "/")},
+	}, append(g, "ls", "/")...)
+	if os.Getenv("CHROMAFS_BENCH_TRACE") != "" {
+		cmd := exec.Command(bin, append(g, "ls", "/")...)
+		cmd.Env = append(os.Environ(), "CHROMAFS_TRACE=1")
+		var errb bytes.Buffer
+		cmd.Stderr = &errb
+		_ = cmd.Run()
+		b.Logf("CHROMAFS_TRACE=1 chromafs ls /:\n%s", errb.String())
+	}
+	var want []byte
+	pairedRuns(b, tools, func(i int, out []byte) {
+		switch {
+		case i == 0 && !bytes.Contains(out, []byte("__path_tree__")):
+			b.Fatalf("curl printed %.200q", out)
+		case i == 1:
+			want = out
+			if !strings.Contains(string(out), "\n") {
+				b.Fatalf("ls / printed %q", out)
+			}
+		case i > 1 && !bytes.Equal(out, want):
+			b.Fatalf("%s printed %q, chromafs %q", tools[i].name, out, want)
+		}
+	})
+}
