@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/chromafs/chromafs/gnu"
+	"github.com/chromafs/chromafs/search"
 	"github.com/chromafs/chromafs/shell"
 )
 
@@ -55,6 +56,11 @@ type Config struct {
 	// ShellOptions are given to every shell.New after the output cap and
 	// timeout (a time zone, a clock, other caps).
 	ShellOptions []shell.Option
+	// Search, if set, adds the search tool (semantic search over the
+	// session's filesystem, answered with paths and line ranges) and the
+	// shell command search to bash. *search.Engine is one; it is an
+	// interface so that this package links no embedding function.
+	Search search.Searcher
 }
 
 // server is the state behind the tools of one *mcp.Server.
@@ -72,7 +78,7 @@ type session struct {
 }
 
 // New returns an MCP server with the tools bash, read, ls, glob, grep and
-// stat over the filesystems that cfg.FS gives its sessions (see the
+// stat (and search, with Config.Search) over the filesystems that cfg.FS gives its sessions (see the
 // package documentation). Connect it to any number of transports; each
 // session has its own filesystem and working directory.
 func New(cfg Config) *mcp.Server {
@@ -115,7 +121,11 @@ func (s *server) session(ctx context.Context, ss *mcp.ServerSession) (*session, 
 	if err != nil {
 		return nil, err
 	}
-	opts := append([]shell.Option{shell.WithMaxOutput(s.cfg.MaxOutput), shell.WithTimeout(s.cfg.Timeout)}, s.cfg.ShellOptions...)
+	opts := []shell.Option{shell.WithMaxOutput(s.cfg.MaxOutput), shell.WithTimeout(s.cfg.Timeout)}
+	if s.cfg.Search != nil {
+		opts = append(opts, shell.WithCommand("search", search.Command(s.cfg.Search)))
+	}
+	opts = append(opts, s.cfg.ShellOptions...)
 	se = &session{fsys: fsys, sh: shell.New(fsys, opts...)}
 	s.mu.Lock()
 	defer s.mu.Unlock()

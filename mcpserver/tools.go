@@ -12,7 +12,8 @@ import (
 	"github.com/chromafs/chromafs/gnu"
 )
 
-// addTools adds the six tools to srv.
+// addTools adds the six tools to srv, and search when Config.Search is
+// set.
 func (s *server) addTools(srv *mcp.Server) {
 	cut := cutNote(s.cfg.MaxOutput)
 	mcp.AddTool(srv, tool("bash", "Run a command line", bashDescription()+cut("narrow the command (head, grep -m, a more specific path)")), s.bash)
@@ -23,6 +24,9 @@ func (s *server) addTools(srv *mcp.Server) {
 	grep.InputSchema = grepSchema()
 	mcp.AddTool(srv, grep, s.grep)
 	mcp.AddTool(srv, tool("stat", "Describe a file or directory", statDescription), s.stat)
+	if s.cfg.Search != nil {
+		mcp.AddTool(srv, tool("search", "Search by meaning", searchDescription+cut("ask for fewer results (k) or a narrower path")), s.search)
+	}
 }
 
 // tool is a read-only, idempotent tool of a closed world.

@@ -55,14 +55,22 @@ func (rs *runState) shellError(what string, why error) error {
 }
 
 // isCommand reports whether name is one of the file commands the shell
-// runs (package gnu's, and xargs).
-func isCommand(name string) bool {
+// runs (package gnu's, those of WithCommand, and xargs).
+func (s *Session) isCommand(name string) bool {
 	switch name {
 	case "xargs", "bash", "sh":
 		return true
 	}
-	_, ok := gnu.Commands[name]
-	return ok
+	return s.command(name) != nil
+}
+
+// command returns the file command called name (package gnu's or one of
+// WithCommand), or nil.
+func (s *Session) command(name string) gnu.Func {
+	if f, ok := s.extra[name]; ok {
+		return f
+	}
+	return gnu.Commands[name]
 }
 
 // unsupported are the bash builtins interp does not implement: job
@@ -143,7 +151,7 @@ func (rs *runState) call(ctx context.Context, args []string) ([]string, error) {
 		if len(args) > 1 && args[1] == "printf" {
 			return rs.printfCall(hc, args[1:]), nil
 		}
-		if len(args) > 1 && isCommand(args[1]) {
+		if len(args) > 1 && rs.s.isCommand(args[1]) {
 			return args[1:], nil
 		}
 	case "pwd":
@@ -286,7 +294,7 @@ options:
 		}
 		return fail("126", "%[1]s: %[2]s: Permission denied\n%[1]s: exec: %[2]s: cannot execute: Permission denied\n", prog, p)
 	}
-	if !isCommand(name) && !execRunnable[name] {
+	if !rs.s.isCommand(name) && !execRunnable[name] {
 		if info, err := fs.Stat(rs.s.fsys, fsName(absolute(hc.Dir, name))); err == nil && info.IsDir() {
 			// bash, finding no program, tries the name itself.
 			return fail("126", "%s: exec: %s: cannot execute: Is a directory\n", prog, name)
@@ -358,7 +366,7 @@ func (rs *runState) exec(ctx context.Context, args []string) error {
 		// exec echo ...: the builtin stands for the program.
 		return hc.Builtin(ctx, args)
 	}
-	if _, ok := gnu.Commands[name]; ok {
+	if rs.s.command(name) != nil {
 		return status(rs.runCommand(ctx, hc, args))
 	}
 	if strings.Contains(name, "/") {
@@ -372,7 +380,7 @@ func (rs *runState) exec(ctx context.Context, args []string) error {
 // pipe was closed by the reader stops as a process stops on SIGPIPE:
 // silently, with status 141.
 func (rs *runState) runCommand(ctx context.Context, hc interp.HandlerContext, args []string) int {
-	f := gnu.Commands[args[0]]
+	f := rs.s.command(args[0])
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	pw := &pipeWriter{w: hc.Stdout, cancel: cancel}
@@ -463,11 +471,11 @@ func (rs *runState) source(ctx context.Context, hc interp.HandlerContext, args [
 
 // kind says what bash's type would call name in this shell: "keyword",
 // "builtin" or "" (not found).
-func kind(name string) string {
+func (s *Session) kind(name string) string {
 	switch {
 	case syntax.IsKeyword(name):
 		return "keyword"
-	case interp.IsBuiltin(name), isCommand(name):
+	case interp.IsBuiltin(name), s.isCommand(name):
 		return "builtin"
 	}
 	return ""
@@ -494,7 +502,7 @@ func (rs *runState) typeBuiltin(hc interp.HandlerContext, args []string) error {
 	}
 	code := 0
 	for _, name := range args {
-		k := kind(name)
+		k := rs.s.kind(name)
 		switch {
 		case mode == "P" || (k == "" && mode != ""):
 			code = 1
@@ -527,7 +535,7 @@ func (rs *runState) commandV(hc interp.HandlerContext, args []string) error {
 	}
 	code := 0
 	for _, name := range args {
-		k := kind(name)
+		k := rs.s.kind(name)
 		switch {
 		case k == "" && verbose:
 			fmt.Fprintf(hc.Stderr, "%s: command: %s: not found\n", rs.s.prog, name)
@@ -555,7 +563,7 @@ func (rs *runState) hash(hc interp.HandlerContext, args []string) error {
 		if strings.HasPrefix(name, "-") {
 			continue
 		}
-		if kind(name) != "builtin" {
+		if rs.s.kind(name) != "builtin" {
 			fmt.Fprintf(hc.Stderr, "%s: hash: %s: not found\n", rs.s.prog, name)
 			code = 1
 		}

@@ -15,6 +15,8 @@ import (
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/interp"
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/chromafs/chromafs/gnu"
 )
 
 // Defaults of the options.
@@ -87,13 +89,29 @@ func WithNow(now func() time.Time) Option { return func(s *Session) { s.now = no
 // fixed environment has no TZ).
 func WithLocation(loc *time.Location) Option { return func(s *Session) { s.loc = loc } }
 
+// WithCommand adds a file command to the session's shell: name runs f,
+// as the shell runs package gnu's commands (in pipelines, under xargs and
+// find -exec, with the session's working directory and output caps), and
+// type, command -v and hash know it. It is how a program adds a command
+// that needs more than the filesystem, such as package search's search;
+// a name of package gnu's is replaced.
+func WithCommand(name string, f gnu.Func) Option {
+	return func(s *Session) {
+		if s.extra == nil {
+			s.extra = map[string]gnu.Func{}
+		}
+		s.extra[name] = f
+	}
+}
+
 // A Session runs command lines over one fs.FS. It keeps the working
 // directory (initially "/") and OLDPWD from one Run to the next;
 // variables, functions, aliases and shell options start afresh in each
 // Run. A Session runs one command line at a time: Run may be called from
 // any goroutine, but calls are serialized.
 type Session struct {
-	fsys fs.FS
+	fsys  fs.FS
+	extra map[string]gnu.Func // WithCommand
 
 	maxOutput, maxCommands, maxIterations, maxStages int
 	timeout                                          time.Duration

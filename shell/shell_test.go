@@ -12,6 +12,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/chromafs/chromafs/gnu"
 	"github.com/chromafs/chromafs/internal/testenv"
 	"github.com/chromafs/chromafs/shell"
 )
@@ -412,4 +413,33 @@ func TestNoLeak(t *testing.T) {
 	if n := settle(g0, runtime.NumGoroutine); n > g0 {
 		t.Errorf("goroutines: %d before, %d after", g0, n)
 	}
+}
+
+// TestWithCommand: a command added with WithCommand runs like package
+// gnu's: with the working directory, in pipelines, under xargs and
+// find -exec, and type and command -v know it.
+func TestWithCommand(t *testing.T) {
+	where := func(ctx context.Context, env *gnu.Env, args []string) int {
+		fmt.Fprintf(env.Stdout, "%s %s\n", env.Dir, strings.Join(args, ","))
+		if len(args) == 0 {
+			fmt.Fprintln(env.Stderr, "where: no operand")
+			return 2
+		}
+		return 0
+	}
+	s := shell.New(docs(), shell.WithCommand("where", where))
+	for _, c := range []struct {
+		line string
+		want result
+	}{
+		{"cd /guides && where a b | cat", result{out: "/guides a,b\n"}},
+		// The working directory persists from one line to the next.
+		{"echo x y | xargs where", result{out: "/guides x,y\n"}},
+		{"find /guides -name b.md -exec where {} +", result{out: "/guides /guides/b.md\n"}},
+		{"type where; command -v where", result{out: "where is a shell builtin\nwhere\n"}},
+		{"cd / && where", result{out: "/ \n", err: "where: no operand\n", status: 2}},
+	} {
+		check(t, s, c.line, c.want)
+	}
+	check(t, shell.New(docs()), "where", result{err: "bash: where: command not found\n", status: 127})
 }

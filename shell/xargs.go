@@ -544,7 +544,7 @@ func (rs *runState) runProgram(ctx context.Context, hc interp.HandlerContext, li
 		}
 		return 0, nil
 	}
-	if _, ok := gnu.Commands[name]; ok {
+	if rs.s.command(name) != nil {
 		return rs.runCommand(ctx, hc, line), nil
 	}
 	if strings.Contains(name, "/") {

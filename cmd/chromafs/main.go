@@ -29,6 +29,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -70,8 +71,11 @@ type globals struct {
 	stderr                  io.Writer
 	// store is the collection that newFS opened last (search reads its
 	// embedding configuration).
-	store *chromastore.Collection
+	store atomic.Pointer[chromastore.Collection]
 }
+
+// openedStore returns the collection that newFS opened last, or nil.
+func (g *globals) openedStore() *chromastore.Collection { return g.store.Load() }
 
 func envOr(name, def string) string {
 	if v, ok := os.LookupEnv(name); ok {
@@ -230,7 +234,7 @@ func (g *globals) newFS(ctx context.Context) (*chromafs.FS, error) {
 	if err != nil {
 		return nil, err
 	}
-	g.store = store
+	g.store.Store(store)
 	trace.phase("open store (collection lookup)")
 	res, err := g.pointers.resolver()
 	if err != nil {

@@ -20,13 +20,14 @@ import (
 // output, for one user (the global --groups).
 func mcpCommand(g *globals) *cobra.Command {
 	var maxOutput int
+	var embedding string
 	c := &cobra.Command{
 		Use:   "mcp",
 		Short: "Serve the collection to an AI agent over MCP on standard input and output",
 		Long: `Serve the collection to an AI agent (Claude Code, Claude Desktop, Cursor, any
 MCP client) over the Model Context Protocol on standard input and output, as
-the user of --groups. The tools are bash, read, ls, glob, grep and stat, all
-read-only; paths are absolute from the collection root, and relative ones
+the user of --groups. The tools are bash, read, ls, glob, grep, stat and
+search (by meaning, with the collection's embedding function), all read-only; paths are absolute from the collection root, and relative ones
 resolve against the session's working directory (bash's cd changes it).
 
 Standard output carries the protocol only; warnings go to standard error.
@@ -37,14 +38,15 @@ tree record) end the command with status 2. It exits 0 when the client closes
 standard input.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runMCP(cmd.Context(), g, maxOutput, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
+			return runMCP(cmd.Context(), g, maxOutput, embedding, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	c.Flags().IntVar(&maxOutput, "max-output", mcpserver.DefaultMaxOutput, "characters of each tool's answer before it is cut (-1: no limit)")
+	c.Flags().StringVar(&embedding, "embedding", "", "embed the search tool's queries with `NAME` instead of the collection's recorded function")
 	return c
 }
 
-func runMCP(ctx context.Context, g *globals, maxOutput int, stdin io.Reader, stdout, stderr io.Writer) error {
+func runMCP(ctx context.Context, g *globals, maxOutput int, embedding string, stdin io.Reader, stdout, stderr io.Writer) error {
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	view := &lazyFS{open: func(ctx context.Context) (fs.FS, error) {
 		ctx, cancel := context.WithTimeout(ctx, g.timeout)
@@ -64,6 +66,7 @@ func runMCP(ctx context.Context, g *globals, maxOutput int, stdin io.Reader, std
 		Timeout:   g.timeout,
 		Version:   shortVersion(),
 		Logger:    log,
+		Search:    &lazySearch{store: g.openedStore, override: embedding},
 	})
 	t := &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}}
 	err := srv.Run(ctx, t)

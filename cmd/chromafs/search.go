@@ -2,11 +2,15 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 
+	"github.com/chromafs/chromafs/chromastore"
 	"github.com/chromafs/chromafs/search"
 )
 
@@ -53,8 +57,9 @@ never take part. Exit status: 0 with hits, 1 without, 2 on errors.`,
 			}
 			eng := &search.Engine{}
 			if !lexical {
-				spec := g.store.Embedding()
-				ef, err := newQueryEmbedder(spec, g.store.Dimension(), embedding)
+				store := g.openedStore()
+				spec := store.Embedding()
+				ef, err := newQueryEmbedder(spec, store.Dimension(), embedding)
 				if err != nil {
 					return fail(err)
 				}
@@ -81,4 +86,47 @@ never take part. Exit status: 0 with hits, 1 without, 2 on errors.`,
 	f.BoolVar(&lexical, "lexical", false, "rank pages by BM25 over the query's words (no embedding model)")
 	f.StringVar(&embedding, "embedding", "", "embed the query with `NAME` instead of the collection's recorded function: "+strings.Join(searchEmbeddings, ", "))
 	return c
+}
+
+// lazySearch is the search of the sh, mcp and serve --mcp commands: their
+// collection may open after they start, so the query embedder is built
+// from its configuration at the first semantic search (and again after a
+// failure, which is that search's error). Lexical searches need no
+// embedder.
+type lazySearch struct {
+	store    func() *chromastore.Collection // nil until the collection is open
+	override string                         // --embedding
+
+	mu  sync.Mutex
+	eng *search.Engine
+}
+
+func (l *lazySearch) Search(ctx context.Context, fsys fs.FS, query string, opt search.Options) ([]search.Hit, error) {
+	if opt.Lexical {
+		return (&search.Engine{}).Search(ctx, fsys, query, opt)
+	}
+	eng, err := l.engine()
+	if err != nil {
+		return nil, err
+	}
+	return eng.Search(ctx, fsys, query, opt)
+}
+
+func (l *lazySearch) engine() (*search.Engine, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.eng != nil {
+		return l.eng, nil
+	}
+	st := l.store()
+	if st == nil {
+		return nil, errors.New("the collection is not open yet")
+	}
+	spec := st.Embedding()
+	ef, err := newQueryEmbedder(spec, st.Dimension(), l.override)
+	if err != nil {
+		return nil, err
+	}
+	l.eng = &search.Engine{Embedder: ef, Space: spec.Space}
+	return l.eng, nil
 }

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -142,12 +143,14 @@ one of --mcp-allow-origin.`,
 			if staleTree > 0 {
 				opts = append(opts, chromafs.WithStaleTree(staleTree))
 			}
+			var opened atomic.Pointer[chromastore.Collection] // for the search tool
 			cfg := server.Config{
 				Open: func(ctx context.Context) (collection.Store, error) {
 					c, err := chromastore.Open(ctx, scfg)
 					if err != nil {
 						return nil, err
 					}
+					opened.Store(c)
 					return c, nil
 				},
 				Options: opts, Users: users, DenyAnonymous: denyAnonymous, Logger: log,
@@ -198,6 +201,7 @@ one of --mcp-allow-origin.`,
 			mcpOpt.ViewMaxAge = treeMaxAge
 			mcpOpt.Tools.Version = shortVersion()
 			mcpOpt.Tools.Logger = log
+			mcpOpt.Tools.Search = &lazySearch{store: opened.Load}
 			if err := add(mcpAddr, "mcp", srv.MCPHandler(mcpOpt)); err != nil {
 				for _, l := range listeners {
 					l.Listener.Close()

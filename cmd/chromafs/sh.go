@@ -16,6 +16,7 @@ import (
 	"golang.org/x/term"
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/chromafs/chromafs/search"
 	"github.com/chromafs/chromafs/shell"
 )
 
@@ -23,7 +24,7 @@ import (
 // for one command line (-c) or a session of them (a prompt on a terminal,
 // lines from standard input otherwise).
 func shCommand(g *globals) *cobra.Command {
-	var command string
+	var command, embedding string
 	var maxOutput int
 	c := &cobra.Command{
 		Use:   "sh [-c COMMAND]",
@@ -50,13 +51,20 @@ starts, so that its greps soon read from memory only.`,
 				base = context.WithoutCancel(base)
 			}
 			openCtx, cancel := context.WithTimeout(base, g.timeout)
-			fsys, err := g.openFS(openCtx)
+			// Reads are bound to the session's context, not to openCtx,
+			// which ends here.
+			fsys, err := g.newFS(openCtx)
 			cancel()
+			if err == nil {
+				fsys = fsys.WithContext(base)
+			}
 			if err != nil {
 				fmt.Fprintf(stderr, "chromafs sh: %v\n", err)
 				return exitError{2}
 			}
-			sess := shell.New(fsys, shell.WithTimeout(g.timeout), shell.WithMaxOutput(maxOutput))
+			srch := &lazySearch{store: g.openedStore, override: embedding}
+			sess := shell.New(fsys, shell.WithTimeout(g.timeout), shell.WithMaxOutput(maxOutput),
+				shell.WithCommand("search", search.Command(srch)))
 			if !interactive {
 				status, _ := sess.Run(base, command, stdout, stderr)
 				if status != 0 {
@@ -79,6 +87,7 @@ starts, so that its greps soon read from memory only.`,
 	}
 	c.Flags().StringVarP(&command, "command", "c", "", "run `COMMAND` and exit with its status")
 	c.Flags().IntVar(&maxOutput, "max-output", shell.DefaultMaxOutput, "characters of output per command line before it is cut (-1: no limit)")
+	c.Flags().StringVar(&embedding, "embedding", "", "embed the search command's queries with `NAME` instead of the collection's recorded function")
 	return c
 }
 

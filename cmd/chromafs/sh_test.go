@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chromafs/chromafs/embedfn"
 	"github.com/chromafs/chromafs/internal/testenv"
 )
 
@@ -55,6 +56,13 @@ func TestSh(t *testing.T) {
 		{args: []string{"sh", "-c", "echo 0123456789 | cat", "--max-output", "5"}, out: "01234\n[output truncated: 6 more characters; narrow the command, e.g. with head, grep -m or a more specific path]\n"},
 		{args: []string{"sh"}, stdin: "cd guides\npwd\nfor f in *; do\n  echo \"<$f>\"\ndone\ncd /nope\n", out: "/guides\n<auth>\n<quickstart.md>\n", err: "bash: cd: /nope: No such file or directory\n", code: 1},
 		{args: []string{"sh"}, stdin: "cd /concepts\nls\n", out: "limits.md\nprojects.md\n"},
+		// Reads after the collection opened (a page, not only listings).
+		{args: []string{"sh", "-c", "cat /guides/quickstart.md | head -1"}, out: "# Quickstart\n"},
+		// search: BM25 needs no model; the private runbook is hidden.
+		{args: []string{"sh", "-c", "search --lexical -n 1 rotate keys | cut -d ' ' -f 1"}, out: "/guides/auth/api-keys.md:1-9\n"},
+		{args: append([]string{"--groups", "staff"}, "sh", "-c", "search --lexical --path internal rotate | cut -d ' ' -f 1"), out: "/internal/runbooks/rotate-signing-key.md:1-1\n"},
+		// The consistent hash that ingest uses by default is not recorded.
+		{args: []string{"sh", "-c", "search rotate keys"}, err: "search: cannot build the embedding function: the collection's configuration records no embedding function (chromafs ingest's default, the consistent hash, is not recorded); name the one it was written with (--embedding NAME, one of " + strings.Join(embedfn.Providers(), ", ") + ") or search with --lexical\n", code: 2},
 	} {
 		args := append(append([]string(nil), g...), c.args...)
 		out, errOut, code := cliIn(t, c.stdin, args...)
