@@ -98,7 +98,7 @@ func TestMCPStdio(t *testing.T) {
 		names = append(names, tool.Name)
 	}
 	slices.Sort(names)
-	if !slices.Equal(names, []string{"bash", "glob", "grep", "ls", "read", "stat"}) {
+	if !slices.Equal(names, []string{"bash", "glob", "grep", "ls", "read", "search", "stat"}) {
 		t.Fatalf("tools: %v", names)
 	}
 

@@ -264,6 +264,7 @@ async function main() {
     await checkGlob(client, vslugs, vdirs);
     await checkGrep(client, visible, vslugs);
     await checkBash(client, visible, vslugs, vdirs);
+    await checkSearch(client, visible, vslugs);
     await checkPrivate(client, all, visible, [...priv].sort(), hiddenDirs);
     checkLeaks(all, visible, [...priv].sort(), hiddenDirs);
   } catch (err) {
@@ -281,6 +282,7 @@ const TOOLS = {
   glob: ['pattern', 'path'],
   grep: ['pattern', 'path', 'glob', 'output_mode', 'case_insensitive', 'fixed_strings', 'context', 'line_numbers', 'head_limit'],
   stat: ['path'],
+  search: ['query', 'path', 'k'],
 };
 
 async function checkTools(client) {
@@ -620,6 +622,28 @@ function lsOrder(a, b) {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+// checkSearch searches for a line of words of some visible pages: each
+// page comes first, as "/path:START-END  SCORE  ...", with the line in its
+// range (the collection is embedded with chromafs's n-gram function, so a
+// page's own words find it).
+async function checkSearch(client, visible, vslugs) {
+  let n = 0;
+  for (const slug of vslugs) {
+    if (n >= 5) break;
+    const ls = lines(visible.get(slug).toString('utf8'));
+    const i = ls.findIndex((l) => l.trim().split(/\s+/).length >= 6 && l.length < 200);
+    if (i < 0) continue;
+    n++;
+    const r = await call(client, 'search', { query: ls[i], k: 5 });
+    const m = /^(\/[^\n]+?):(\d+)-(\d+)  -?\d+\.\d\d  /.exec(r.text);
+    check(`search for line ${i + 1} of ${abs(slug)} finds it first`,
+      !r.isError && m !== null && m[1] === abs(slug) && Number(m[2]) <= i + 1 && Number(m[3]) >= i + 1, () => q(r.text));
+  }
+  check('search: some page has a line to search for', n > 0, () => 'no page has a line of 6 words');
+  const bad = await call(client, 'search', { query: 'x', k: -1 });
+  check('search with k -1 is an error', bad.isError, () => q(bad.text));
+}
+
 async function checkPrivate(client, all, visible, privs, hiddenDirs) {
   if (privs.length === 0) return;
   for (const slug of privs) {
@@ -636,6 +660,7 @@ async function checkPrivate(client, all, visible, privs, hiddenDirs) {
       ['bash', (p) => ({ command: `test -e ${p} && echo yes || echo no` })],
       ['grep', (p) => ({ pattern: '.', path: p, output_mode: 'count' })],
       ['glob', (p) => ({ pattern: '**/' + baseOf(p) })],
+      ['search', (p) => ({ query: 'the', path: p })],
     ]) {
       const a = await call(client, tool, args(abs(slug)));
       const b = await call(client, tool, args(abs(twin)));
@@ -655,6 +680,9 @@ async function checkPrivate(client, all, visible, privs, hiddenDirs) {
         () => `${q(r.text)} vs ${q(none.text)}`);
       const b = await bash(client, `grep -rF '${dl.replace(/'/g, `'\\''`)}' /`);
       check(`private ${abs(slug)}: bash grep -r of its content finds nothing`, b.stdout === '' && Number(b.code) === 1, () => q(b));
+      // A search for it answers with visible pages only (checkLeaks reads
+      // every answer for private paths and content).
+      await call(client, 'search', { query: dl, path: '/' });
     }
   }
   for (const d of hiddenDirs) {
@@ -668,6 +696,7 @@ async function checkPrivate(client, all, visible, privs, hiddenDirs) {
       ['bash', (p) => ({ command: `ls ${p}` })],
       ['bash', (p) => ({ command: `find ${p}` })],
       ['bash', (p) => ({ command: `grep -r e ${p}` })],
+      ['search', (p) => ({ query: 'the', path: p })],
     ]) {
       const a = await call(client, tool, args(abs(d)));
       const b = await call(client, tool, args(abs(twin)));
