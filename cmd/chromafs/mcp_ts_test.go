@@ -51,6 +51,8 @@ func tsClient(t *testing.T) (node, script string) {
 // select that collection, the directory and the private pages' slugs.
 func tsCorpus(t *testing.T) (global []string, dir string, private []string) {
 	t.Helper()
+	// The search tool embeds queries in chromafs-embed.
+	t.Setenv("CHROMAFS_EMBED_BIN", embedBinary(t))
 	srv := testenv.Chroma(t)
 	global = []string{"--chroma-url", srv.URL, "--collection", testenv.CollectionName(t)}
 	files := testcorpus.Files(t)

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/chromafs/chromafs/embedfn"
 	"github.com/chromafs/chromafs/internal/testenv"
 )
 
@@ -61,13 +60,34 @@ func TestSh(t *testing.T) {
 		// search: BM25 needs no model; the private runbook is hidden.
 		{args: []string{"sh", "-c", "search --lexical -n 1 rotate keys | cut -d ' ' -f 1"}, out: "/guides/auth/api-keys.md:1-9\n"},
 		{args: append([]string{"--groups", "staff"}, "sh", "-c", "search --lexical --path internal rotate | cut -d ' ' -f 1"), out: "/internal/runbooks/rotate-signing-key.md:1-1\n"},
-		// The consistent hash that ingest uses by default is not recorded.
-		{args: []string{"sh", "-c", "search rotate keys"}, err: "search: cannot build the embedding function: the collection's configuration records no embedding function (chromafs ingest's default, the consistent hash, is not recorded); name the one it was written with (--embedding NAME, one of " + strings.Join(embedfn.Providers(), ", ") + ") or search with --lexical\n", code: 2},
 	} {
 		args := append(append([]string(nil), g...), c.args...)
 		out, errOut, code := cliIn(t, c.stdin, args...)
 		if out != c.out || errOut != c.err || code != c.code {
 			t.Errorf("%q (stdin %q):\n got out %q err %q status %d\nwant out %q err %q status %d", c.args, c.stdin, out, errOut, code, c.out, c.err, c.code)
 		}
+	}
+}
+
+// TestShSearchEmbedding: the shell's semantic search builds the query
+// embedder in chromafs-embed, whose errors it reports: a collection
+// written with ingest's default (the consistent hash, not recorded)
+// names no function.
+func TestShSearchEmbedding(t *testing.T) {
+	t.Setenv("CHROMAFS_EMBED_BIN", embedBinary(t))
+	srv := testenv.Chroma(t)
+	g := []string{"--chroma-url", srv.URL, "--collection", testenv.CollectionName(t)}
+	if out, errOut, code := cli(t, append(g, "ingest", docsDir)...); code != 0 {
+		t.Fatalf("ingest: status %d\n%s%s", code, out, errOut)
+	}
+	_, errOut, code := cli(t, append(g, "sh", "-c", "search rotate keys")...)
+	if code != 2 || !strings.Contains(errOut, "records no embedding function") || !strings.Contains(errOut, "--lexical") {
+		t.Errorf("search over a consistent-hash collection: status %d, %q; want 2 and an error that names --embedding and --lexical", code, errOut)
+	}
+	// sh --embedding names the function; the consistent hash of the
+	// collection's dimension ranks (meaninglessly) one hit.
+	out, errOut, code := cli(t, append(g, "sh", "--embedding", "hash", "-c", "search -n 1 rotate keys | wc -l")...)
+	if out != "1\n" || errOut != "" || code != 0 {
+		t.Errorf("sh --embedding hash: %q %q status %d; want one hit", out, errOut, code)
 	}
 }
