@@ -3,7 +3,16 @@ package pattern
 import (
 	"bytes"
 	"fmt"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
+
+	"github.com/chromafs/chromafs/internal/gen"
 )
 
 // benchBuf returns a 64 KiB buffer of prose-like lines with needle on
@@ -122,4 +131,62 @@ func BenchmarkNextMany(b *testing.B) {
 	b.Run("G", func(b *testing.B) { benchNext(b, Options{Patterns: words}, "x access_token y") })
 	b.Run("i", func(b *testing.B) { benchNext(b, Options{Patterns: words, IgnoreCase: true}, "x ACCESS_token y") })
 	b.Run("w", func(b *testing.B) { benchNext(b, Options{Patterns: words, Word: true}, "x access_token y") })
+}
+
+// BenchmarkNoLiteral selects the lines of 1,100 generated pages (4.7 MB)
+// that match regular expressions without a required literal of three
+// bytes or more, with the matcher (Next, which selects lines with the
+// line DFA), with the same matcher selecting lines with Go's regexp
+// alone, and with ripgrep (rg -c, a whole process over the same text in
+// a file).
+func BenchmarkNoLiteral(b *testing.B) {
+	pages := gen.Pages(1100, 1)
+	var buf bytes.Buffer
+	for _, slug := range slices.Sorted(maps.Keys(pages)) {
+		buf.WriteString(pages[slug])
+	}
+	text := buf.Bytes()
+	file := filepath.Join(b.TempDir(), "pages.txt")
+	if err := os.WriteFile(file, text, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	for _, p := range []string{`[[:upper:]][[:lower:]]{9,}`, `[A-Z][a-z]+Error`, `\b[0-9]{3}\b`} {
+		for _, way := range []string{"dfa", "regexp", "rg"} {
+			b.Run(p+"/"+way, func(b *testing.B) {
+				b.SetBytes(int64(len(text)))
+				n := 0
+				if way == "rg" {
+					if _, err := exec.LookPath("rg"); err != nil {
+						b.Skip("rg is not installed")
+					}
+					for b.Loop() {
+						out, err := exec.Command("rg", "-c", "--no-config", p, file).Output()
+						if err != nil && len(out) == 0 {
+							n = 0
+							continue
+						}
+						n, _ = strconv.Atoi(strings.TrimSpace(string(out)))
+					}
+					b.ReportMetric(float64(n), "lines")
+					return
+				}
+				m := mustCompile(b, Options{Patterns: []string{p}, Syntax: Extended})
+				if way == "regexp" && m.sel != nil {
+					m.sel.dfa = nil
+				}
+				for b.Loop() {
+					n = 0
+					for pos := 0; pos < len(text); {
+						_, e, ok := m.Next(text[pos:])
+						if !ok {
+							break
+						}
+						n++
+						pos += e + 1
+					}
+				}
+				b.ReportMetric(float64(n), "lines")
+			})
+		}
+	}
 }

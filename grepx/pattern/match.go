@@ -46,6 +46,9 @@ type engine struct {
 	// fast is Go's regexp (leftmost-longest), used on lines that are
 	// valid UTF-8; nil when the patterns need GNU word assertions.
 	fast *regexp.Regexp
+	// dfa, when not nil, selects the lines that fast would (see
+	// lineDFA).
+	dfa *lineDFA
 	// slow runs on every other line, and for -w retries.
 	slow *prog
 }
@@ -236,6 +239,9 @@ func (c *compiler) compile(o Options) (*Matcher, error) {
 	if len(pats) == 1 && plainLiteral(pats[0].re) && len(pats[0].re.Rune) > 0 {
 		m.literal = []byte(string(pats[0].re.Rune))
 	}
+	if m.literal == nil && !m.word && m.sel.fast != nil {
+		m.sel.dfa = newLineDFA(m.sel.fast.String())
+	}
 	if litsOK {
 		m.litsOK = true
 		m.pre = newPrefilter(m.lits, o.IgnoreCase)
@@ -315,6 +321,11 @@ func buildEngine(re *syntax.Regexp, line, wordOps, invalid bool) (e *engine, fas
 // match reports whether line contains a match.
 func (e *engine) match(line []byte) bool {
 	if e.fast != nil && utf8.Valid(line) {
+		if e.dfa != nil {
+			if matched, ok := e.dfa.match(line); ok {
+				return matched
+			}
+		}
 		return e.fast.Match(line)
 	}
 	s, _ := e.slow.find(line, 0, len(line), false, false)

@@ -46,7 +46,11 @@
 // pattern size times the line length. Next scans a whole buffer for the
 // required literals (bytes.Index, or a case-folding search around the
 // literal's rarest character with -i) before running either. A single
-// pattern that is a plain literal is searched for directly.
+// pattern that is a plain literal is searched for directly. Without -w,
+// lines are selected (Match, Next) with a DFA built lazily from Go's
+// compiled program, one table lookup per ASCII byte, unless the
+// patterns have word assertions or the DFA grows past 4,096 states;
+// the matches themselves (-o, FindAll) are still found with Go's regexp.
 //
 // Long pattern lists (grep -f with thousands of words) are matched as
 // GNU grep matches them: when their required literals are too many for
