@@ -52,6 +52,9 @@ const (
 	// prefetchAhead the number of batches in flight ahead of matching.
 	prefetchBatch = 1024
 	prefetchAhead = 2
+	// minSplit is the fewest files below which a prefetch is not split
+	// into prefetchAhead batches.
+	minSplit = 128
 	// window bounds how many files may be matched ahead of the one being
 	// delivered, which bounds the memory held by undelivered results;
 	// workers take files batch at a time.
@@ -126,24 +129,30 @@ func Search(ctx context.Context, fsys fs.FS, q Query, fn func(*File) error) (Sta
 	// Prefetch in batches, ahead of matching; a file waits for its batch.
 	ready := make(map[string]chan struct{})
 	if pf, ok := fsys.(PrefetchFS); ok && len(fetch) > 0 {
+		// At least prefetchAhead batches when there are enough files, so
+		// that matching starts before the last of them is loaded.
 		var batches [][]string
-		for i := 0; i < len(fetch); i += prefetchBatch {
-			b := fetch[i:min(i+prefetchBatch, len(fetch))]
+		var chans []chan struct{}
+		size := min(prefetchBatch, max(minSplit, (len(fetch)+prefetchAhead-1)/prefetchAhead))
+		for i := 0; i < len(fetch); i += size {
+			b := fetch[i:min(i+size, len(fetch))]
 			ch := make(chan struct{})
 			for _, n := range b {
-				ready[n] = ch
+				if _, ok := ready[n]; !ok { // a repeated name waits for its first batch
+					ready[n] = ch
+				}
 			}
-			batches = append(batches, b)
+			batches, chans = append(batches, b), append(chans, ch)
 		}
 		sem := make(chan struct{}, prefetchAhead)
 		go func() {
-			for _, b := range batches {
+			for i, b := range batches {
 				select {
 				case sem <- struct{}{}:
 				case <-ctx.Done():
 					return
 				}
-				ch := ready[b[0]]
+				ch := chans[i]
 				go func() {
 					// A failed prefetch is not an error here: reading the
 					// file fetches it again and reports its own error.
