@@ -96,7 +96,7 @@ func (c *counter) RoundTrip(req *http.Request) (*http.Response, error) {
 // vectors are close to orthogonal, on which the default ef_search of 100
 // misses a nearest chunk now and then, and these tests check chromafs's
 // answers, not the index's recall.
-func exhaustive(t *testing.T, store *chromastore.Collection) {
+func exhaustive(t testing.TB, store *chromastore.Collection) {
 	t.Helper()
 	u := testenv.Chroma(t).URL + "/api/v2/tenants/default_tenant/databases/default_database/collections/" + store.CollectionID()
 	req, err := http.NewRequest("PUT", u, strings.NewReader(`{"new_configuration":{"hnsw":{"ef_search":1000}}}`))
@@ -119,7 +119,7 @@ func exhaustive(t *testing.T, store *chromastore.Collection) {
 // counter of its requests. With foreign, the chunks are then rewritten
 // without collection.LineKey, as a writer other than chromafs ingest
 // leaves them.
-func collectionOf(t *testing.T, pages map[string]string, rules string, foreign bool) (*chromastore.Collection, *counter) {
+func collectionOf(t testing.TB, pages map[string]string, rules string, foreign bool) (*chromastore.Collection, *counter) {
 	t.Helper()
 	ctx := context.Background()
 	cnt := &counter{}
@@ -186,7 +186,7 @@ func collectionOf(t *testing.T, pages map[string]string, rules string, foreign b
 
 // engine is the search engine of store, built as chromafs search builds
 // it: from the collection's configuration.
-func engine(t *testing.T, store *chromastore.Collection) *search.Engine {
+func engine(t testing.TB, store *chromastore.Collection) *search.Engine {
 	t.Helper()
 	spec := store.Embedding()
 	ef, err := embedfn.Build(spec, store.Dimension(), "")
@@ -261,7 +261,7 @@ func lineAt(content string, n int) string {
 	return strings.Split(content, "\n")[n-1]
 }
 
-func newFS(t *testing.T, store collection.Store, groups ...string) *chromafs.FS {
+func newFS(t testing.TB, store collection.Store, groups ...string) *chromafs.FS {
 	t.Helper()
 	fsys, err := chromafs.New(context.Background(), store, chromafs.WithGroups(groups...))
 	if err != nil {
