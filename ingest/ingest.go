@@ -559,20 +559,14 @@ func (in *ingestion) page(src fs.FS, f file, old *tree.Tree, trusted bool) (e tr
 	chunks, split := Chunk(content, in.opt.MaxChunk)
 	e.Chunks, e.SplitLines = len(chunks), split
 	page := pendingPage{slug: f.slug, ids: make(map[string]bool, len(chunks))}
-	line := 1 // of the chunk's first byte (collection.LineKey)
-	for i, text := range chunks {
-		id := ChunkID(f.slug, i)
-		if id == in.opt.Layout.TreeID {
-			return e, false, fmt.Errorf("ingest: page %s: chunk id %q is the tree record's id", displayPath(f.slug), id)
-		}
-		page.ids[id] = true
-		in.pending = append(in.pending, collection.Record{
-			ID:       id,
-			Document: text,
-			Metadata: map[string]any{in.opt.Layout.SlugField: f.slug, in.opt.Layout.IndexField: i, collection.LineKey: line},
-		})
-		line += strings.Count(text, "\n")
+	recs, err := ChunkRecords(in.opt.Layout, f.slug, chunks)
+	if err != nil {
+		return e, false, fmt.Errorf("ingest: page %s: %w", displayPath(f.slug), err)
 	}
+	for _, r := range recs {
+		page.ids[r.ID] = true
+	}
+	in.pending = append(in.pending, recs...)
 	in.pendingPages = append(in.pendingPages, page)
 	if prev != nil {
 		r.Updated++
@@ -622,6 +616,32 @@ func PageEntry(slug string, content []byte, modTime time.Time, isPublic bool, gr
 // the last "#".
 func ChunkID(slug string, index int) string {
 	return collection.ChunkID(slug, index)
+}
+
+// ChunkRecords returns the records of a page's chunks (from Chunk) as
+// chromafs ingest writes them: id ChunkID(slug, i), the chunk as the
+// document, and metadata holding the layout's slug and index fields and
+// collection.LineKey, the 1-based page line on which the chunk starts.
+// Every writer of the format (ingest, the test generator) builds chunk
+// records here. A chunk whose id would be the layout's tree record id is
+// an error.
+func ChunkRecords(l collection.Layout, slug string, chunks []string) ([]collection.Record, error) {
+	l = l.WithDefaults()
+	recs := make([]collection.Record, len(chunks))
+	line := 1 // of the chunk's first byte
+	for i, text := range chunks {
+		id := ChunkID(slug, i)
+		if id == l.TreeID {
+			return nil, fmt.Errorf("chunk id %q is the tree record's id", id)
+		}
+		recs[i] = collection.Record{
+			ID:       id,
+			Document: text,
+			Metadata: map[string]any{l.SlugField: slug, l.IndexField: i, collection.LineKey: line},
+		}
+		line += strings.Count(text, "\n")
+	}
+	return recs, nil
 }
 
 // flush upserts the pending records, then deletes the records of their

@@ -149,16 +149,12 @@ func Write(ctx context.Context, w collection.Writer, pages map[string]string, op
 			text := pages[slug]
 			content := []byte(text)
 			chunks, split := ingest.Chunk(content, opt.MaxChunk)
-			for i, c := range chunks {
-				id := ingest.ChunkID(slug, i)
-				if id == l.TreeID {
-					return fmt.Errorf("gen: page %q: chunk id %q is the tree record's id", slug, id)
-				}
-				batch = append(batch, collection.Record{
-					ID:       id,
-					Document: c,
-					Metadata: map[string]any{l.SlugField: slug, l.IndexField: i},
-				})
+			recs, err := ingest.ChunkRecords(*l, slug, chunks)
+			if err != nil {
+				return fmt.Errorf("gen: page %q: %w", slug, err)
+			}
+			for _, r := range recs {
+				batch = append(batch, r)
 				if len(batch) == opt.BatchSize {
 					if err := send(); err != nil {
 						return err
