@@ -35,7 +35,8 @@ type QueryHit struct {
 }
 
 // Query returns at most k chunks of the visible pages at or below dir
-// (a directory or a page of fsys; "." for all), nearest to vector first:
+// (a directory or a page of fsys; "." for all), nearest to vector first;
+// pages the tree gives size 0 and lazy pointers take no part:
 // the vector query of semantic search. The query's filter is the set of
 // those pages (sent as the pages to leave out when that list is shorter,
 // as Candidates does), so that pages hidden from this view never take
@@ -60,16 +61,21 @@ func (fsys *FS) Query(ctx context.Context, dir string, vector []float32, k int) 
 	}
 	nodes := map[string]*tree.Node{}
 	var slugs []string
+	// Lazy pointers have no chunks in the collection, and an empty page
+	// (size 0 in the tree) has nothing to find: its one chunk, an empty
+	// document that writers store with a zero vector (as chromastore
+	// does), would sit at the same distance from every query and rank
+	// above real but weak matches.
+	searchable := func(n *tree.Node) bool { return n.Entry.URL == "" && n.Entry.Size != 0 }
 	if !root.IsDir {
-		if root.Entry.URL == "" {
+		if searchable(root) {
 			nodes[root.Path] = root
 			slugs = append(slugs, root.Path)
 		}
 	} else {
 		prefix := root.Path + "/"
 		s.view.Walk(func(n *tree.Node) bool {
-			// Lazy pointers have no chunks in the collection.
-			if !n.IsDir && n.Entry.URL == "" && (root.Path == "." || strings.HasPrefix(n.Path, prefix)) {
+			if !n.IsDir && searchable(n) && (root.Path == "." || strings.HasPrefix(n.Path, prefix)) {
 				nodes[n.Path] = n
 				slugs = append(slugs, n.Path)
 			}

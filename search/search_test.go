@@ -460,3 +460,33 @@ func TestAccess(t *testing.T) {
 		t.Errorf("view of no page: %d requests, want 0", n)
 	}
 }
+
+// TestEmptyPage: an empty page takes no part in a search. Its one chunk
+// is an empty document, stored with a zero vector, which lies at the same
+// distance from every query (a score of 0.5 in L2) and would rank above
+// the weak matches of a query that shares few words with any page.
+func TestEmptyPage(t *testing.T) {
+	pages := map[string]string{
+		"empty.md": "",
+		"long.md": strings.Repeat("The deployment guide explains clusters, nodes and rolling upgrades.\n", 4) +
+			"Rotate the signing keys of the webhook every month.\n" +
+			strings.Repeat("Backups are taken nightly and kept for thirty days.\n", 4),
+	}
+	store, _ := collectionOf(t, pages, "", false)
+	fsys := newFS(t, store)
+	hits, err := engine(t, store).Search(context.Background(), fsys, "signing keys of the webhook", search.Options{K: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) == 0 || hits[0].Path != "long.md" {
+		t.Fatalf("hits %v, want long.md first", summaries(hits))
+	}
+	for _, h := range hits {
+		if h.Path == "empty.md" {
+			t.Errorf("the empty page is a hit: %v", summaries(hits))
+		}
+	}
+	if hits, err := engine(t, store).Search(context.Background(), fsys, "signing keys", search.Options{K: 5, Path: "empty.md"}); err != nil || len(hits) != 0 {
+		t.Errorf("a search within the empty page: %v, %v; want no hits", summaries(hits), err)
+	}
+}
