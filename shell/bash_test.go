@@ -223,7 +223,7 @@ var bashLines = []string{
 	`echo a b c d e | xargs -s 5 echo; echo $?`,
 	`echo a b c d e | xargs -x -n 3 -s 10 echo; echo $?`,
 	`echo a b c | xargs -I{} -s 12 echo {} x; echo $?`,
-	`printf 'a\nb\n' | xargs -P 2 -n1 echo`,
+	`printf 'a\nb\n' | xargs -P 2 -n1 echo | sort`, // GNU xargs -P runs both at once: sorted, as the order varies
 	"cat <<EOF\nhello $((1+2))\nEOF",
 	`ls guides | while read -r f; do echo "<$f>"; done`,
 	`for d in */; do echo "$d $(ls "$d" | wc -l)"; done`,
