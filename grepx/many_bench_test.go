@@ -3,12 +3,10 @@ package grepx_test
 import (
 	"context"
 	"fmt"
-	"maps"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -101,39 +99,6 @@ func BenchmarkManyPatterns(b *testing.B) {
 	}
 }
 
-// hugeList returns n distinct fixed strings (about 1 MB for n = 80,660):
-// random 12-letter words that occur nowhere, and one in 200 a run of 2 to
-// 4 words from a random line of a page.
-func hugeList(n int, pages map[string]string) []string {
-	rng := rand.New(rand.NewPCG(uint64(n), 17))
-	slugs := slices.Sorted(maps.Keys(pages))
-	seen := make(map[string]bool, n)
-	out := make([]string, 0, n)
-	w := make([]byte, 12)
-	for len(out) < n {
-		var p string
-		if len(out)%200 == 0 {
-			lines := strings.Split(pages[slugs[rng.IntN(len(slugs))]], "\n")
-			words := strings.Fields(lines[rng.IntN(len(lines))])
-			if len(words) < 4 {
-				continue
-			}
-			k := rng.IntN(len(words) - 3)
-			p = strings.Join(words[k:k+2+rng.IntN(3)], " ")
-		} else {
-			for i := range w {
-				w[i] = byte('a' + rng.IntN(26))
-			}
-			p = string(w)
-		}
-		if !seen[p] {
-			seen[p] = true
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
 // BenchmarkHugeList searches 1,100 generated pages (4.5 MB) for a list of
 // 80,660 fixed strings (1 MB), as grep -rl -F -f LIST, with chromafs
 // (compiling and grepx over an in-memory filesystem) and with GNU grep
@@ -152,7 +117,7 @@ func BenchmarkHugeList(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	list := hugeList(80_660, pages)
+	list := gen.PatternList(80_660, pages)
 	patFile := filepath.Join(b.TempDir(), "patterns")
 	if err := os.WriteFile(patFile, []byte(strings.Join(list, "\n")+"\n"), 0o644); err != nil {
 		b.Fatal(err)

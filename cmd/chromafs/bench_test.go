@@ -107,40 +107,6 @@ func manySite(b *testing.B, url string) (coll, dir string, pages map[string][]by
 	return coll, copyTree(b, pages), pages
 }
 
-// manyPatternList returns n distinct fixed strings of about 1 MB for
-// n = 80,660: random 12-letter words that occur nowhere, and one in 200
-// a run of 2 to 4 words from a random line of a page (each in a few
-// pages, as a list of identifiers or phrases to look for would be).
-func manyPatternList(n int, pages map[string][]byte) []string {
-	rng := rand.New(rand.NewPCG(uint64(n), 17))
-	slugs := slices.Sorted(maps.Keys(pages))
-	seen := make(map[string]bool, n)
-	out := make([]string, 0, n)
-	w := make([]byte, 12)
-	for len(out) < n {
-		var p string
-		if len(out)%200 == 0 {
-			lines := strings.Split(string(pages[slugs[rng.IntN(len(slugs))]]), "\n")
-			words := strings.Fields(lines[rng.IntN(len(lines))])
-			if len(words) < 4 {
-				continue
-			}
-			k := rng.IntN(len(words) - 3)
-			p = strings.Join(words[k:k+2+rng.IntN(3)], " ")
-		} else {
-			for i := range w {
-				w[i] = byte('a' + rng.IntN(26))
-			}
-			p = string(w)
-		}
-		if !seen[p] {
-			seen[p] = true
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
 // BenchmarkGrepManyProcess times whole processes searching 1,100 generated
 // pages (chunks cut mid-line; 990 public pages, 4 MB) for a list of 80,660
 // fixed strings (1 MB): `chromafs grep -rlF -f LIST /` cold, and with a
@@ -151,7 +117,11 @@ func BenchmarkGrepManyProcess(b *testing.B) {
 	coll, dir, pages := manySite(b, srv.URL)
 	bin := chromafsBinary(b)
 	rdb := testenv.Redis(b)
-	list := manyPatternList(80_660, pages)
+	text := make(map[string]string, len(pages))
+	for slug, b := range pages {
+		text[slug] = string(b)
+	}
+	list := gen.PatternList(80_660, text)
 	pf := filepath.Join(b.TempDir(), "patterns")
 	if err := os.WriteFile(pf, []byte(strings.Join(list, "\n")+"\n"), 0o644); err != nil {
 		b.Fatal(err)
