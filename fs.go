@@ -67,7 +67,11 @@ type session struct {
 	shared      *Shared          // where concurrent page fetches meet
 
 	preloadBytes int64 // the budget of Preload (WithPreload)
-	fg           gate  // requests of the session's own reads, searches and prefetches
+
+	scopesMu sync.Mutex
+	scopes   map[string]*queryScope // Query's filters, by directory
+
+	fg gate // requests of the session's own reads, searches and prefetches
 }
 
 var _ interface {

@@ -59,30 +59,11 @@ func (fsys *FS) Query(ctx context.Context, dir string, vector []float32, k int) 
 	if err != nil {
 		return nil, err
 	}
-	nodes := map[string]*tree.Node{}
-	var slugs []string
-	// Lazy pointers have no chunks in the collection, and an empty page
-	// (size 0 in the tree) has nothing to find: its one chunk, an empty
-	// document that writers store with a zero vector (as chromastore
-	// does), would sit at the same distance from every query and rank
-	// above real but weak matches.
-	searchable := func(n *tree.Node) bool { return n.Entry.URL == "" && n.Entry.Size != 0 }
-	if !root.IsDir {
-		if searchable(root) {
-			nodes[root.Path] = root
-			slugs = append(slugs, root.Path)
-		}
-	} else {
-		prefix := root.Path + "/"
-		s.view.Walk(func(n *tree.Node) bool {
-			if !n.IsDir && searchable(n) && (root.Path == "." || strings.HasPrefix(n.Path, prefix)) {
-				nodes[n.Path] = n
-				slugs = append(slugs, n.Path)
-			}
-			return true
-		})
+	if k <= 0 {
+		return nil, nil
 	}
-	if len(slugs) == 0 || k <= 0 {
+	qs := s.queryScope(root)
+	if qs.pages == 0 {
 		return nil, nil
 	}
 	querier, ok := s.store.(collection.VectorQuerier)
@@ -90,15 +71,15 @@ func (fsys *FS) Query(ctx context.Context, dir string, vector []float32, k int) 
 		return nil, fmt.Errorf("chromafs: query: %w", ErrNoVectorQuery)
 	}
 	s.fg.enter()
-	found, err := querier.QueryVector(ctx, s.layout, s.scopeOf(slugs), vector, k)
+	found, err := querier.QueryVector(ctx, s.layout, qs.scope, vector, k)
 	s.fg.leave()
 	if err != nil {
 		return nil, err
 	}
 	hits := make([]QueryHit, 0, len(found))
 	for _, c := range found {
-		n := nodes[c.Slug]
-		if n == nil {
+		n, ok := s.view.Lookup(c.Slug)
+		if !ok || !qs.holds(n) {
 			continue // an orphan, or a page outside the view's scope
 		}
 		start := c.Line
@@ -117,6 +98,76 @@ func (fsys *FS) Query(ctx context.Context, dir string, vector []float32, k int) 
 		})
 	}
 	return hits, nil
+}
+
+// searchable reports whether page n takes part in vector queries. Lazy
+// pointers have no chunks in the collection, and an empty page (size 0 in
+// the tree) has nothing to find: its one chunk, an empty document that
+// writers store with a zero vector (as chromastore does), would sit at
+// the same distance from every query and rank above real but weak
+// matches.
+func searchable(n *tree.Node) bool { return !n.IsDir && n.Entry.URL == "" && n.Entry.Size != 0 }
+
+// queryScope is the filter of Query for one directory (or page) of a
+// session's view: the view never changes, so it is computed once.
+type queryScope struct {
+	root  string // the directory or page, a path of the whole collection
+	dir   bool   // root is a directory
+	pages int    // the searchable pages in scope
+	scope collection.Scope
+}
+
+// holds reports whether page n (a node of the view) is in the scope.
+func (q *queryScope) holds(n *tree.Node) bool {
+	if !searchable(n) {
+		return false
+	}
+	if !q.dir {
+		return n.Path == q.root
+	}
+	return q.root == "." || strings.HasPrefix(n.Path, q.root) && len(n.Path) > len(q.root) && n.Path[len(q.root)] == '/'
+}
+
+// maxQueryScopes bounds the query scopes a session keeps.
+const maxQueryScopes = 64
+
+// queryScope returns the query filter of root, a node of the view,
+// computing it at the first query of the root.
+func (s *session) queryScope(root *tree.Node) *queryScope {
+	s.scopesMu.Lock()
+	qs := s.scopes[root.Path]
+	s.scopesMu.Unlock()
+	if qs != nil {
+		return qs
+	}
+	qs = &queryScope{root: root.Path, dir: root.IsDir}
+	var slugs []string
+	if !root.IsDir {
+		if searchable(root) {
+			slugs = append(slugs, root.Path)
+		}
+	} else {
+		s.view.Walk(func(n *tree.Node) bool {
+			if qs.holds(n) {
+				slugs = append(slugs, n.Path)
+			}
+			return true
+		})
+	}
+	qs.pages = len(slugs)
+	if len(slugs) > 0 {
+		qs.scope = s.scopeOf(slugs)
+	}
+	s.scopesMu.Lock()
+	if len(s.scopes) >= maxQueryScopes {
+		clear(s.scopes)
+	}
+	if s.scopes == nil {
+		s.scopes = map[string]*queryScope{}
+	}
+	s.scopes[root.Path] = qs
+	s.scopesMu.Unlock()
+	return qs
 }
 
 // rel maps a path of the whole collection to a name of this view.

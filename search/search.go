@@ -196,26 +196,40 @@ func merge(parts []part) []Hit {
 			}
 			return a.index - b.index
 		})
-		cur := ps[0]
-		for _, p := range ps[1:] {
-			if p.Start <= cur.End+1 {
-				if p.index != cur.index+1 {
-					// Chunks between them are not part of the hit.
-					if !strings.HasSuffix(cur.Text, "\n") {
-						cur.Text += "\n"
-					}
-					cur.Text += Gap
-				}
-				cur.Text += p.Text
-				cur.End = max(cur.End, p.End)
-				cur.Score = max(cur.Score, p.Score)
-				cur.index = p.index
-				continue
+		// Runs of parts whose ranges overlap or touch become one hit,
+		// whose text is built once (appending part by part would copy
+		// it again for every part).
+		for i := 0; i < len(ps); {
+			cur := ps[i].Hit
+			j := i + 1
+			for j < len(ps) && ps[j].Start <= cur.End+1 {
+				cur.End = max(cur.End, ps[j].End)
+				cur.Score = max(cur.Score, ps[j].Score)
+				j++
 			}
-			out = append(out, cur.Hit)
-			cur = p
+			if j > i+1 {
+				var b strings.Builder
+				n := 0
+				for _, p := range ps[i:j] {
+					n += len(p.Text) + len(Gap) + 1
+				}
+				b.Grow(n)
+				b.WriteString(ps[i].Text)
+				for m := i + 1; m < j; m++ {
+					if ps[m].index != ps[m-1].index+1 {
+						// Chunks between them are not part of the hit.
+						if !strings.HasSuffix(ps[m-1].Text, "\n") {
+							b.WriteByte('\n')
+						}
+						b.WriteString(Gap)
+					}
+					b.WriteString(ps[m].Text)
+				}
+				cur.Text = b.String()
+			}
+			out = append(out, cur)
+			i = j
 		}
-		out = append(out, cur.Hit)
 	}
 	slices.SortStableFunc(out, func(a, b Hit) int {
 		switch {
