@@ -3,12 +3,14 @@ package mcpserver_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -98,6 +100,13 @@ func reportCPU(b *testing.B, start time.Duration) {
 //
 //   - ReadWarm: read of a page of about 10 KB that the cache holds.
 //   - LsRoot: ls of /.
+//   - ReadWarmRaw, LsRootRaw: the same calls from a lean client (one
+//     request line written, the answer read and decoded once with
+//     encoding/json; rawClient) over the same in-memory transport, which
+//     separates the server's cost from the SDK client's; ReadWarmHTTP and
+//     LsRootHTTP the SDK's client over streamable HTTP (a loopback port,
+//     the SDK's handler as chromafs serve --mcp has it), ReadWarmHTTPRaw
+//     and LsRootHTTPRaw the lean client over it.
 //   - NewSession: a new MCP session (connect, initialize) for a group set
 //     never seen before, the tree already parsed (chromafs.WithTreeMaxAge:
 //     no request), up to its first answer (ls /); NewSessionTreeCheck the
@@ -133,11 +142,12 @@ func BenchmarkMCP(b *testing.B) {
 	if err := fsys.Preload(ctx); err != nil {
 		b.Fatal(err)
 	}
-	c := connect(b, fsys, mcpserver.Config{MaxOutput: -1})
+	srv := mcpserver.New(mcpserver.Config{MaxOutput: -1, FS: func(context.Context) (fs.FS, error) { return fsys, nil }})
+	c := connectServer(b, srv)
 
 	page := "/" + near10K(public)
+	want := catN(public[page[1:]])
 	b.Run("ReadWarm", func(b *testing.B) {
-		want := catN(public[page[1:]])
 		defer reportCPU(b, cpuTime())
 		for b.Loop() {
 			if got := c.text("read", map[string]any{"path": page}); got != want {
@@ -154,6 +164,47 @@ func BenchmarkMCP(b *testing.B) {
 			}
 		}
 	})
+	// The same calls from a lean client (rawClient: one request written,
+	// the answer read and decoded once), over the same in-memory transport
+	// and over streamable HTTP; and the SDK's client over HTTP.
+	url := httpServer(b, srv)
+	readArgs := `{"path":` + strconv.Quote(page) + `}`
+	for _, tc := range []struct {
+		name string
+		call func(tb testing.TB) func(tool, args string) string
+	}{
+		{"Raw", func(tb testing.TB) func(tool, args string) string { return rawPipe(tb, srv).text }},
+		{"HTTP", func(tb testing.TB) func(tool, args string) string {
+			sc := sdkHTTP(tb, url)
+			return func(tool, args string) string {
+				var m map[string]any
+				if err := json.Unmarshal([]byte(args), &m); err != nil {
+					tb.Fatal(err)
+				}
+				return sc.text(tool, m)
+			}
+		}},
+		{"HTTPRaw", func(tb testing.TB) func(tool, args string) string { return rawHTTP(tb, url).text }},
+	} {
+		b.Run("ReadWarm"+tc.name, func(b *testing.B) {
+			call := tc.call(b)
+			defer reportCPU(b, cpuTime())
+			for b.Loop() {
+				if got := call("read", readArgs); got != want {
+					b.Fatalf("read %s: %q", page, got)
+				}
+			}
+		})
+		b.Run("LsRoot"+tc.name, func(b *testing.B) {
+			call := tc.call(b)
+			defer reportCPU(b, cpuTime())
+			for b.Loop() {
+				if got := call("ls", `{"path":"/"}`); !strings.Contains(got, "guides/") {
+					b.Fatalf("ls /: %q", got)
+				}
+			}
+		})
+	}
 	for _, tc := range []struct {
 		name       string
 		treeMaxAge time.Duration

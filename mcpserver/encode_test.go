@@ -71,3 +71,103 @@ func TestEncodedResult(t *testing.T) {
 		})
 	}
 }
+
+// TestNativeResult checks that a nativeResult is no json.Marshaler, that
+// encoded as the JSON-RPC layer encodes it (without HTML escaping) it is
+// the SDK's encoding of the same result but for the escaping of <, > and
+// & (json.HTMLEscape makes them equal), with what the SDK sets after the
+// middleware (_meta, the result type), and that results it cannot encode
+// so are left to encodedResult.
+func TestNativeResult(t *testing.T) {
+	text := func(s string) *mcp.TextContent { return &mcp.TextContent{Text: s} }
+	nasty := "tab\there \"quoted\" back\\slash <b>&amp;</b> \u2028\u2029 \x01\x1f\x7f é 日本 \xff\xfe bad utf-8\r\n"
+	complete := func(r *mcp.CallToolResult) *mcp.CallToolResult {
+		// The SDK sets the result type of a result it decodes, as it does
+		// after the middleware for clients of the newest protocol.
+		var typed mcp.CallToolResult
+		if err := json.Unmarshal([]byte(`{"content":[],"resultType":"complete"}`), &typed); err != nil {
+			t.Fatal(err)
+		}
+		typed.Content, typed.IsError, typed.StructuredContent = r.Content, r.IsError, r.StructuredContent
+		return &typed
+	}
+	for _, tc := range []struct {
+		name  string
+		res   *mcp.CallToolResult
+		after func(r *nativeResult) // what the SDK does after the middleware
+	}{
+		{"empty text", &mcp.CallToolResult{Content: []mcp.Content{text("")}}, nil},
+		{"cat -n lines", &mcp.CallToolResult{Content: []mcp.Content{text("     1\t<Note>\n     2\tA & B\n")}}, nil},
+		{"every escape", &mcp.CallToolResult{Content: []mcp.Content{text(nasty), text(nasty)}}, nil},
+		{"error", &mcp.CallToolResult{Content: []mcp.Content{text("/x: no such file or directory")}, IsError: true}, nil},
+		{"structured", &mcp.CallToolResult{
+			Content:           []mcp.Content{text("a <b>\n[exit status 1]")},
+			StructuredContent: map[string]any{"stdout": "a <b>\n", "stderr": "", "exit_code": 1, "cwd": "/"},
+		}, nil},
+		{"structured raw", &mcp.CallToolResult{
+			Content:           []mcp.Content{text("x")},
+			StructuredContent: json.RawMessage(`{"stdout": "a <b>\n"}`),
+		}, nil},
+		{"empty content", &mcp.CallToolResult{Content: []mcp.Content{}}, nil},
+		{"no content", &mcp.CallToolResult{}, nil},
+		{"meta", &mcp.CallToolResult{Meta: mcp.Meta{"k": "v <x>"}, Content: []mcp.Content{text("t")}}, nil},
+		{"meta set after", &mcp.CallToolResult{Content: []mcp.Content{text("t")}}, func(r *nativeResult) {
+			r.SetMeta(map[string]any{"io.modelcontextprotocol/serverInfo": map[string]any{"name": "chromafs"}})
+		}},
+		{"result type", complete(&mcp.CallToolResult{Content: []mcp.Content{text("<t>\n")}, IsError: true}), nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			n := newNativeResult(tc.res)
+			if n == nil {
+				t.Fatal("newNativeResult: nil")
+			}
+			if _, ok := any(n).(json.Marshaler); ok {
+				t.Fatal("a *nativeResult is a json.Marshaler")
+			}
+			if _, ok := any(*n).(json.Marshaler); ok {
+				t.Fatal("a nativeResult is a json.Marshaler")
+			}
+			if tc.after != nil {
+				tc.after(n)
+			}
+			want, err := json.Marshal(tc.res)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got bytes.Buffer
+			enc := json.NewEncoder(&got)
+			enc.SetEscapeHTML(false)
+			if err := enc.Encode(n); err != nil {
+				t.Fatal(err)
+			}
+			var escaped bytes.Buffer
+			json.HTMLEscape(&escaped, bytes.TrimSuffix(got.Bytes(), []byte("\n")))
+			if !bytes.Equal(escaped.Bytes(), want) {
+				t.Errorf("encoded:\n%.300s\nwant (the SDK's):\n%.300s", got.Bytes(), want)
+			}
+			var back, sdk mcp.CallToolResult
+			if err := json.Unmarshal(got.Bytes(), &back); err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(want, &sdk); err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(back, sdk) {
+				t.Errorf("decoded %+v, want %+v", back, sdk)
+			}
+		})
+	}
+	for _, tc := range []struct {
+		name string
+		res  *mcp.CallToolResult
+	}{
+		{"image", &mcp.CallToolResult{Content: []mcp.Content{text("a"), &mcp.ImageContent{Data: []byte("png"), MIMEType: "image/png"}}}},
+		{"text with meta", &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "<t>", Meta: mcp.Meta{"m": 1.0}}}}},
+		{"text with annotations", &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "<t>", Annotations: &mcp.Annotations{Priority: 0.5}}}}},
+		{"request state", &mcp.CallToolResult{Content: []mcp.Content{text("a")}, RequestState: "s"}},
+	} {
+		if n := newNativeResult(tc.res); n != nil {
+			t.Errorf("%s: newNativeResult: %+v, want nil", tc.name, n)
+		}
+	}
+}
