@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/chromafs/chromafs/chromastore"
@@ -92,6 +93,8 @@ type procEmbedder struct {
 	err  error // set when the process is unusable
 	done chan struct{}
 	once sync.Once
+	// closed is set by Close.
+	closed atomic.Bool
 }
 
 type embedHello struct {
@@ -149,6 +152,14 @@ func startEmbedder(bin string, args []string, setup any) (*procEmbedder, error) 
 
 func (p *procEmbedder) Name() string { return p.name }
 
+// usable reports whether no call has found the process unusable (dead,
+// or killed by a call whose context ended) and it has not been closed.
+func (p *procEmbedder) usable() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.err == nil && !p.closed.Load()
+}
+
 func (p *procEmbedder) GetConfig() map[string]any { return p.config }
 
 // EmbedDocuments sends texts to the process and returns its vectors.
@@ -195,6 +206,7 @@ func (p *procEmbedder) EmbedDocuments(ctx context.Context, texts []string) ([][]
 func (p *procEmbedder) Close() error {
 	var err error
 	p.once.Do(func() {
+		p.closed.Store(true)
 		p.in.Close()
 		go func() {
 			select {
@@ -227,32 +239,87 @@ type querySetup struct {
 }
 
 // queryEmbedder is search's query embedder: embedfn.Build(spec, dim,
-// override) run by chromafs-embed -query. Its errors are Build's.
-type queryEmbedder struct{ p *procEmbedder }
+// override) run by chromafs-embed -query. Its errors are Build's. A
+// session keeps it for all its searches, so it outlives a process that
+// dies (killed, crashed, or ended by a call whose context ended): a call
+// that finds the process unusable starts a new one and tries again, once.
+type queryEmbedder struct {
+	bin   string
+	setup querySetup
+
+	mu     sync.Mutex
+	p      *procEmbedder
+	closed bool
+}
 
 func newQueryEmbedder(spec chromastore.EmbeddingSpec, dim int, override string) (*queryEmbedder, error) {
 	bin, err := findEmbedHelper()
 	if err != nil {
 		return nil, err
 	}
-	p, err := startEmbedder(bin, []string{"-query"}, querySetup{Spec: spec, Dim: dim, Override: override})
+	q := &queryEmbedder{bin: bin, setup: querySetup{Spec: spec, Dim: dim, Override: override}}
+	if q.p, err = q.start(); err != nil {
+		return nil, err
+	}
+	return q, nil
+}
+
+func (q *queryEmbedder) start() (*procEmbedder, error) {
+	return startEmbedder(q.bin, []string{"-query"}, q.setup)
+}
+
+// process returns the running process, starting a new one in place of
+// one that is unusable (or of old, which failed).
+func (q *queryEmbedder) process(old *procEmbedder) (*procEmbedder, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.closed {
+		return nil, fmt.Errorf("%s: closed", embedHelper)
+	}
+	if q.p != nil && q.p != old && q.p.usable() {
+		return q.p, nil
+	}
+	if q.p != nil {
+		_ = q.p.Close()
+		q.p = nil
+	}
+	p, err := q.start()
 	if err != nil {
 		return nil, err
 	}
-	return &queryEmbedder{p}, nil
+	q.p = p
+	return p, nil
 }
 
 // EmbedQuery embeds text as a query.
 func (q *queryEmbedder) EmbedQuery(ctx context.Context, text string) ([]float32, error) {
-	vs, err := q.p.EmbedDocuments(ctx, []string{text})
-	if err != nil {
-		return nil, err
+	var p *procEmbedder
+	for attempt := 0; ; attempt++ {
+		var err error
+		if p, err = q.process(p); err != nil {
+			return nil, err
+		}
+		vs, err := p.EmbedDocuments(ctx, []string{text})
+		if err != nil {
+			if attempt == 0 && ctx.Err() == nil && !p.usable() {
+				continue // the process died: a new one tries again
+			}
+			return nil, err
+		}
+		if len(vs) != 1 {
+			return nil, fmt.Errorf("%s: %d vectors for one query", embedHelper, len(vs))
+		}
+		return vs[0], nil
 	}
-	if len(vs) != 1 {
-		return nil, fmt.Errorf("%s: %d vectors for one query", embedHelper, len(vs))
-	}
-	return vs[0], nil
 }
 
 // Close ends the process.
-func (q *queryEmbedder) Close() error { return q.p.Close() }
+func (q *queryEmbedder) Close() error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.closed = true
+	if q.p == nil {
+		return nil
+	}
+	return q.p.Close()
+}

@@ -165,3 +165,62 @@ func TestQueryEmbedder(t *testing.T) {
 		t.Errorf("no function: %v; in process %v", err, want)
 	}
 }
+
+// TestQueryEmbedderRestart: a session keeps its query embedder, whose
+// chromafs-embed process may die (killed here) or be ended by a call whose
+// context ends; the next query starts a new process and is answered.
+func TestQueryEmbedderRestart(t *testing.T) {
+	t.Setenv("CHROMAFS_EMBED_BIN", embedBinary(t))
+	ctx := context.Background()
+	spec := chromastore.EmbeddingSpec{Name: chromastore.NgramName, Config: map[string]any{"dim": 16}}
+	q, err := newQueryEmbedder(spec, 16, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close()
+	want, err := q.EmbedQuery(ctx, "rotate the keys")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := func() int {
+		q.mu.Lock()
+		defer q.mu.Unlock()
+		return q.p.cmd.Process.Pid
+	}
+	first := pid()
+	// Killed, and gone, before the next query.
+	q.mu.Lock()
+	p := q.p
+	q.mu.Unlock()
+	if err := p.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_, _ = p.cmd.Process.Wait()
+	got, err := q.EmbedQuery(ctx, "rotate the keys")
+	if err != nil || !slices.Equal(got, want) {
+		t.Fatalf("after the helper was killed: %v, %v; want the same vector as before", got, err)
+	}
+	if pid() == first {
+		t.Errorf("the dead process %d is still the embedder's", first)
+	}
+	// A call whose context ends kills the process: that call fails, the
+	// next one is answered by a new process.
+	second := pid()
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := q.EmbedQuery(cctx, "x"); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled query: %v, want context.Canceled", err)
+	}
+	if got, err := q.EmbedQuery(ctx, "rotate the keys"); err != nil || !slices.Equal(got, want) {
+		t.Errorf("after a cancelled query: %v, %v", got, err)
+	}
+	if pid() == second {
+		t.Errorf("the process that a cancelled query killed is still the embedder's")
+	}
+	if err := q.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+	if _, err := q.EmbedQuery(ctx, "x"); err == nil {
+		t.Errorf("a query after Close was answered")
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"strings"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -38,11 +39,14 @@ tree record) end the command with status 2. It exits 0 when the client closes
 standard input.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkEmbeddingName("--embedding", embedding); err != nil {
+				return err
+			}
 			return runMCP(cmd.Context(), g, maxOutput, embedding, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	c.Flags().IntVar(&maxOutput, "max-output", mcpserver.DefaultMaxOutput, "characters of each tool's answer before it is cut (-1: no limit)")
-	c.Flags().StringVar(&embedding, "embedding", "", "embed the search tool's queries with `NAME` instead of the collection's recorded function")
+	c.Flags().StringVar(&embedding, "embedding", "", "embed the search tool's queries with `NAME` instead of the collection's recorded function: "+strings.Join(searchEmbeddings, ", "))
 	return c
 }
 

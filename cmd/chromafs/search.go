@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"strings"
 	"sync"
 
@@ -86,6 +87,17 @@ never take part. Exit status: 0 with hits, 1 without, 2 on errors.`,
 	f.BoolVar(&lexical, "lexical", false, "rank pages by BM25 over the query's words (no embedding model)")
 	f.StringVar(&embedding, "embedding", "", "embed the query with `NAME` instead of the collection's recorded function: "+strings.Join(searchEmbeddings, ", "))
 	return c
+}
+
+// checkEmbeddingName refuses a query embedding function name (of flag)
+// that chromafs-embed does not know, so that a misspelt name fails at
+// start rather than at every search; "" (the collection's own function)
+// is fine.
+func checkEmbeddingName(flag, name string) error {
+	if n := strings.TrimSpace(name); n == "" || n == chromastore.NgramName || slices.Contains(searchEmbeddings, n) {
+		return nil
+	}
+	return usageErrorf("invalid argument %q for %s: want one of %s", name, flag, strings.Join(searchEmbeddings, ", "))
 }
 
 // lazySearch is the search of the sh, mcp and serve --mcp commands: their

@@ -33,7 +33,7 @@ const firstCheckTimeout = 5 * time.Second
 func serveCommand(g *globals) *cobra.Command {
 	var (
 		httpAddr, davAddr, usersPath  string
-		mcpAddr                       string
+		mcpAddr, mcpEmbedding         string
 		mcpOpt                        server.MCPOptions
 		denyAnonymous, infiniteDepth  bool
 		noPointerFetch, activeContent bool
@@ -87,11 +87,15 @@ directory, and belongs to that user. Sessions are bounded in number
 request; request bodies are bounded by --mcp-max-body (then 413). A request
 that reaches a loopback address with a Host that is not loopback gets 403
 (DNS rebinding), and so does one whose Origin is neither the server's own nor
-one of --mcp-allow-origin.`,
+one of --mcp-allow-origin. The search tool embeds queries with the function
+that the collection's configuration records, or with --mcp-embedding NAME.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if httpAddr == "" && davAddr == "" && mcpAddr == "" {
 				return errors.New("serve: give --http ADDR, --webdav ADDR, --mcp ADDR, or several")
+			}
+			if err := checkEmbeddingName("--mcp-embedding", mcpEmbedding); err != nil {
+				return err
 			}
 			log := slog.New(slog.NewJSONHandler(cmd.ErrOrStderr(), nil))
 			var users *server.Users
@@ -201,7 +205,7 @@ one of --mcp-allow-origin.`,
 			mcpOpt.ViewMaxAge = treeMaxAge
 			mcpOpt.Tools.Version = shortVersion()
 			mcpOpt.Tools.Logger = log
-			mcpOpt.Tools.Search = &lazySearch{store: opened.Load}
+			mcpOpt.Tools.Search = &lazySearch{store: opened.Load, override: mcpEmbedding}
 			if err := add(mcpAddr, "mcp", srv.MCPHandler(mcpOpt)); err != nil {
 				for _, l := range listeners {
 					l.Listener.Close()
@@ -222,6 +226,7 @@ one of --mcp-allow-origin.`,
 	f.StringSliceVar(&mcpOpt.AllowedOrigins, "mcp-allow-origin", nil, "origin (scheme://host:port) whose browsers may call the MCP endpoint besides the server's own; repeatable")
 	f.IntVar(&mcpOpt.Tools.MaxOutput, "mcp-max-output", mcpserver.DefaultMaxOutput, "characters of each MCP tool's answer before it is cut (-1: no limit)")
 	f.DurationVar(&mcpOpt.Tools.Timeout, "mcp-timeout", mcpserver.DefaultTimeout, "deadline of each MCP tool call")
+	f.StringVar(&mcpEmbedding, "mcp-embedding", "", "embed the MCP search tool's queries with `NAME` instead of the collection's recorded function: "+strings.Join(searchEmbeddings, ", "))
 	f.StringVar(&usersPath, "users", "", "users file (see above); without it every request is anonymous")
 	f.BoolVar(&denyAnonymous, "deny-anonymous", false, "refuse requests without credentials (401) instead of showing public pages")
 	f.BoolVar(&infiniteDepth, "allow-infinite-depth", false, "answer WebDAV PROPFIND with Depth: infinity (a walk of the whole tree) instead of refusing it")

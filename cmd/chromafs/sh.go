@@ -43,6 +43,9 @@ A session loads the visible pages (up to 64 MiB) in the background as it
 starts, so that its greps soon read from memory only.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkEmbeddingName("--embedding", embedding); err != nil {
+				return err
+			}
 			stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 			interactive := !cmd.Flags().Changed("command")
 			base := cmd.Context()
