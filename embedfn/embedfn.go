@@ -141,6 +141,9 @@ func Build(spec chromastore.EmbeddingSpec, dim int, override string) (*Func, err
 	name, cfg := spec.Name, spec.Config
 	if override != "" {
 		name = strings.TrimSpace(override)
+		if name == "ngram" {
+			name = chromastore.NgramName // so that the recorded dim is kept
+		}
 		if name != spec.Name {
 			cfg = embeddings.EmbeddingFunctionConfig{}
 			if v, ok := keyVars[name]; ok {
@@ -158,7 +161,16 @@ func Build(spec chromastore.EmbeddingSpec, dim int, override string) (*Func, err
 		d, _ := embeddings.ConfigInt(embeddings.EmbeddingFunctionConfig(cfg), "dim")
 		return fromStore(chromastore.NgramName, chromastore.NgramEmbedding(d)), nil
 	case slices.Contains(defaultNames, name):
-		return fromStore(name, chromaembed.Default()), nil
+		f := fromStore(name, chromaembed.Default())
+		embed := f.embed
+		f.embed = func(ctx context.Context, text string) ([]float32, error) {
+			v, err := embed(ctx, text)
+			if err != nil && strings.Contains(err.Error(), "load the default ONNX embedding function") {
+				return nil, fmt.Errorf("%w (%q needs the ONNX runtime and the all-MiniLM-L6-v2 model in ~/.cache/chroma, which it downloads on first use: run it once with network access, or name another function with --embedding NAME, or search with --lexical)", err, name)
+			}
+			return v, nil
+		}
+		return f, nil
 	}
 	if !embeddings.HasDense(name) {
 		return nil, fmt.Errorf("%w: unknown embedding function %q; chromafs knows %s (or search with --lexical)", ErrEmbedding, name, strings.Join(Providers(), ", "))

@@ -473,7 +473,7 @@ func TestEmptyPage(t *testing.T) {
 			"Rotate the signing keys of the webhook every month.\n" +
 			strings.Repeat("Backups are taken nightly and kept for thirty days.\n", 4),
 	}
-	store, _ := collectionOf(t, pages, "", false)
+	store, cnt := collectionOf(t, pages, "", false)
 	fsys := newFS(t, store)
 	hits, err := engine(t, store).Search(context.Background(), fsys, "signing keys of the webhook", search.Options{K: 5})
 	if err != nil {
@@ -487,7 +487,11 @@ func TestEmptyPage(t *testing.T) {
 			t.Errorf("the empty page is a hit: %v", summaries(hits))
 		}
 	}
+	before := cnt.all.Load()
 	if hits, err := engine(t, store).Search(context.Background(), fsys, "signing keys", search.Options{K: 5, Path: "empty.md"}); err != nil || len(hits) != 0 {
 		t.Errorf("a search within the empty page: %v, %v; want no hits", summaries(hits), err)
+	}
+	if n := cnt.all.Load() - before; n != 0 {
+		t.Errorf("a search within the empty page: %d requests, want none (its scope is empty)", n)
 	}
 }
