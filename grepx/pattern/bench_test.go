@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromafs/chromafs/internal/gen"
 )
@@ -159,8 +160,13 @@ func BenchmarkNoLiteral(b *testing.B) {
 					if _, err := exec.LookPath("rg"); err != nil {
 						b.Skip("rg is not installed")
 					}
+					var cpu time.Duration
 					for b.Loop() {
-						out, err := exec.Command("rg", "-c", "--no-config", p, file).Output()
+						cmd := exec.Command("rg", "-c", "--no-config", p, file)
+						out, err := cmd.Output()
+						if cmd.ProcessState != nil {
+							cpu += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+						}
 						if err != nil && len(out) == 0 {
 							n = 0
 							continue
@@ -168,12 +174,14 @@ func BenchmarkNoLiteral(b *testing.B) {
 						n, _ = strconv.Atoi(strings.TrimSpace(string(out)))
 					}
 					b.ReportMetric(float64(n), "lines")
+					b.ReportMetric(float64(cpu)/float64(b.N), "cpu-ns/op")
 					return
 				}
 				m := mustCompile(b, Options{Patterns: []string{p}, Syntax: Extended})
 				if way == "regexp" && m.sel != nil {
 					m.sel.dfa = nil
 				}
+				cpu := cpuTime()
 				for b.Loop() {
 					n = 0
 					for pos := 0; pos < len(text); {
@@ -185,6 +193,7 @@ func BenchmarkNoLiteral(b *testing.B) {
 						pos += e + 1
 					}
 				}
+				b.ReportMetric(float64(cpuTime()-cpu)/float64(b.N), "cpu-ns/op")
 				b.ReportMetric(float64(n), "lines")
 			})
 		}

@@ -1,6 +1,7 @@
 package pattern
 
 import (
+	"bytes"
 	"regexp/syntax"
 	"slices"
 	"sync"
@@ -36,14 +37,21 @@ type dfaCache struct {
 	states []*dfaState
 	index  map[string]int32
 	start  int32 // the state before the first character
+	// trans is the transition table by byte, 256 entries a state:
+	// trans[s<<8|b] is next<<1, plus 1 when next is a match state; 0
+	// when not built yet, and always for '\n' and bytes above 0x7f, which
+	// take the slow path. One load and one test a byte in the loops.
+	trans []int32
 }
 
 type dfaState struct {
 	insts []uint32 // the instructions that read a character, sorted
 	ends  []uint32 // empty-width instructions waiting for the end of the line
 	match bool
-	ascii [utf8.RuneSelf]int32 // next state by ASCII character; 0: not built yet
-	other map[rune]int32
+	// endMatch caches whether the state matches at the end of a line
+	// (index 1: of an empty line): 0 not known, 1 no, 2 yes.
+	endMatch [2]uint8
+	other    map[rune]int32
 }
 
 // newLineDFA returns the DFA of the Go regular expression src, or nil
@@ -73,6 +81,7 @@ func newLineDFA(src string) *lineDFA {
 func (d *lineDFA) newCache() *dfaCache {
 	c := &dfaCache{index: map[string]int32{}}
 	c.states = append(c.states, nil) // 0 stands for "not built"
+	c.trans = make([]int32, 256)
 	c.start = d.state(c, d.closure(nil, nil, []uint32{uint32(d.prog.Start)}, true, false))
 	return c
 }
@@ -148,6 +157,7 @@ func (d *lineDFA) state(c *dfaCache, cs closureSet) int32 {
 	}
 	id := int32(len(c.states))
 	c.states = append(c.states, &dfaState{insts: cs.insts, ends: cs.ends, match: cs.match})
+	c.trans = append(c.trans, make([]int32, 256)...)
 	c.index[string(key)] = id
 	return id
 }
@@ -157,8 +167,8 @@ func (d *lineDFA) state(c *dfaCache, cs closureSet) int32 {
 func (d *lineDFA) next(c *dfaCache, s int32, r rune) int32 {
 	st := c.states[s]
 	if r < utf8.RuneSelf {
-		if n := st.ascii[r]; n != 0 {
-			return n
+		if v := c.trans[int(s)<<8|int(r)]; v != 0 {
+			return v >> 1
 		}
 	} else if n, ok := st.other[r]; ok {
 		return n
@@ -186,7 +196,13 @@ func (d *lineDFA) next(c *dfaCache, s int32, r rune) int32 {
 		return -1
 	}
 	if r < utf8.RuneSelf {
-		st.ascii[r] = n
+		if r != '\n' {
+			v := n << 1
+			if c.states[n].match {
+				v |= 1
+			}
+			c.trans[int(s)<<8|int(r)] = v
+		}
 	} else {
 		if st.other == nil {
 			st.other = map[rune]int32{}
@@ -196,26 +212,70 @@ func (d *lineDFA) next(c *dfaCache, s int32, r rune) int32 {
 	return n
 }
 
+// endMatch reports whether state s matches at the end of a line (an
+// empty one when empty).
+func (d *lineDFA) endMatch(c *dfaCache, s int32, empty bool) bool {
+	st := c.states[s]
+	if st.match {
+		return true
+	}
+	if len(st.ends) == 0 {
+		return false
+	}
+	k := 0
+	if empty {
+		k = 1
+	}
+	if st.endMatch[k] == 0 {
+		st.endMatch[k] = 1
+		if d.closure(nil, nil, st.ends, empty, true).match {
+			st.endMatch[k] = 2
+		}
+	}
+	return st.endMatch[k] == 2
+}
+
+// getCache takes a cache from the pool; nil when the DFA is off.
+func (d *lineDFA) getCache() *dfaCache {
+	if d.off.Load() {
+		return nil
+	}
+	return d.pool.Get().(*dfaCache)
+}
+
+// putCache gives c back, or turns the DFA off when c is full.
+func (d *lineDFA) putCache(c *dfaCache) {
+	if len(c.states) > maxDFAStates {
+		d.off.Store(true)
+		return
+	}
+	d.pool.Put(c)
+}
+
 // match reports whether line (valid UTF-8, no '\n') contains a match;
 // ok is false when the DFA gave up (the caller then matches otherwise).
 func (d *lineDFA) match(line []byte) (matched, ok bool) {
-	if d.off.Load() {
+	c := d.getCache()
+	if c == nil {
 		return false, false
 	}
-	c := d.pool.Get().(*dfaCache)
-	defer func() {
-		if len(c.states) > maxDFAStates {
-			d.off.Store(true)
-			return
-		}
-		d.pool.Put(c)
-	}()
+	defer d.putCache(c)
 	s := c.start
+	if c.states[s].match {
+		return true, true
+	}
+	trans := c.trans
 	for i := 0; i < len(line); {
-		if c.states[s].match {
-			return true, true
+		b := line[i]
+		if v := trans[int(s)<<8|int(b)]; v != 0 {
+			s = v >> 1
+			i++
+			if v&1 != 0 {
+				return true, true
+			}
+			continue
 		}
-		r, w := rune(line[i]), 1
+		r, w := rune(b), 1
 		if r >= utf8.RuneSelf {
 			r, w = utf8.DecodeRune(line[i:])
 		}
@@ -223,13 +283,85 @@ func (d *lineDFA) match(line []byte) (matched, ok bool) {
 		if s = d.next(c, s, r); s < 0 {
 			return false, false
 		}
+		trans = c.trans
+		if c.states[s].match {
+			return true, true
+		}
 	}
-	st := c.states[s]
-	if st.match {
-		return true, true
+	return d.endMatch(c, s, len(line) == 0), true
+}
+
+// scanResult is what scan found.
+type scanResult int
+
+const (
+	scanNone      scanResult = iota // no line of buf matches
+	scanMatch                       // the line [ls, le) matches
+	scanUndecided                   // the line [ls, le) is not valid UTF-8: the caller decides it
+	scanGaveUp                      // the DFA gave up at the line starting at ls
+)
+
+// scan runs the DFA over buf, line after line ('\n' ends a line; the
+// last needs none), without looking for line ends first: it returns the
+// first line that matches, or the first line it cannot decide (one that
+// is not valid UTF-8), with its bounds; lines before it do not match.
+// Line ends are found only for the line returned.
+func (d *lineDFA) scan(buf []byte) (ls, le int, res scanResult) {
+	if len(buf) == 0 {
+		return 0, 0, scanNone
 	}
-	if len(st.ends) > 0 {
-		return d.closure(nil, nil, st.ends, len(line) == 0, true).match, true
+	c := d.getCache()
+	if c == nil {
+		return 0, 0, scanGaveUp
 	}
-	return false, true
+	defer d.putCache(c)
+	lineEnd := func(i int) int {
+		if e := bytes.IndexByte(buf[i:], '\n'); e >= 0 {
+			return i + e
+		}
+		return len(buf)
+	}
+	start := c.start
+	if c.states[start].match {
+		return 0, lineEnd(0), scanMatch
+	}
+	s := start
+	trans := c.trans
+	for i := 0; i < len(buf); {
+		b := buf[i]
+		if v := trans[int(s)<<8|int(b)]; v != 0 {
+			s = v >> 1
+			i++
+			if v&1 != 0 {
+				return ls, lineEnd(i - 1), scanMatch
+			}
+			continue
+		}
+		if b == '\n' {
+			if d.endMatch(c, s, i == ls) {
+				return ls, i, scanMatch
+			}
+			i++
+			ls, s = i, start
+			continue
+		}
+		r, w := rune(b), 1
+		if r >= utf8.RuneSelf {
+			if r, w = utf8.DecodeRune(buf[i:]); r == utf8.RuneError && w == 1 {
+				return ls, lineEnd(i), scanUndecided
+			}
+		}
+		if s = d.next(c, s, r); s < 0 {
+			return ls, 0, scanGaveUp
+		}
+		i += w
+		trans = c.trans
+		if c.states[s].match {
+			return ls, lineEnd(i - w), scanMatch
+		}
+	}
+	if ls < len(buf) && d.endMatch(c, s, false) {
+		return ls, len(buf), scanMatch
+	}
+	return 0, 0, scanNone
 }

@@ -680,6 +680,28 @@ func (m *Matcher) FindAll(line []byte, dst [][2]int) [][2]int {
 // contain one.
 func (m *Matcher) Next(buf []byte) (start, end int, ok bool) {
 	pos := 0
+	if m.scansWithDFA() {
+		// The DFA runs over the whole buffer and finds line ends only
+		// for the line it returns; lines it cannot decide (not valid
+		// UTF-8) are matched one by one.
+		for pos < len(buf) {
+			ls, le, res := m.sel.dfa.scan(buf[pos:])
+			switch res {
+			case scanNone:
+				return 0, 0, false
+			case scanMatch:
+				return pos + ls, pos + le, true
+			case scanUndecided:
+				if m.Match(buf[pos+ls : pos+le]) {
+					return pos + ls, pos + le, true
+				}
+				pos += le + 1
+				continue
+			}
+			pos += ls // scanGaveUp: line by line from here
+			break
+		}
+	}
 	for pos < len(buf) {
 		ls := pos
 		switch {
@@ -710,6 +732,14 @@ func (m *Matcher) Next(buf []byte) (start, end int, ok bool) {
 		pos = le + 1
 	}
 	return 0, 0, false
+}
+
+// scansWithDFA reports whether Next selects lines by running the lazy
+// DFA over the buffer: when Match would ask the selecting engine alone
+// and there is no prefilter to skip lines with.
+func (m *Matcher) scansWithDFA() bool {
+	return !m.all && m.multi == nil && m.pre == nil && m.literal == nil && !m.word &&
+		m.sel != nil && m.sel.fast != nil && m.sel.dfa != nil
 }
 
 // NoLiterals returns why Literals reports false, for a trace ("" when
