@@ -115,7 +115,7 @@ func New(ctx context.Context, store collection.Store, opts ...Option) (*FS, erro
 	}
 	sh := cfg.shared
 	if sh == nil {
-		sh = defaultShared
+		sh = defaultShared()
 	}
 	st, t, err := sh.currentTree(ctx, store, cfg.layout.TreeID, &cfg)
 	if err != nil {

@@ -111,8 +111,10 @@ func NewShared(maxTreeBytes int64) *Shared {
 	}
 }
 
-// defaultShared is the Shared of New calls without WithShared.
-var defaultShared = NewShared(0)
+// defaultShared is the Shared of New calls without WithShared, made on
+// first use rather than at start (every program linking the package
+// paid for its cache otherwise).
+var defaultShared = sync.OnceValue(func() *Shared { return NewShared(0) })
 
 // WithShared makes New take and keep trees in s, and share page fetches
 // with the other sessions of s, instead of the process-wide Shared.

@@ -9,6 +9,7 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -473,7 +474,7 @@ func (p *findParser) primary() (node, error) {
 		}
 		return p.parsePrintf(format), nil
 	}
-	withArg, ok := argPredicates[a]
+	withArg, ok := argPredicates()[a]
 	if !ok {
 		return nil, errf("unknown predicate `%s'", a)
 	}
@@ -517,19 +518,22 @@ func (p *findParser) noArg(a string) (node, bool) {
 }
 
 // argPredicates parse the predicates that take an argument.
-var argPredicates = map[string]func(p *findParser, pred, v string) (node, error){
-	"-maxdepth": depthOption, "-mindepth": depthOption,
-	"-name": nameTest, "-iname": nameTest, "-path": nameTest, "-ipath": nameTest, "-wholename": nameTest, "-iwholename": nameTest,
-	"-type": func(_ *findParser, _, v string) (node, error) { return typeTest(v) },
-	"-size": func(_ *findParser, _, v string) (node, error) { return sizeTest(v) },
-	"-newer": func(p *findParser, _, v string) (node, error) {
-		n := &newer{file: v}
-		p.newer = append(p.newer, n)
-		return n, nil
-	},
-	"-mtime": (*findParser).timeTest, "-mmin": (*findParser).timeTest,
-	"-regex": regexTest, "-iregex": regexTest, "-regextype": regexType,
-}
+// (Built on first use, not at start.)
+var argPredicates = sync.OnceValue(func() map[string]func(p *findParser, pred, v string) (node, error) {
+	return map[string]func(p *findParser, pred, v string) (node, error){
+		"-maxdepth": depthOption, "-mindepth": depthOption,
+		"-name": nameTest, "-iname": nameTest, "-path": nameTest, "-ipath": nameTest, "-wholename": nameTest, "-iwholename": nameTest,
+		"-type": func(_ *findParser, _, v string) (node, error) { return typeTest(v) },
+		"-size": func(_ *findParser, _, v string) (node, error) { return sizeTest(v) },
+		"-newer": func(p *findParser, _, v string) (node, error) {
+			n := &newer{file: v}
+			p.newer = append(p.newer, n)
+			return n, nil
+		},
+		"-mtime": (*findParser).timeTest, "-mmin": (*findParser).timeTest,
+		"-regex": regexTest, "-iregex": regexTest, "-regextype": regexType,
+	}
+})
 
 func depthOption(p *findParser, pred, v string) (node, error) {
 	n, err := strconv.Atoi(v)

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing/fstest"
 	"unicode"
 
@@ -113,47 +114,50 @@ ripgrep's output when it writes to a pipe, over the filesystem.
 
 // rgTypes are ripgrep 13's globs for the file types Rg knows (rg
 // --type-list).
-var rgTypes = map[string][]string{
-	"asciidoc": {"*.adoc", "*.asc", "*.asciidoc"},
-	"c":        {"*.[chH]", "*.[chH].in", "*.cats"},
-	"config":   {"*.cfg", "*.conf", "*.config", "*.ini"},
-	"cpp":      {"*.[ChH]", "*.[ChH].in", "*.[ch]pp", "*.[ch]pp.in", "*.[ch]xx", "*.[ch]xx.in", "*.cc", "*.cc.in", "*.hh", "*.hh.in", "*.inl"},
-	"csharp":   {"*.cs"},
-	"css":      {"*.css", "*.scss"},
-	"csv":      {"*.csv"},
-	"diff":     {"*.diff", "*.patch"},
-	"docker":   {"*Dockerfile*"},
-	"go":       {"*.go"},
-	"html":     {"*.ejs", "*.htm", "*.html"},
-	"java":     {"*.java", "*.jsp", "*.jspx", "*.properties"},
-	"js":       {"*.js", "*.jsx", "*.vue"},
-	"json":     {"*.json", "composer.lock"},
-	"jsonl":    {"*.jsonl"},
-	"kotlin":   {"*.kt", "*.kts"},
-	"log":      {"*.log"},
-	"lua":      {"*.lua"},
-	"make":     {"*.mak", "*.mk", "[Gg][Nn][Uu]makefile", "[Gg][Nn][Uu]makefile.am", "[Gg][Nn][Uu]makefile.in", "[Mm]akefile", "[Mm]akefile.am", "[Mm]akefile.in"},
-	"markdown": {"*.markdown", "*.md", "*.mdown", "*.mkdn"},
-	"md":       {"*.markdown", "*.md", "*.mdown", "*.mkdn"},
-	"perl":     {"*.PL", "*.perl", "*.pl", "*.plh", "*.plx", "*.pm", "*.t"},
-	"php":      {"*.php", "*.php3", "*.php4", "*.php5", "*.phtml"},
-	"protobuf": {"*.proto"},
-	"py":       {"*.py"},
-	"readme":   {"*README", "README*"},
-	"rst":      {"*.rst"},
-	"ruby":     {"*.gemspec", "*.rb", "*.rbw", ".irbrc", "Gemfile", "Rakefile", "config.ru"},
-	"rust":     {"*.rs"},
-	"sh":       {"*.bash", "*.bashrc", "*.csh", "*.cshrc", "*.ksh", "*.kshrc", "*.sh", "*.tcsh", "*.zsh", ".bash_login", ".bash_logout", ".bash_profile", ".bashrc", ".cshrc", ".kshrc", ".login", ".logout", ".profile", ".tcshrc", ".zlogin", ".zlogout", ".zprofile", ".zshenv", ".zshrc", "bash_login", "bash_logout", "bash_profile", "bashrc", "profile", "zlogin", "zlogout", "zprofile", "zshenv", "zshrc"},
-	"sql":      {"*.psql", "*.sql"},
-	"svg":      {"*.svg"},
-	"swift":    {"*.swift"},
-	"tex":      {"*.bib", "*.cls", "*.dtx", "*.ins", "*.ltx", "*.sty", "*.tex"},
-	"toml":     {"*.toml", "Cargo.lock"},
-	"ts":       {"*.ts", "*.tsx"},
-	"txt":      {"*.txt"},
-	"xml":      {"*.dtd", "*.rng", "*.sch", "*.xhtml", "*.xjb", "*.xml", "*.xml.dist", "*.xsd", "*.xsl", "*.xslt"},
-	"yaml":     {"*.yaml", "*.yml"},
-}
+// (A map built on first use: every chromafs command links gnu.)
+var rgTypes = sync.OnceValue(func() map[string][]string {
+	return map[string][]string{
+		"asciidoc": {"*.adoc", "*.asc", "*.asciidoc"},
+		"c":        {"*.[chH]", "*.[chH].in", "*.cats"},
+		"config":   {"*.cfg", "*.conf", "*.config", "*.ini"},
+		"cpp":      {"*.[ChH]", "*.[ChH].in", "*.[ch]pp", "*.[ch]pp.in", "*.[ch]xx", "*.[ch]xx.in", "*.cc", "*.cc.in", "*.hh", "*.hh.in", "*.inl"},
+		"csharp":   {"*.cs"},
+		"css":      {"*.css", "*.scss"},
+		"csv":      {"*.csv"},
+		"diff":     {"*.diff", "*.patch"},
+		"docker":   {"*Dockerfile*"},
+		"go":       {"*.go"},
+		"html":     {"*.ejs", "*.htm", "*.html"},
+		"java":     {"*.java", "*.jsp", "*.jspx", "*.properties"},
+		"js":       {"*.js", "*.jsx", "*.vue"},
+		"json":     {"*.json", "composer.lock"},
+		"jsonl":    {"*.jsonl"},
+		"kotlin":   {"*.kt", "*.kts"},
+		"log":      {"*.log"},
+		"lua":      {"*.lua"},
+		"make":     {"*.mak", "*.mk", "[Gg][Nn][Uu]makefile", "[Gg][Nn][Uu]makefile.am", "[Gg][Nn][Uu]makefile.in", "[Mm]akefile", "[Mm]akefile.am", "[Mm]akefile.in"},
+		"markdown": {"*.markdown", "*.md", "*.mdown", "*.mkdn"},
+		"md":       {"*.markdown", "*.md", "*.mdown", "*.mkdn"},
+		"perl":     {"*.PL", "*.perl", "*.pl", "*.plh", "*.plx", "*.pm", "*.t"},
+		"php":      {"*.php", "*.php3", "*.php4", "*.php5", "*.phtml"},
+		"protobuf": {"*.proto"},
+		"py":       {"*.py"},
+		"readme":   {"*README", "README*"},
+		"rst":      {"*.rst"},
+		"ruby":     {"*.gemspec", "*.rb", "*.rbw", ".irbrc", "Gemfile", "Rakefile", "config.ru"},
+		"rust":     {"*.rs"},
+		"sh":       {"*.bash", "*.bashrc", "*.csh", "*.cshrc", "*.ksh", "*.kshrc", "*.sh", "*.tcsh", "*.zsh", ".bash_login", ".bash_logout", ".bash_profile", ".bashrc", ".cshrc", ".kshrc", ".login", ".logout", ".profile", ".tcshrc", ".zlogin", ".zlogout", ".zprofile", ".zshenv", ".zshrc", "bash_login", "bash_logout", "bash_profile", "bashrc", "profile", "zlogin", "zlogout", "zprofile", "zshenv", "zshrc"},
+		"sql":      {"*.psql", "*.sql"},
+		"svg":      {"*.svg"},
+		"swift":    {"*.swift"},
+		"tex":      {"*.bib", "*.cls", "*.dtx", "*.ins", "*.ltx", "*.sty", "*.tex"},
+		"toml":     {"*.toml", "Cargo.lock"},
+		"ts":       {"*.ts", "*.tsx"},
+		"txt":      {"*.txt"},
+		"xml":      {"*.dtd", "*.rng", "*.sch", "*.xhtml", "*.xjb", "*.xml", "*.xml.dist", "*.xsd", "*.xsl", "*.xslt"},
+		"yaml":     {"*.yaml", "*.yml"},
+	}
+})
 
 // Rg is ripgrep 13's search as it behaves when its output is a pipe
 // (no colour, no headings, no line numbers unless -n, "path:line"
@@ -204,13 +208,13 @@ func Rg(ctx context.Context, env *Env, args []string) int {
 			r.version()
 			return 0
 		case keyRgTypeList:
-			names := make([]string, 0, len(rgTypes))
-			for n := range rgTypes {
+			names := make([]string, 0, len(rgTypes()))
+			for n := range rgTypes() {
 				names = append(names, n)
 			}
 			sort.Strings(names)
 			for _, n := range names {
-				fmt.Fprintf(r.out, "%s: %s\n", n, strings.Join(rgTypes[n], ", "))
+				fmt.Fprintf(r.out, "%s: %s\n", n, strings.Join(rgTypes()[n], ", "))
 			}
 			return r.finish(0)
 		case 'n':
@@ -241,7 +245,7 @@ func Rg(ctx context.Context, env *Env, args []string) int {
 		case 'g', keyRgIglob:
 			g.addGlob(o.Arg, o.Key == keyRgIglob)
 		case 't', 'T':
-			globs, ok := rgTypes[o.Arg]
+			globs, ok := rgTypes()[o.Arg]
 			if !ok {
 				r.out.Flush()
 				fmt.Fprintf(env.Stderr, "unrecognized file type: %s\n", o.Arg)

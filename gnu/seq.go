@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/chromafs/chromafs/internal/getopt"
 )
@@ -41,7 +42,10 @@ FORMAT must be suitable for printing one floating-point argument.
 `
 
 // seqNumRE is the decimal numbers seq accepts here.
-var seqNumRE = regexp.MustCompile(`^[ \t\n]*[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$`)
+// Compiled on first use, not at start: every chromafs command links gnu.
+var seqNumRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[ \t\n]*[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$`)
+})
 
 // seqOperand is a parsed operand and the width and precision GNU seq
 // derives from how it is written.
@@ -51,7 +55,7 @@ type seqOperand struct {
 }
 
 func parseSeqOperand(arg string) (seqOperand, bool) {
-	if !seqNumRE.MatchString(arg) {
+	if !seqNumRE().MatchString(arg) {
 		return seqOperand{}, false
 	}
 	a := strings.TrimLeft(arg, " \t\n+")

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -531,7 +532,10 @@ func strftime(layout string, t time.Time) string {
 
 // validVar matches the names printf -v can assign: a variable or an
 // array element.
-var validVar = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\[.*\])?$`)
+// Compiled on first use, not at start.
+var validVar = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\[.*\])?$`)
+})
 
 // printfCall turns a printf command into what runs it: the shell's
 // printf (printfCmd), or for -v VAR an eval that assigns its output.
@@ -568,7 +572,7 @@ func (rs *runState) printfCall(hc interp.HandlerContext, args []string) []string
 	if varName == "" {
 		return append([]string{printfCmd}, a...)
 	}
-	if !validVar.MatchString(varName) {
+	if !validVar().MatchString(varName) {
 		fmt.Fprintf(hc.Stderr, "%s: printf: `%s': not a valid identifier\n", prog, varName)
 		return []string{failCmd, "2"}
 	}

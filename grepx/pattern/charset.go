@@ -52,8 +52,19 @@ func decodeLastRune(b []byte) (rune, int) {
 
 var (
 	asciiWord   [128]bool
-	alnumRanges = posixClasses["alnum"]
+	alnumRanges = mustPosixClass("alnum")
 )
+
+// posixClass returns the rune ranges of the POSIX class name ("alpha",
+// "digit", ...) and whether there is such a class.
+func posixClass(name string) ([]rune, bool) {
+	for _, c := range &posixClassTable {
+		if c.name == name {
+			return c.ranges, true
+		}
+	}
+	return nil, false
+}
 
 func init() {
 	for c := 0; c < 128; c++ {
@@ -212,4 +223,10 @@ func (s runeSet) count() int {
 		n += int(s[i+1]-s[i]) + 1
 	}
 	return n
+}
+
+// mustPosixClass is posixClass for the names this package spells itself.
+func mustPosixClass(name string) []rune {
+	r, _ := posixClass(name)
+	return r
 }

@@ -386,10 +386,10 @@ func (p *parser) escape(depth int) (*syntax.Regexp, bool) {
 		p.backref = true
 		return &syntax.Regexp{Op: syntax.OpEmptyMatch}, true
 	case 'w', 'W':
-		s := runeSet(append([]rune{'_', '_'}, posixClasses["alnum"]...)).normalize()
+		s := runeSet(append([]rune{'_', '_'}, mustPosixClass("alnum")...)).normalize()
 		return p.class(s, c == 'W'), true
 	case 's', 'S':
-		s := append(runeSet(nil), posixClasses["space"]...)
+		s := append(runeSet(nil), mustPosixClass("space")...)
 		return p.class(s, c == 'S'), true
 	case 'b':
 		p.wordOps = true
@@ -595,12 +595,12 @@ func (p *parser) bracket() *syntax.Regexp {
 		if p.has("[:") {
 			p.pos += 2
 			name := p.bracketName(":]")
-			cls, ok := posixClasses[name]
+			cls, ok := posixClass(name)
 			if !ok {
 				p.fail(msgBadClass)
 			}
 			if p.fold && (name == "upper" || name == "lower") {
-				cls = posixClasses["alpha"]
+				cls = mustPosixClass("alpha")
 			}
 			set = append(set, cls...)
 			colon |= 8
