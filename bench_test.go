@@ -266,6 +266,7 @@ func benchSessionCold(b *testing.B, store collection.Store) {
 	ctx := context.Background()
 	sh := chromafs.NewShared(0)
 	b.ReportAllocs()
+	cpu := processCPU()
 	for b.Loop() {
 		sh.Reset()
 		fsys, err := chromafs.New(ctx, store, chromafs.WithShared(sh))
@@ -276,6 +277,7 @@ func benchSessionCold(b *testing.B, store collection.Store) {
 			b.Fatal(fsys.Problems())
 		}
 	}
+	reportCPU(b, cpu)
 }
 
 // BenchmarkSessionCold: New with no parsed tree cached.

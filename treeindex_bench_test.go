@@ -85,12 +85,14 @@ func benchSessionShared(b *testing.B, prime, store collection.Store) {
 		b.Fatalf("compact tree not in Redis: %v", err)
 	}
 	b.ReportAllocs()
+	cpu := processCPU()
 	for b.Loop() {
 		sh.Reset()
 		if _, err := chromafs.New(ctx, store, chromafs.WithShared(sh), cache); err != nil {
 			b.Fatal(err)
 		}
 	}
+	reportCPU(b, cpu)
 	if chromafs.TreeParses(sh) != 0 {
 		b.Fatal("parsed the JSON tree")
 	}

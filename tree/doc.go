@@ -135,9 +135,11 @@
 // in path order (the order of [io/fs.WalkDir]: depth first, children sorted by
 // name), and the children of each directory as one contiguous, name-sorted
 // range of a second slice, as archive/zip's reader does; names are slices
-// of the paths. Lookup goes through a hash index from path to node (open
-// addressing, built in one allocation, O(1)); ReadDir returns a sub-slice
-// and allocates nothing.
+// of the paths. Lookup finds a node by binary search in path order for the
+// first 64 lookups of a tree's views, then through a hash index from path
+// to node (open addressing, built in one allocation on the 65th, O(1)), so
+// that a process that looks up a few paths never builds it; ReadDir
+// returns a sub-slice and allocates nothing.
 //
 // A pruned view shares the nodes, children and index of the unpruned one
 // ([Tree.All], built once per tree) and adds a visibility mask over its

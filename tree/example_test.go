@@ -43,3 +43,22 @@ func Example() {
 	// internal visible: false
 	// internal/: billing.md
 }
+
+// A decoder whose entries come in path order builds the tree without a
+// sort; entries that are out of order, clash or are invalid are refused.
+func ExampleNewSorted() {
+	t, err := tree.NewSorted([]tree.Entry{
+		{Slug: "guides/a.md", IsPublic: true, Size: -1},
+		{Slug: "guides/b.md", Groups: []string{"staff"}, Size: -1},
+		{Slug: "index.md", IsPublic: true, Size: 120},
+	})
+	fmt.Println(t.Len(), t.Groups(), err)
+	_, err = tree.NewSorted([]tree.Entry{{Slug: "b.md", Size: -1}, {Slug: "a.md", Size: -1}})
+	fmt.Println(err)
+	_, err = tree.NewSorted([]tree.Entry{{Slug: "a", Size: -1}, {Slug: "a/b.md", Size: -1}})
+	fmt.Println(err)
+	// Output:
+	// 3 [staff] <nil>
+	// tree: entries not valid and in path order: "a.md": out of path order
+	// tree: entries not valid and in path order: "a": clash: both a file and a directory
+}

@@ -1,13 +1,13 @@
 package tree
 
 import (
-	"io/fs"
 	"unicode/utf8"
 )
 
 // checkSlug returns why s cannot be a page slug, or "" if it can. A valid
 // slug is an [io/fs.ValidPath] other than ".", in valid UTF-8, with no
-// backslash and no control character.
+// backslash and no control character. (FuzzSlug checks that these rules
+// imply io/fs.ValidPath.)
 func checkSlug(s string) string {
 	if s == "" {
 		return "empty slug"
@@ -15,11 +15,20 @@ func checkSlug(s string) string {
 	if s[0] == '/' {
 		return "unsafe slug: absolute path"
 	}
+	return checkSlugFrom(s, 0)
+}
+
+// checkSlugFrom is checkSlug for a slug s that is not empty and whose
+// first from bytes are whole elements of a valid slug followed by a '/'
+// (from is 0, or s[from-1] == '/' and s[:from-1] is valid): it checks the
+// rest. A slug that shares a prefix with a valid one needs only the
+// elements after that prefix checked.
+func checkSlugFrom(s string, from int) string {
 	if s[len(s)-1] == '/' {
 		return "unsafe slug: trailing slash"
 	}
-	elem := 0 // start of the current element
-	for i := 0; i < len(s); i++ {
+	elem := from // start of the current element
+	for i := from; i < len(s); i++ {
 		class := slugClass[s[i]]
 		if class == plain {
 			continue
@@ -45,13 +54,7 @@ func checkSlug(s string) string {
 		}
 		i += n - 1
 	}
-	if r := checkElem(s[elem:]); r != "" {
-		return r
-	}
-	if !fs.ValidPath(s) { // implied by the checks above; kept as a guard
-		return "unsafe slug: invalid path"
-	}
-	return ""
+	return checkElem(s[elem:])
 }
 
 // Classes of the bytes of a slug.

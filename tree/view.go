@@ -5,6 +5,7 @@ import (
 	"math/bits"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -36,9 +37,9 @@ type Node struct {
 // A pruned view shares the nodes, children and index of the unpruned view
 // and hides the nodes that visible marks false.
 type View struct {
-	nodes  []Node  // in path order; nodes[0] is the root
-	kids   []*Node // children of each directory, contiguous and sorted by name
-	index  index   // path to position in nodes
+	nodes  []Node     // in path order; nodes[0] is the root
+	kids   []*Node    // children of each directory, contiguous and sorted by name
+	index  *lazyIndex // path to position in nodes
 	files  int
 	parent []int32 // position in nodes of the parent of each node
 	at     []int32 // position in nodes of each of kids
@@ -89,34 +90,60 @@ func (x *index) find(nodes []Node, name string) int {
 	}
 }
 
+// lazyIndex finds nodes by path: by binary search in path order for the
+// first lazyLookups lookups, then through an index built on the next one.
+// A process that looks up a few paths (a command line's cat or ls) never
+// pays for the index; one that looks up many (a server, a walk that opens
+// every file) soon has it. The views of a tree share one.
+type lazyIndex struct {
+	lookups atomic.Int32
+	ready   atomic.Pointer[index]
+	once    sync.Once
+}
+
+// lazyLookups is the number of lookups a lazyIndex serves by binary
+// search.
+const lazyLookups = 64
+
+// find returns the position of the node with path name, or -1.
+func (x *lazyIndex) find(nodes []Node, name string) int {
+	if ix := x.ready.Load(); ix != nil {
+		return ix.find(nodes, name)
+	}
+	if x.lookups.Add(1) > lazyLookups {
+		x.once.Do(func() {
+			ix := newIndex(nodes)
+			x.ready.Store(&ix)
+		})
+		return x.ready.Load().find(nodes, name)
+	}
+	if name == "." {
+		return 0
+	}
+	// nodes[1:] are in path order.
+	i, ok := slices.BinarySearchFunc(nodes[1:], name, func(n Node, s string) int { return comparePaths(n.Path, s) })
+	if !ok {
+		return -1
+	}
+	return i + 1
+}
+
 // newView indexes entries, which are valid slugs without clashes, in path
 // order. slugs holds their slugs, compactly.
 func newView(entries []Entry, slugs []string) *View {
-	// Count the directories: in path order, each file adds the ancestors
-	// that the previous file did not have.
-	dirs := 0
-	prev := ""
-	for _, slug := range slugs {
-		d := dir(slug)
-		j := split(prev, d)
-		if j < len(d) {
-			dirs += strings.Count(d[j:], "/")
-			if j == 0 {
-				dirs++
-			}
-		}
-		prev = d
-	}
-
+	// One pass in path order: each file adds the ancestors that the
+	// previous file did not have. Directories are usually far fewer than
+	// files; the slices grow when they are not.
+	guess := 1 + len(slugs) + len(slugs)/4
 	v := &View{
-		nodes: make([]Node, 0, 1+dirs+len(slugs)),
+		nodes: make([]Node, 0, guess),
 		files: len(slugs),
 	}
-	parent := make([]int32, 0, 1+dirs+len(slugs))
+	parent := make([]int32, 0, guess)
 	v.nodes = append(v.nodes, Node{Path: ".", Name: ".", IsDir: true})
 	parent = append(parent, -1)
 	stack := []int32{0} // the directories of the previous file, from the root
-	prev = ""
+	prev := ""
 	for k, slug := range slugs {
 		d := dir(slug)
 		j := split(prev, d)
@@ -181,7 +208,7 @@ func newView(entries []Entry, slugs []string) *View {
 		p.end++
 	}
 
-	v.index = newIndex(nodes)
+	v.index = &lazyIndex{}
 	v.parent = parent
 	return v
 }

@@ -260,9 +260,11 @@ func (h *Header) Decode(l tree.Limits) (*Index, error) {
 			return nil, fmt.Errorf("treeindex: %w: block %d: %v", ErrCorrupt, bi, err)
 		}
 	}
-	t := tree.NewOwned(entries)
-	if p := t.Problems(); len(p) > 0 {
-		return nil, fmt.Errorf("treeindex: %w: invalid entry %s", ErrCorrupt, p[0])
+	// Encode writes entries that tree.New accepts, in path order: the
+	// tree is checked, not sorted.
+	t, err := tree.NewSorted(entries)
+	if err != nil {
+		return nil, fmt.Errorf("treeindex: %w: %v", ErrCorrupt, err)
 	}
 	return &Index{Stamp: h.Stamp, Metadata: h.Metadata, Tree: t}, nil
 }

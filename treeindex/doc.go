@@ -60,7 +60,9 @@
 // an error wrapping tree.ErrTooLarge. Every count and length is checked
 // against the bytes that remain before anything is allocated for it; a
 // malformed index is an error wrapping [ErrCorrupt] (and
-// tree.ErrMalformed). The decoded entries get tree.New's validation, and an
-// index whose entries are not all valid is corrupt: ingest never writes
-// one.
+// tree.ErrMalformed). The decoded entries get tree.New's validation
+// without its sort (tree.NewSorted: each slug checked from where it
+// starts to differ from the one before, and strictly after it in path
+// order, with no clash), and an index whose entries are not all valid
+// and in path order is corrupt: ingest never writes one.
 package treeindex

@@ -10,6 +10,7 @@ import (
 	"hash/crc32"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -184,7 +185,20 @@ func TestDecodeCorrupt(t *testing.T) {
 		{"codec", reseal(append(append([]byte(nil), good[:5]...), append([]byte{9}, unseal(good)[6:]...)...)), treeindex.ErrCorrupt, "unknown codec"},
 		{"flipped block byte", reseal(flip(unseal(good), len(good)-100)), treeindex.ErrCorrupt, "block"},
 		{"flipped byte", flip(stored, len(stored)-len(stored)/3), treeindex.ErrCorrupt, "checksum mismatch"},
-		{"duplicate slug", dupPayload, treeindex.ErrCorrupt, "duplicate slug"},
+		{"slug out of order", dupPayload, treeindex.ErrCorrupt, "out of path order"},
+		{"duplicate slug", pathsPayload([]string{"a/b.md", "a/b.md"}, 0), treeindex.ErrCorrupt, "duplicate slug"},
+		{"clash", pathsPayload([]string{"a/b", "a/b/c.md"}, 0), treeindex.ErrCorrupt, "clash"},
+		{"unsorted", pathsPayload([]string{"a/c.md", "a/b.md"}, 0), treeindex.ErrCorrupt, "out of path order"},
+		{"dir after its sibling", pathsPayload([]string{"a/b.md", "a/b/c.md"}, 0), treeindex.ErrCorrupt, "out of path order"},
+		{"dot dot", pathsPayload([]string{"a/../b.md"}, 0), treeindex.ErrCorrupt, ".. element"},
+		{"dot dot, front-coded", pathsPayload([]string{"a/x.md", "a/y/../z"}, 2), treeindex.ErrCorrupt, ".. element"},
+		{"dot dot cut by the shared prefix", pathsPayload([]string{"a/.-x", "a/../y"}, 3), treeindex.ErrCorrupt, ".. element"},
+		{"dot element", pathsPayload([]string{"a/-", "a/./y"}, 2), treeindex.ErrCorrupt, ". element"},
+		{"empty element", pathsPayload([]string{"a", "b//c"}, 0), treeindex.ErrCorrupt, "empty element"},
+		{"absolute", pathsPayload([]string{"/a"}, 0), treeindex.ErrCorrupt, "absolute"},
+		{"control character", pathsPayload([]string{"a/b", "a/c\x01"}, 2), treeindex.ErrCorrupt, "control character"},
+		{"invalid UTF-8 cut by the prefix", pathsPayload([]string{"a/\xc3\xa9", "a/\xc3\xff"}, 3), treeindex.ErrCorrupt, "invalid UTF-8"},
+		{"empty slug", pathsPayload([]string{""}, 0), treeindex.ErrCorrupt, "empty slug"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -294,6 +308,66 @@ func handPayload(entries, raw int, enc []byte) []byte {
 	p := append([]byte("CFTI\x01\x01"), binary.AppendUvarint(nil, uint64(len(h)))...)
 	p = append(p, h...)
 	return reseal(append(p, enc...))
+}
+
+// pathsPayload builds a stored payload of one block holding public
+// entries with the given paths, in the given order, each sharing shared
+// bytes (at most those of the path before) with the path before it: an
+// index no Encode writes, as a hostile writer could.
+func pathsPayload(paths []string, shared int) []byte {
+	var block []byte
+	prev := ""
+	for _, p := range paths {
+		n := min(shared, len(prev), len(p))
+		for n > 0 && p[:n] != prev[:n] {
+			n--
+		}
+		block = binary.AppendUvarint(block, uint64(n))
+		block = binary.AppendUvarint(block, uint64(len(p)-n))
+		block = append(block, p[n:]...)
+		prev = p
+	}
+	for range paths {
+		block = append(block, 0, 0, 0, 0, 0) // flags, rule, size+1, chunks, type
+	}
+	var h []byte
+	h = binary.AppendUvarint(h, 1) // stamp
+	h = append(h, 'v')
+	h = binary.AppendUvarint(h, 2) // metadata
+	h = append(h, "{}"...)
+	h = binary.AppendUvarint(h, 0) // groups
+	h = binary.AppendUvarint(h, 0) // content types
+	h = binary.AppendUvarint(h, 1) // rules
+	h = append(h, 3, 0)            // public
+	h = binary.AppendUvarint(h, uint64(len(paths)))
+	h = binary.AppendUvarint(h, 1) // blocks
+	h = binary.AppendUvarint(h, uint64(len(paths)))
+	h = binary.AppendUvarint(h, uint64(len(block)))
+	h = binary.AppendUvarint(h, uint64(len(block)))
+	p := append([]byte("CFTI\x01\x00"), binary.AppendUvarint(nil, uint64(len(h)))...)
+	p = append(p, h...)
+	return reseal(append(p, block...))
+}
+
+// TestPathsPayload: pathsPayload makes indexes that decode when their
+// paths are valid and in order, so that TestDecodeCorrupt's failures are
+// the paths'.
+func TestPathsPayload(t *testing.T) {
+	ix, err := treeindex.Decode(pathsPayload([]string{"a/b.md", "a/b/c.md", "a/c.md", "b"}, 3), tree.Limits{})
+	if err == nil {
+		t.Fatalf("decoded an unsorted index: %v", ix.Tree.Entries())
+	}
+	ix, err = treeindex.Decode(pathsPayload([]string{"a/b/c.md", "a/b.md", "a/c.md", "a-b", "b", "\xc3\xa9/x"}, 3), tree.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range ix.Tree.Entries() {
+		got = append(got, e.Slug)
+	}
+	if want := []string{"a/b/c.md", "a/b.md", "a/c.md", "a-b", "b", "\xc3\xa9/x"}; !slices.Equal(got, want) {
+		t.Fatalf("slugs %q, want %q", got, want)
+	}
 }
 
 // zeroBomb returns a payload whose block is size zero bytes, compressed.
