@@ -2,7 +2,6 @@ package treeindex
 
 import (
 	"encoding/binary"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"hash/crc32"
@@ -12,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/klauspost/compress/zstd"
 
@@ -394,14 +394,33 @@ func (h *Header) decodeBlock(out []tree.Entry, b []byte, total, pathsEnd int) er
 		hx := make([]byte, w*len(sha))
 		for j := range sha {
 			copy(hx[j*w:], prefix)
-			hex.Encode(hx[j*w+len(prefix):(j+1)*w], r.b[r.i+32*j:r.i+32*(j+1)])
+			hexEncode(hx[j*w+len(prefix):(j+1)*w], r.b[r.i+32*j:r.i+32*(j+1)])
 		}
-		all := string(hx)
+		// hx is not written again: the string shares its bytes.
+		all := unsafe.String(&hx[0], len(hx))
 		for j, k := range sha {
 			out[k].Hash = all[j*w : (j+1)*w]
 		}
 	}
 	return nil
+}
+
+// hexPairs holds the two lowercase hex digits of each byte.
+var hexPairs = func() (t [256][2]byte) {
+	const digits = "0123456789abcdef"
+	for i := range t {
+		t[i] = [2]byte{digits[i>>4], digits[i&15]}
+	}
+	return t
+}()
+
+// hexEncode is hex.Encode with one table lookup a byte instead of two.
+func hexEncode(dst, src []byte) {
+	_ = dst[2*len(src)-1]
+	for i, c := range src {
+		p := &hexPairs[c]
+		dst[2*i], dst[2*i+1] = p[0], p[1]
+	}
 }
 
 // Bounds of tree times (years 0 to 9999), in Unix seconds.

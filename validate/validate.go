@@ -1,5 +1,6 @@
 // Package validate checks a collection: the tree record against the
-// chunks, chunk indexes, sizes and hashes, orphan chunks and bad slugs.
+// chunks, chunk indexes, sizes and hashes, orphan chunks and bad slugs,
+// and the compact tree index (package treeindex) against the tree record.
 //
 // # Findings
 //
@@ -11,6 +12,19 @@
 //
 // Validation reads every record of the collection, so the store must
 // implement collection.Scanner. It never writes.
+//
+// # Compact tree index
+//
+// A collection written by chromafs ingest has a compact index of its tree
+// beside the tree record, which readers use instead of the JSON tree when
+// the collection's tree version marker (collection.TreeVersionKey) names
+// the index's stamp. Run decodes the index and reports an error for an
+// index stamped with the tree record's version whose entries (every
+// field) or metadata differ from the record's, and for an index that
+// readers would use although it was made from another version of the
+// tree; a warning for an index that does not decode or that readers
+// ignore because it is stale. A collection without an index (written by
+// another tool) has nothing to check.
 //
 // # Lazy pointers
 //
@@ -170,6 +184,11 @@ func Run(ctx context.Context, store Store, opt Options) (*Report, error) {
 	}
 	if err := checkShards(ctx, store, l.TreeID, rec.Manifest, add); err != nil {
 		return nil, err
+	}
+	if rec.Document != nil {
+		if err := checkIndex(ctx, store, l.TreeID, rec, t, add); err != nil {
+			return nil, err
+		}
 	}
 
 	bySlug := make(map[string][]collection.Chunk)
