@@ -142,29 +142,28 @@ func (fsys *FS) Candidates(ctx context.Context, names []string, literals []strin
 	key := s.coarseKey(lits, fold, s.regexLimit())
 	known, _ := s.shared.coarse.GetIfPresent(key)
 	hit := make(map[string]bool)
-	var ask []asked // pages to search
+	ask := make([]asked, 0, len(scope)) // pages to search
 	for _, it := range scope {
 		e := it.node.Entry
 		switch {
 		case e.URL != "":
 			hit[e.Slug] = true
 		case e.Chunks == 1 || sepAligned:
-			ask = append(ask, asked{node: it.node, entry: e})
+			ask = append(ask, s.asked(it.node, false))
 		case s.sep == "" && s.lineAligned && !e.SplitLines && !newline:
-			ask = append(ask, asked{node: it.node, entry: e})
+			ask = append(ask, s.asked(it.node, false))
 		case s.sep != "" || !plan.straddle:
 			// Not line-aligned, and no boundary queries can cover it.
 			hit[e.Slug] = true
 		default:
-			ask = append(ask, asked{node: it.node, entry: e, split: true})
+			ask = append(ask, s.asked(it.node, true))
 		}
 	}
 	ask = slices.DeleteFunc(ask, func(a asked) bool {
-		i, ok := entryIndex(s.tree, a.entry)
-		if !ok {
+		if a.index < 0 {
 			return false
 		}
-		k, h := known.has(i)
+		k, h := known.has(a.index)
 		if h {
 			hit[a.entry.Slug] = true
 		}
@@ -196,7 +195,16 @@ func (fsys *FS) Candidates(ctx context.Context, names []string, literals []strin
 type asked struct {
 	node  *tree.Node
 	entry *tree.Entry
+	index int // in the tree's entries (entryIndex); -1: none
 	split bool
+}
+
+func (s *session) asked(n *tree.Node, split bool) asked {
+	i, ok := entryIndex(s.tree, n.Entry)
+	if !ok {
+		i = -1
+	}
+	return asked{node: n, entry: n.Entry, index: i, split: split}
 }
 
 // dropShared returns the pages of ask that a shared tier of the page cache
@@ -238,8 +246,8 @@ func (s *session) remember(key string, ask []asked, hit map[string]bool) {
 	var idx []int
 	var ans []bool
 	for _, a := range ask {
-		if i, ok := entryIndex(s.tree, a.entry); ok {
-			idx = append(idx, i)
+		if a.index >= 0 {
+			idx = append(idx, a.index)
 			ans = append(ans, hit[a.entry.Slug])
 		}
 	}
@@ -263,9 +271,9 @@ func (s *session) search(ctx context.Context, searcher collection.Searcher, plan
 	}
 	var mainHits, ends, starts, short []collection.Chunk
 	g, gctx := errgroup.WithContext(ctx)
-	search := func(dst *[]collection.Chunk, slugs []string, f collection.TextFilter) {
+	search := func(dst *[]collection.Chunk, slugs []string, sc collection.Scope, f collection.TextFilter) {
 		g.Go(func() error {
-			got, err := searcher.Search(gctx, s.layout, s.searchScope(slugs), f)
+			got, err := searcher.Search(gctx, s.layout, sc, f)
 			if err != nil {
 				return fmt.Errorf("chromafs: search %d pages: %w", len(slugs), err)
 			}
@@ -281,13 +289,21 @@ func (s *session) search(ctx context.Context, searcher collection.Searcher, plan
 			return nil
 		})
 	}
+	var mainScope collection.Scope
 	if len(main) > 0 {
-		search(&mainHits, main, plan.filter)
+		mainScope = s.searchScope(main)
+		search(&mainHits, main, mainScope, plan.filter)
 	}
 	if len(split) > 0 && plan.maxRunes >= 2 {
-		search(&ends, split, collection.TextFilter{Regexes: []string{plan.ends}})
-		search(&starts, split, collection.TextFilter{Regexes: []string{plan.starts}})
-		search(&short, split, collection.TextFilter{Regexes: []string{plan.short}})
+		// The three boundary queries share one scope: main's, when every
+		// page is split (split is a subsequence of main).
+		sc := mainScope
+		if len(split) != len(main) {
+			sc = s.searchScope(split)
+		}
+		search(&ends, split, sc, collection.TextFilter{Regexes: []string{plan.ends}})
+		search(&starts, split, sc, collection.TextFilter{Regexes: []string{plan.starts}})
+		search(&short, split, sc, collection.TextFilter{Regexes: []string{plan.short}})
 	}
 	if err := g.Wait(); err != nil {
 		return err
