@@ -11,8 +11,6 @@
 // mount).
 // rg is ripgrep 13 as it prints to a pipe, sorted by path, on
 // grepx.Search.
-// awk is mawk 1.3.4's command line on a sealed copy of GoAWK: no
-// system(), no pipes, no writes but /dev/null and the standard streams.
 //
 // The same functions back the `chromafs` command line and are meant for
 // any other front-end (a sealed shell, an agent's tools): a behaviour

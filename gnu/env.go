@@ -41,9 +41,6 @@ type Env struct {
 	// command buffers Stdout and flushes it before every diagnostic, so
 	// that both may be the same writer.
 	Stdout, Stderr io.Writer
-	// Environ is the environment the command sees, NAME=value: awk's
-	// ENVIRON. Nil is none (a command never reads the host's).
-	Environ []string
 	// Dir is the working directory, a slash path from the root of FS;
 	// relative operands resolve against it. "" is "/".
 	Dir string
@@ -92,7 +89,6 @@ type Func func(ctx context.Context, env *Env, args []string) int
 
 // Commands maps each command's name to its function.
 var Commands = map[string]Func{
-	"awk":      Awk,
 	"basename": Basename,
 	"cat":      Cat,
 	"chmod":    Chmod,

@@ -15,7 +15,6 @@ import (
 	"sync/atomic"
 	"syscall"
 
-	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/interp"
 	"mvdan.cc/sh/v3/syntax"
 
@@ -398,9 +397,6 @@ func (rs *runState) runCommand(ctx context.Context, hc interp.HandlerContext, ar
 		Now:      rs.s.now,
 		Location: rs.s.loc,
 	}
-	if args[0] == "awk" {
-		env.Environ = exported(hc)
-	}
 	// find -exec runs its commands as xargs does, writing where find
 	// writes.
 	env.Exec = func(ctx context.Context, dir string, args []string) (int, error) {
@@ -751,16 +747,4 @@ func (q *quietAfterPipe) Write(b []byte) (int, error) {
 		return len(b), nil
 	}
 	return q.w.Write(b)
-}
-
-// exported returns the shell's exported variables, NAME=value.
-func exported(hc interp.HandlerContext) []string {
-	env := []string{}
-	hc.Env.Each(func(name string, vr expand.Variable) bool {
-		if vr.Exported && vr.IsSet() {
-			env = append(env, name+"="+vr.String())
-		}
-		return true
-	})
-	return env
 }

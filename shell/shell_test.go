@@ -212,16 +212,6 @@ func TestEscapes(t *testing.T) {
 		{"find / -maxdepth 1 -name 'etc*'", result{"", "", 0}},
 		{"cd /tmp", result{"", "bash: cd: /tmp: No such file or directory\n", 1}},
 		{"sleep 1000 &", result{"", "bash: sleep: command not found\n", 127}},
-		{`awk 'BEGIN{system("id")}'`, result{"", "awk: run time error: system() is not supported: no process can be started\n", 2}},
-		{`awk 'BEGIN{"cat /etc/passwd" | getline l; print l}'`, result{"", "awk: run time error: cannot read from the command \"cat /etc/passwd\": no process can be started\n", 2}},
-		{`awk 'BEGIN{print "x" | "sh"}'`, result{"", "awk: run time error: cannot write to the command \"sh\": no process can be started\n", 2}},
-		{`awk 'BEGIN{print (getline l < "/etc/passwd"), (getline m < "../../etc/passwd")}'`, result{"-1 -1\n", "", 0}},
-		{`awk '{print}' /etc/passwd /proc/self/environ`, result{"", "awk: cannot open /etc/passwd (No such file or directory)\n", 2}},
-		{`awk 'BEGIN{print "x" > "/tmp/x"}'`, result{"", "awk: cannot open \"/tmp/x\" for output (No such file or directory)\n", 2}},
-		{`awk 'BEGIN{print "x" >> "README.md"}'`, result{"", "awk: cannot open \"README.md\" for output (Read-only file system)\n", 2}},
-		{`awk 'BEGIN{for (k in ENVIRON) n++; print n, ENVIRON["HOME"], ENVIRON["GOPATH"] "."}'`, result{"13 / .\n", "", 0}},
-		{`x=1 awk 'BEGIN{print ENVIRON["x"]}'`, result{"1\n", "", 0}},
-		{`awk -f /etc/passwd`, result{"", "awk: cannot open /etc/passwd (No such file or directory)\n", 2}},
 	}
 	if len(cases) < 25 {
 		t.Fatalf("only %d escape attempts", len(cases))
@@ -337,13 +327,6 @@ func TestBounds(t *testing.T) {
 		st, err = s.Run(context.Background(), "for ((;;)); do :; done", nil, nil)
 		if !errors.Is(err, context.DeadlineExceeded) || st != 124 {
 			t.Fatalf("WithTimeout: status %d, err %v", st, err)
-		}
-		// awk's loops end at the deadline too.
-		for _, line := range []string{"awk 'BEGIN{while(1){}}'", "awk 'BEGIN{for(;;) x++}'", "yes | awk '{n++}'"} {
-			st, err = s.Run(context.Background(), line, nil, nil)
-			if !errors.Is(err, context.DeadlineExceeded) || st != 124 {
-				t.Fatalf("%s: status %d, err %v", line, st, err)
-			}
 		}
 	})
 	t.Run("pipeline stages", func(t *testing.T) {

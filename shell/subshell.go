@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"strings"
 
+	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/interp"
 	"mvdan.cc/sh/v3/syntax"
 
@@ -135,7 +136,13 @@ options:
 		rs.cancel(err)
 		return 1, err
 	}
-	env := exported(hc)
+	var env []string
+	hc.Env.Each(func(name string, vr expand.Variable) bool {
+		if vr.Exported && vr.IsSet() {
+			env = append(env, name+"="+vr.String())
+		}
+		return true
+	})
 	r, err := rs.newRunner(hc.Dir, env, hc.Stdin, hc.Stdout, hc.Stderr, interp.Params(append(opts, append([]string{"--"}, params...)...)...))
 	if err != nil {
 		fmt.Fprintf(hc.Stderr, "%s: %v\n", name, err)
