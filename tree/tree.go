@@ -488,46 +488,53 @@ func (t *Tree) cached(key string) *View {
 
 // prune builds the view of the entries visible to a set of groups: a
 // visibility mask over the nodes of the unpruned view, which it shares.
+// For no groups (anonymous users) only public entries are visible, which
+// needs no rules: the pruner is built for the first view with groups.
 func (t *Tree) prune(set []string) *View {
-	p := t.pruner()
-	var in []bool // by group id
-	if len(set) > 0 {
-		in = make([]bool, len(p.groups))
+	var a *View
+	var visibleFile func(i int) bool
+	if len(set) == 0 {
+		a = t.All()
+		visibleFile = func(i int) bool { e := a.nodes[i].Entry; return e != nil && e.IsPublic }
+	} else {
+		p := t.pruner()
+		a = p.all
+		in := make([]bool, len(p.groups)) // by group id
 		for _, g := range set {
 			if id, ok := p.groups[g]; ok {
 				in[id] = true
 			}
 		}
-	}
-	allowed := make([]bool, len(p.rules))
-	for r, rule := range p.rules {
-		ok := rule.public
-		for _, id := range rule.groups {
-			if ok {
-				break
+		allowed := make([]bool, len(p.rules))
+		for r, rule := range p.rules {
+			ok := rule.public
+			for _, id := range rule.groups {
+				if ok {
+					break
+				}
+				ok = in[id]
 			}
-			ok = in != nil && in[id]
+			allowed[r] = ok
 		}
-		allowed[r] = ok
+		visibleFile = func(i int) bool { r := p.rule[i]; return r >= 0 && allowed[r] }
 	}
 	// In reverse path order every child comes before its parent: one pass
 	// marks the visible files and the directories that hold them.
-	vis := make([]bool, len(p.rule))
+	vis := make([]bool, len(a.nodes))
 	files := 0
-	for i := len(p.rule) - 1; i > 0; i-- {
-		if r := p.rule[i]; r >= 0 && allowed[r] {
+	for i := len(a.nodes) - 1; i > 0; i-- {
+		if visibleFile(i) {
 			vis[i] = true
 			files++
 		}
 		if vis[i] {
-			vis[p.all.parent[i]] = true
+			vis[a.parent[i]] = true
 		}
 	}
-	if files == p.all.files {
-		return p.all
+	if files == a.files {
+		return a
 	}
 	vis[0] = true
-	a := p.all
 	return &View{nodes: a.nodes, kids: a.kids, index: a.index, files: files, parent: a.parent, at: a.at,
 		dirs: a.dirs, visible: vis, shown: make([]atomic.Pointer[[]*Node], a.dirs)}
 }
