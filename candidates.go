@@ -159,19 +159,31 @@ func (fsys *FS) Candidates(ctx context.Context, names []string, literals []strin
 			ask = append(ask, s.asked(it.node, true))
 		}
 	}
-	ask = slices.DeleteFunc(ask, func(a asked) bool {
-		if a.index < 0 {
-			return false
+	dropKnown := func(known *coarseBits) {
+		ask = slices.DeleteFunc(ask, func(a asked) bool {
+			if a.index < 0 {
+				return false
+			}
+			k, h := known.has(a.index)
+			if h {
+				hit[a.entry.Slug] = true
+			}
+			return k
+		})
+	}
+	dropKnown(known)
+	// What other processes shared through the page cache's shared tier.
+	if len(ask) > 0 {
+		if sharedBits := s.loadSharedCoarse(ctx, key); sharedBits != nil {
+			s.shared.coarse.Set(key, known.merge(sharedBits))
+			dropKnown(sharedBits)
 		}
-		k, h := known.has(a.index)
-		if h {
-			hit[a.entry.Slug] = true
-		}
-		return k
-	})
+	}
 	// Pages that a shared tier of the page cache holds are read from
-	// there: they are candidates without a question to the store.
-	ask = s.dropShared(ctx, ask, hit)
+	// there (and, without fold, checked for the literals): no question to
+	// the store about them.
+	var decided []asked
+	ask, decided = s.dropShared(ctx, ask, hit, lits, fold)
 	if len(ask) > 0 {
 		s.fg.enter()
 		err := s.search(ctx, searcher, plan, ask, hit)
@@ -179,7 +191,12 @@ func (fsys *FS) Candidates(ctx context.Context, names []string, literals []strin
 		if err != nil {
 			return nil, err
 		}
-		s.remember(key, ask, hit)
+	}
+	if learned := append(ask, decided...); len(learned) > 0 {
+		s.remember(key, learned, hit)
+		if b, ok := s.shared.coarse.GetIfPresent(key); ok {
+			s.storeSharedCoarse(ctx, key, b)
+		}
 	}
 	out := make([]string, 0, len(hit))
 	for _, it := range scope {
@@ -208,15 +225,17 @@ func (s *session) asked(n *tree.Node, split bool) asked {
 }
 
 // dropShared returns the pages of ask that a shared tier of the page cache
-// (cachepkg.SharedHas) does not hold, and sets hit for the others. Reading
-// a page from there (a few milliseconds for a thousand pages from Redis)
-// costs less than a pass of the store over the collection, and the coarse
-// answer for it would not be remembered: it is the cache's state, not the
-// store's answer. When the cache cannot tell, every page is kept.
-func (s *session) dropShared(ctx context.Context, ask []asked, hit map[string]bool) []asked {
+// (cachepkg.SharedHas) does not hold, and decides the others: reading a
+// page from there (a few milliseconds for a thousand pages from Redis)
+// costs less than a pass of the store over the collection. Without fold,
+// it reads them and looks for lits in their content (checkHeld), and
+// returns those it decided as decided; with fold, they are candidates,
+// and their answer is not remembered (it is the cache's state, not the
+// store's answer). When the cache cannot tell, every page is kept.
+func (s *session) dropShared(ctx context.Context, ask []asked, hit map[string]bool, lits []string, fold bool) (rest, decided []asked) {
 	sh, ok := s.cache.(cachepkg.SharedHas)
 	if !ok || len(ask) == 0 {
-		return ask
+		return ask, nil
 	}
 	keys := make([]string, len(ask))
 	for i, a := range ask {
@@ -227,17 +246,23 @@ func (s *session) dropShared(ctx context.Context, ask []asked, hit map[string]bo
 		s.log.Warn("chromafs: page cache check failed; asking the store", "err", err)
 	}
 	if len(has) != len(ask) {
-		return ask
+		return ask, nil
 	}
-	i := 0
-	return slices.DeleteFunc(ask, func(a asked) bool {
-		held := has[i]
-		i++
-		if held {
+	var held []asked
+	for i, a := range ask {
+		if has[i] {
+			held = append(held, a)
+		} else {
+			rest = append(rest, a)
+		}
+	}
+	if fold {
+		for _, a := range held {
 			hit[a.entry.Slug] = true
 		}
-		return held
-	})
+		return rest, nil
+	}
+	return rest, s.checkHeld(ctx, held, lits, hit)
 }
 
 // remember records the answers for the pages asked under key, merged with

@@ -3,6 +3,7 @@ package chromafs_test
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"maps"
 	"net"
@@ -137,10 +138,21 @@ func TestCandidatesSharedCache(t *testing.T) {
 								t.Fatal(err)
 							}
 							checkCandidates(t, ref, names, tc.lits, tc.fold, got)
-							// The held pages, then the store's answers for the others.
+							// The held pages (without fold, those whose content
+							// has a literal), then the store's answers for the
+							// others.
 							var wantGot []string
 							for _, n := range names {
-								if held[n] || slices.Contains(want, n) {
+								switch {
+								case held[n] && !tc.fold:
+									data, err := fs.ReadFile(ref, n)
+									if err != nil {
+										t.Fatal(err)
+									}
+									if slices.ContainsFunc(tc.lits, func(l string) bool { return strings.Contains(string(data), l) }) {
+										wantGot = append(wantGot, n)
+									}
+								case held[n] || slices.Contains(want, n):
 									wantGot = append(wantGot, n)
 								}
 							}
@@ -159,6 +171,19 @@ func TestCandidatesSharedCache(t *testing.T) {
 							}
 							if st.name == "all" && len(store.searches) > 0 {
 								t.Errorf("all pages in Redis, groups %q: %q sent %d searches; want none", groups, tc.lits, len(store.searches))
+							}
+							// Another process (a new Shared) finds the answers
+							// in Redis: the same candidates, no question to
+							// the store.
+							other := mustNew(t, store, chromafs.WithGroups(groups...), chromafs.WithShared(chromafs.NewShared(0)),
+								chromafs.WithCache(cachepkg.NewTiered(cachepkg.NewMemory(0), rc)))
+							store.searches = nil
+							again, err := other.Candidates(ctx, names, tc.lits, tc.fold)
+							if err != nil {
+								t.Fatal(err)
+							}
+							if !slices.Equal(again, got) || len(store.searches) > 0 {
+								t.Errorf("%s, groups %q: %q in a second process: %q and %d searches; want %q and none", st.name, groups, tc.lits, again, len(store.searches), got)
 							}
 						}
 					}
