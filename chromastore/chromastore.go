@@ -115,6 +115,10 @@ type Collection struct {
 
 	mu   sync.Mutex
 	meta map[string]any
+	// opened is when Open looked the collection up; the first
+	// TreeVersion within openFresh of it answers from that lookup
+	// (zero once used).
+	opened time.Time
 
 	embedding EmbeddingSpec // from the collection's configuration
 }
@@ -268,6 +272,7 @@ func Open(ctx context.Context, cfg Config) (*Collection, error) {
 		byName: collectionsPath(cfg) + "/" + url.PathEscape(cfg.Collection),
 		ownHC:  own,
 		meta:   collectionMetadata(col.Metadata),
+		opened: time.Now(),
 		cloud:  cfg.CloudLimits,
 	}
 	if col.Dimension != nil {
@@ -361,10 +366,26 @@ func (c *Collection) Metadata() map[string]any {
 	return maps.Clone(c.meta)
 }
 
+// openFresh is how long after Open the first TreeVersion takes Open's
+// answer instead of asking again: a command that opens a filesystem right
+// away (New asks for the version to use the compact tree index) would
+// otherwise send the same lookup twice in a few milliseconds.
+const openFresh = time.Second
+
 // TreeVersion implements collection.TreeVersioner: it looks the collection
 // up again (one request) and returns its collection.TreeVersionKey
-// metadata, or "" if it has none.
+// metadata, or "" if it has none. The first call within a second of Open
+// answers from Open's lookup without a request; later calls always ask.
 func (c *Collection) TreeVersion(ctx context.Context) (string, error) {
+	c.mu.Lock()
+	opened := c.opened
+	c.opened = time.Time{}
+	if !opened.IsZero() && time.Since(opened) < openFresh && !c.closed.Load() {
+		v, _ := c.meta[collection.TreeVersionKey].(string)
+		c.mu.Unlock()
+		return v, nil
+	}
+	c.mu.Unlock()
 	md, err := c.currentMetadata(ctx, "read metadata of collection "+c.where)
 	if err != nil {
 		return "", err
