@@ -44,7 +44,8 @@ type QueryHit struct {
 // filtered afterwards. Records of pages outside the tree (orphans) that
 // an excluding filter lets through are dropped, so fewer than k chunks
 // may come back. When no visible page is in scope no request is sent and
-// the result is empty. The store must implement
+// the result is empty. The filter of a directory is made at its first
+// query and kept by the session, whose view does not change. The store must implement
 // collection.VectorQuerier (else the error wraps ErrNoVectorQuery).
 //
 // Each hit's lines come from the chunk's collection.LineKey metadata when
