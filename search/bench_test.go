@@ -130,13 +130,22 @@ func median(ds []time.Duration) time.Duration {
 type cannedQuerier struct {
 	*memstore.Store
 	chunks []collection.ScoredChunk
+	// listed is the set of the slugs of the last scope, whose first
+	// element was at first: the session sends the same slice each time.
+	first  *string
+	listed map[string]bool
 }
 
 func (q *cannedQuerier) QueryVector(_ context.Context, _ collection.Layout, scope collection.Scope, _ []float32, k int) ([]collection.ScoredChunk, error) {
-	listed := map[string]bool{}
-	for _, s := range scope.Slugs {
-		listed[s] = true
+	if len(scope.Slugs) == 0 {
+		q.first, q.listed = nil, nil
+	} else if &scope.Slugs[0] != q.first {
+		q.first, q.listed = &scope.Slugs[0], map[string]bool{}
+		for _, s := range scope.Slugs {
+			q.listed[s] = true
+		}
 	}
+	listed := q.listed
 	var out []collection.ScoredChunk
 	for _, c := range q.chunks {
 		if listed[c.Slug] != scope.Exclude && len(out) < k {
