@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -169,5 +171,61 @@ func TestNativeResult(t *testing.T) {
 		if n := newNativeResult(tc.res); n != nil {
 			t.Errorf("%s: newNativeResult: %+v, want nil", tc.name, n)
 		}
+	}
+}
+
+// processCPU is the CPU time (user and system) this process has used.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkEncodeResult marshals the answer of a read of a 10 KB page as
+// the SDK's JSON-RPC layer does (the result, then the message that holds
+// it as a json.RawMessage, each with an Encoder without HTML escaping):
+// as the SDK's *mcp.CallToolResult, as an encodedResult and as a
+// nativeResult.
+func BenchmarkEncodeResult(b *testing.B) {
+	var page strings.Builder
+	for n := 1; page.Len() < 10_000; n++ {
+		page.Write(numberPrefix(nil, n))
+		page.WriteString("Configure the <webhook> signing secret & verify each request's signature header.\n")
+	}
+	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: page.String()}}}
+	marshal := func(v any) []byte {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(v); err != nil {
+			b.Fatal(err)
+		}
+		return bytes.TrimRight(buf.Bytes(), "\n")
+	}
+	type wire struct {
+		Version string          `json:"jsonrpc"`
+		ID      any             `json:"id,omitempty"`
+		Result  json.RawMessage `json:"result,omitempty"`
+	}
+	for _, tc := range []struct {
+		name   string
+		result func() any
+	}{
+		{"SDK", func() any { return res }},
+		{"Encoded", func() any { return &encodedResult{res} }},
+		{"Native", func() any { return newNativeResult(res) }},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.SetBytes(int64(page.Len()))
+			start := processCPU()
+			for b.Loop() {
+				marshal(&wire{Version: "2.0", ID: int64(1), Result: marshal(tc.result())})
+			}
+			// The process's CPU time per marshal, which a busy machine
+			// does not inflate as it does the wall time.
+			b.ReportMetric(float64(processCPU()-start)/float64(b.N), "cpu-ns/op")
+		})
 	}
 }
