@@ -42,10 +42,10 @@ deps-redis:
 # of the grep benchmarks), and the real clients of the adapter tests:
 # litmus, cadaver, rclone and davfs2 (WebDAV), curl and wget (HTTP).
 deps-tools:
-	@command -v rg >/dev/null 2>&1 && command -v tree >/dev/null 2>&1 && command -v grep >/dev/null 2>&1 && command -v litmus >/dev/null 2>&1 && command -v cadaver >/dev/null 2>&1 && command -v rclone >/dev/null 2>&1 && command -v curl >/dev/null 2>&1 && command -v wget >/dev/null 2>&1 && command -v mount.davfs >/dev/null 2>&1 || { \
-		echo "installing grep, tree, ripgrep and the WebDAV/HTTP test clients"; \
-		if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq grep tree ripgrep litmus cadaver rclone curl wget davfs2; \
-		else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq grep tree ripgrep litmus cadaver rclone curl wget davfs2; fi; }
+	@command -v rg >/dev/null 2>&1 && command -v jq >/dev/null 2>&1 && command -v tree >/dev/null 2>&1 && command -v grep >/dev/null 2>&1 && command -v litmus >/dev/null 2>&1 && command -v cadaver >/dev/null 2>&1 && command -v rclone >/dev/null 2>&1 && command -v curl >/dev/null 2>&1 && command -v wget >/dev/null 2>&1 && command -v mount.davfs >/dev/null 2>&1 || { \
+		echo "installing grep, tree, ripgrep, jq and the WebDAV/HTTP test clients"; \
+		if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq grep tree ripgrep jq litmus cadaver rclone curl wget davfs2; \
+		else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq grep tree ripgrep jq litmus cadaver rclone curl wget davfs2; fi; }
 
 # chromafs is built static (CGO_ENABLED=0: the pure-Go resolver, no dynamic
 # loader or libc start-up in every process). chromafs-embed runs ingest

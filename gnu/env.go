@@ -41,6 +41,9 @@ type Env struct {
 	// command buffers Stdout and flushes it before every diagnostic, so
 	// that both may be the same writer.
 	Stdout, Stderr io.Writer
+	// Environ is the environment the command sees, NAME=value: jq's env
+	// and $ENV. Nil is none (a command never reads the host's).
+	Environ []string
 	// Dir is the working directory, a slash path from the root of FS;
 	// relative operands resolve against it. "" is "/".
 	Dir string
@@ -103,6 +106,7 @@ var Commands = map[string]Func{
 	"fold":     Fold,
 	"grep":     Grep,
 	"head":     Head,
+	"jq":       Jq,
 	"ln":       Ln,
 	"ls":       Ls,
 	"mkdir":    Mkdir,

@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"syscall"
 
+	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/interp"
 	"mvdan.cc/sh/v3/syntax"
 
@@ -397,6 +398,9 @@ func (rs *runState) runCommand(ctx context.Context, hc interp.HandlerContext, ar
 		Now:      rs.s.now,
 		Location: rs.s.loc,
 	}
+	if args[0] == "jq" {
+		env.Environ = exported(hc)
+	}
 	// find -exec runs its commands as xargs does, writing where find
 	// writes.
 	env.Exec = func(ctx context.Context, dir string, args []string) (int, error) {
@@ -747,4 +751,16 @@ func (q *quietAfterPipe) Write(b []byte) (int, error) {
 		return len(b), nil
 	}
 	return q.w.Write(b)
+}
+
+// exported returns the shell's exported variables, NAME=value.
+func exported(hc interp.HandlerContext) []string {
+	env := []string{}
+	hc.Env.Each(func(name string, vr expand.Variable) bool {
+		if vr.Exported && vr.IsSet() {
+			env = append(env, name+"="+vr.String())
+		}
+		return true
+	})
+	return env
 }
