@@ -73,8 +73,8 @@ func goDocs(t testing.TB) string {
 // writeIndependent loads the files under src into a new collection with
 // scripts/independent_writer.py: chunks cut at random offsets, shuffled,
 // a gzip tree without sizes, doc/initial/ private to "release" and
-// src/runtime/ private to "runtime".
-func writeIndependent(t testing.TB, url, coll, src string) {
+// src/runtime/ private to "runtime"; extra are more of its flags.
+func writeIndependent(t testing.TB, url, coll, src string, extra ...string) {
 	t.Helper()
 	python, err := exec.LookPath("python3")
 	if err != nil {
@@ -83,8 +83,9 @@ func writeIndependent(t testing.TB, url, coll, src string) {
 		}
 		t.Skip("python3 not found")
 	}
-	cmd := exec.Command(python, "../../scripts/independent_writer.py", "--url", url, "--collection", coll,
-		"--private", "doc/initial/=release", "--private", "src/runtime/=runtime", "--seed", "42", src)
+	args := []string{"../../scripts/independent_writer.py", "--url", url, "--collection", coll,
+		"--private", "doc/initial/=release", "--private", "src/runtime/=runtime", "--seed", "42"}
+	cmd := exec.Command(python, append(append(args, extra...), src)...)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("independent writer: %v\n%s", err, out)
 	}
@@ -101,7 +102,7 @@ func TestIndependentWriter(t *testing.T) {
 	srv := testenv.Chroma(t)
 	coll := testenv.CollectionName(t)
 	src := goDocs(t)
-	writeIndependent(t, srv.URL, coll, src)
+	writeIndependent(t, srv.URL, coll, src, "--embedding", "ngram")
 	g := []string{"--chroma-url", srv.URL, "--collection", coll}
 	isPrivate := func(p string) bool {
 		return strings.HasPrefix(p, "doc/initial/") || strings.HasPrefix(p, "src/runtime/")
@@ -171,6 +172,7 @@ func TestIndependentWriter(t *testing.T) {
 
 	all := maps.Clone(content)
 	maps.Copy(all, privContent)
+	t.Run("search", func(t *testing.T) { checkSiteSearch(t, srv.URL, coll, names, content) })
 	t.Run("grep", func(t *testing.T) {
 		checkStraddles(t, srv.URL, coll, names, content)
 		grepBatteryOnSite(t, g, dir, []string{"doc/initial/", "src/runtime/"})

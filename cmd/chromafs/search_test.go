@@ -2,15 +2,22 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"regexp"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/chromafs/chromafs"
+	"github.com/chromafs/chromafs/chromastore"
+	"github.com/chromafs/chromafs/embedfn"
 	"github.com/chromafs/chromafs/internal/testenv"
+	"github.com/chromafs/chromafs/search"
 )
 
 // TestMCPSearchEmbedding: the MCP search tool of `chromafs mcp` and of
@@ -83,4 +90,156 @@ func TestMCPSearchEmbedding(t *testing.T) {
 			t.Errorf("%q: status %d, %q; want 2 and the names it takes", args, code, errOut)
 		}
 	}
+}
+
+// checkSiteSearch searches the independently written collection coll (the
+// Go documentation, chunks cut at random offsets, no line metadata,
+// embedded by scripts/independent_writer.py with the n-gram function it
+// records in the configuration), as chromafs search does: with the
+// function built from the configuration, in a session that sees the
+// public pages names (whose contents are content). In 30 pages (the
+// first that have one), a line of eight words or more that is said
+// nowhere else (see distinctive) is searched for: the page is among the
+// 5 hits with a range that holds the line and whose text starts on its
+// first line.
+func checkSiteSearch(t *testing.T, url, coll string, names []string, content map[string][]byte) {
+	ctx := context.Background()
+	store, err := chromastore.Open(ctx, chromastore.Config{URL: url, Collection: coll})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	spec := store.Embedding()
+	if spec.Name != chromastore.NgramName {
+		t.Fatalf("the configuration records %q, want %q", spec.Name, chromastore.NgramName)
+	}
+	// The n-gram vectors are close to orthogonal, on which the default
+	// ef_search of 100 misses a nearest chunk now and then: search the
+	// whole graph, as the search package's tests do.
+	req, err := http.NewRequest("PUT", url+"/api/v2/tenants/default_tenant/databases/default_database/collections/"+store.CollectionID(),
+		strings.NewReader(`{"new_configuration":{"hnsw":{"ef_search":5000}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("set ef_search: %s", res.Status)
+	}
+	ef, err := embedfn.Build(spec, store.Dimension(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ef.Close()
+	eng := &search.Engine{Embedder: ef, Space: spec.Space}
+	fsys, err := chromafs.New(ctx, store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pairs := map[string]map[string]bool{}
+	for _, name := range names {
+		pairs[name] = wordPairs(string(content[name]))
+	}
+	// distinctive reports whether fewer than half of the word pairs of
+	// line are elsewhere: in another page, or in page name without the
+	// line. Real docs repeat themselves (the same CONTRIBUTING.md in two
+	// modules, a sentence of the introduction said again later), and a
+	// near copy of the line may then rank first with any embedding.
+	distinctive := func(name, line string) bool {
+		lp := wordPairs(line)
+		if len(lp) < 6 {
+			return false
+		}
+		rest := wordPairs(strings.Replace(string(content[name]), line, "\n", 1))
+		for _, other := range names {
+			set := pairs[other]
+			if other == name {
+				set = rest
+			}
+			shared := 0
+			for p := range lp {
+				if set[p] {
+					shared++
+				}
+			}
+			if 2*shared >= len(lp) {
+				return false
+			}
+		}
+		return true
+	}
+	searched, notFirst := 0, 0
+	for _, name := range names {
+		if searched == 30 {
+			break
+		}
+		lines := strings.Split(string(content[name]), "\n")
+		n := 0
+		for j, l := range lines {
+			if len(strings.Fields(l)) >= 8 && len(l) <= 200 && distinctive(name, l) {
+				n = j + 1
+				break
+			}
+		}
+		if n == 0 {
+			continue
+		}
+		searched++
+		hits, err := eng.Search(ctx, fsys, lines[n-1], search.Options{K: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		at := -1
+		for j, h := range hits {
+			if h.Path == name && h.Start <= n && n <= h.End {
+				at = j
+				break
+			}
+		}
+		var got []string
+		for _, h := range hits {
+			got = append(got, fmt.Sprintf("%s:%d-%d", h.Path, h.Start, h.End))
+		}
+		switch {
+		case at < 0:
+			t.Errorf("query of %s line %d %q: hits %v; want %s with a range holding line %d", name, n, lines[n-1], got, name, n)
+			continue
+		case at > 0:
+			notFirst++
+			t.Logf("query of %s line %d %q: hits %v; the page's is hit %d", name, n, lines[n-1], got, at+1)
+		}
+		h := hits[at]
+		first, _, _ := strings.Cut(h.Text, "\n")
+		if !strings.Contains(lines[h.Start-1], first) {
+			t.Errorf("%s:%d-%d: text starts with %q, not a piece of line %d %q", name, h.Start, h.End, first, h.Start, lines[h.Start-1])
+		}
+	}
+	// Which chunk ranks first is the embedding's doing, not chromafs's:
+	// the n-gram function is lexical, and a short chunk of another page
+	// (or of the same page) that shares the sentence's common word pairs
+	// can outrank the page's long chunk (up to 900 bytes here), whose
+	// other words lower its cosine (2 of 18 queries, at the time of
+	// writing). The search package's tests, on made-up words, check that
+	// the page is always first.
+	t.Logf("the page of the sentence is the first hit for %d of %d queries", searched-notFirst, searched)
+	if searched < 10 {
+		t.Errorf("only %d pages searched", searched)
+	}
+}
+
+// wordPairs returns the pairs of consecutive words of text, lower-cased
+// (words as the n-gram function cuts them).
+func wordPairs(text string) map[string]bool {
+	words := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	})
+	out := map[string]bool{}
+	for i := 1; i < len(words); i++ {
+		out[words[i-1]+" "+words[i]] = true
+	}
+	return out
 }
