@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"sync"
 
 	"github.com/chromafs/chromafs/cachepkg"
 )
@@ -115,34 +116,71 @@ func decodeCoarseBits(v []byte, entries int) *coarseBits {
 // checkHeld reads the pages of held from the page cache and sets hit for
 // those whose content contains one of lits (compared byte for byte); it
 // returns the pages it decided. A page the cache no longer has is a
-// candidate, undecided.
+// candidate, undecided. Up to checkParts reads run at once (a shared
+// tier's round trips overlap, and pages are checked as they arrive).
 func (s *session) checkHeld(ctx context.Context, held []asked, lits []string, hit map[string]bool) []asked {
-	keys := make([]string, len(held))
-	for i, a := range held {
-		keys[i] = s.cacheKey(a.node)
+	parts := min(checkParts, (len(held)+checkPart-1)/checkPart)
+	if parts < 1 {
+		return nil
 	}
-	got, err := s.cache.GetMany(ctx, keys)
-	if err != nil {
-		s.log.Warn("chromafs: page cache read failed; reading from the store", "err", err)
+	type result struct {
+		decided, candidates []asked
+		err                 error
 	}
-	var decided []asked
-	for i, a := range held {
-		data, ok := got[keys[i]]
-		if !ok {
-			hit[a.entry.Slug] = true
-			continue
-		}
-		h := false
-		for _, l := range lits {
-			if bytes.Contains(data, []byte(l)) {
-				h = true
-				break
+	results := make([]result, parts)
+	var wg sync.WaitGroup
+	for p := range parts {
+		part := held[p*len(held)/parts : (p+1)*len(held)/parts]
+		wg.Go(func() {
+			r := &results[p]
+			keys := make([]string, len(part))
+			for i, a := range part {
+				keys[i] = s.cacheKey(a.node)
 			}
+			got, err := s.cache.GetMany(ctx, keys)
+			r.err = err
+			for i, a := range part {
+				data, ok := got[keys[i]]
+				switch {
+				case !ok:
+					r.candidates = append(r.candidates, a)
+				case containsAny(data, lits):
+					r.candidates = append(r.candidates, a)
+					r.decided = append(r.decided, a)
+				default:
+					r.decided = append(r.decided, a)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	var decided []asked
+	var warned bool
+	for _, r := range results {
+		if r.err != nil && !warned {
+			s.log.Warn("chromafs: page cache read failed; reading from the store", "err", r.err)
+			warned = true
 		}
-		if h {
+		for _, a := range r.candidates {
 			hit[a.entry.Slug] = true
 		}
-		decided = append(decided, a)
+		decided = append(decided, r.decided...)
 	}
 	return decided
+}
+
+// checkParts and checkPart bound checkHeld's concurrent reads: at most
+// checkParts, of at least checkPart pages each.
+const (
+	checkParts = 4
+	checkPart  = 128
+)
+
+func containsAny(data []byte, lits []string) bool {
+	for _, l := range lits {
+		if bytes.Contains(data, []byte(l)) {
+			return true
+		}
+	}
+	return false
 }
