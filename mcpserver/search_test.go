@@ -79,4 +79,17 @@ func TestSearch(t *testing.T) {
 	if got := c.text("bash", map[string]any{"command": "search --lexical -n 1 --path /guides install | cut -d ' ' -f 1"}); got != "/guides/start.md:3-3\n" {
 		t.Errorf("bash search --lexical: %q", got)
 	}
+
+	// The answer is bounded like every tool's: cut at whole lines, with
+	// a note that says how to ask for less.
+	fsys, err := chromafs.New(ctx, store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	small := connect(t, fsys, mcpserver.Config{Search: eng, MaxOutput: 300})
+	got = small.text("search", map[string]any{"query": "rotate keys every ninety days", "k": 20})
+	body, note, _ := strings.Cut(got, "[")
+	if len(body) > 300 || !strings.HasPrefix(got, "/guides/auth/keys.md:") || !regexp.MustCompile(`^\d+ more lines not shown; ask for fewer results \(k\) or a narrower path\]\n$`).MatchString(note) {
+		t.Errorf("search with MaxOutput 300: %q; want at most 300 characters of hits and the note", got)
+	}
 }
