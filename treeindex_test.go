@@ -3,8 +3,10 @@ package chromafs_test
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io/fs"
 	"log/slog"
 	"reflect"
@@ -175,25 +177,53 @@ func TestIndexIgnored(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// patched returns a stored index of a.md and b.md stamped with the
+	// collection's tree version, with the bytes of the paths replaced:
+	// an index that only a hostile or broken writer makes.
+	patched := func(from, to string) func(*testing.T, collection.Store) string {
+		return func(t *testing.T, s collection.Store) string {
+			version, err := s.(collection.TreeVersioner).TreeVersion(ctx)
+			if err != nil || version == "" {
+				t.Fatalf("marker %q, %v", version, err)
+			}
+			p, err := treeindex.EncodeWith([]tree.Entry{{Slug: "a.md", IsPublic: true, Size: -1}, {Slug: "b.md", IsPublic: true, Size: -1}}, version, nil, treeindex.Options{Stored: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			body := bytes.Replace(p[:len(p)-4], []byte(from), []byte(to), 1)
+			body = binary.LittleEndian.AppendUint32(body, crc32.Checksum(body, crc32.MakeTable(crc32.Castagnoli)))
+			return string(treeindex.EncodeDocument(body))
+		}
+	}
+	static := func(doc string) func(*testing.T, collection.Store) string {
+		return func(*testing.T, collection.Store) string { return doc }
+	}
 	for _, tc := range []struct {
 		name  string
-		doc   string // "" deletes the index record
+		doc   func(*testing.T, collection.Store) string // "" deletes the index record
 		warns int
+		// decodes is the number of decodes tried: the entries of an
+		// index that passes its checksum and stamp are decoded, and
+		// fail.
+		decodes int64
 	}{
-		{"mismatched", string(treeindex.EncodeDocument(other)), 1},
-		{"corrupt", string(treeindex.EncodeDocument([]byte("CFTI\x01garbage"))), 1},
-		{"not an index", `{"a.md": {"isPublic": true}}`, 1},
-		{"missing", "", 0},
+		{"mismatched", static(string(treeindex.EncodeDocument(other))), 1, 0},
+		{"corrupt", static(string(treeindex.EncodeDocument([]byte("CFTI\x01garbage")))), 1, 0},
+		{"not an index", static(`{"a.md": {"isPublic": true}}`), 1, 0},
+		{"unsorted, stamped right", patched("\x04a.md\x00\x04b.md", "\x04b.md\x00\x04a.md"), 1, 1},
+		{"invalid slug, stamped right", patched("b.md", "b/.."), 1, 1},
+		{"missing", static(""), 0, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := testbackend.Backends()[0].New(t)
 			ingestIndexed(t, s, ingest.Options{Compressed: true})
 			id := treeindex.RecordID(treeID)
-			if tc.doc == "" {
+			doc := tc.doc(t, s)
+			if doc == "" {
 				if err := s.Delete(ctx, []string{id}); err != nil {
 					t.Fatal(err)
 				}
-			} else if err := s.Upsert(ctx, []collection.Record{{ID: id, Document: tc.doc, System: true}}); err != nil {
+			} else if err := s.Upsert(ctx, []collection.Record{{ID: id, Document: doc, System: true}}); err != nil {
 				t.Fatal(err)
 			}
 			var logs bytes.Buffer
@@ -205,7 +235,7 @@ func TestIndexIgnored(t *testing.T) {
 			if n := strings.Count(logs.String(), "level=WARN"); n != tc.warns || (n > 0 && !strings.Contains(logs.String(), "tree index ignored")) {
 				t.Fatalf("%d warnings, want %d:\n%s", n, tc.warns, logs.String())
 			}
-			if chromafs.TreeParses(sh) != 1 || chromafs.TreeDecodes(sh) != 0 {
+			if chromafs.TreeParses(sh) != 1 || chromafs.TreeDecodes(sh) != tc.decodes {
 				t.Fatalf("%d parses, %d decodes; want the JSON tree parsed", chromafs.TreeParses(sh), chromafs.TreeDecodes(sh))
 			}
 			sameFS(t, got, mustNew(t, jsonOnly{s, s}, chromafs.WithShared(chromafs.NewShared(0))))
