@@ -11,7 +11,8 @@
 // sed is GNU sed 4.9 without writes (-i, w and e fail as on a read-only
 // mount).
 // rg is ripgrep 13 as it prints to a pipe, sorted by path, on
-// grepx.Search. jq is jq 1.6's command line on gojq.
+// grepx.Search. jq is jq 1.6's command line on gojq. diff is GNU diff
+// 3.8's normal and unified formats, with GNU's choice of hunks.
 //
 // The same functions back the `chromafs` command line and are meant for
 // any other front-end (a sealed shell, an agent's tools): a behaviour

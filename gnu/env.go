@@ -98,6 +98,7 @@ var Commands = map[string]Func{
 	"comm":     Comm,
 	"cp":       Cp,
 	"cut":      Cut,
+	"diff":     Diff,
 	"dirname":  Dirname,
 	"egrep":    Egrep,
 	"expand":   Expand,
