@@ -7,12 +7,11 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"sync"
-
-	"github.com/chromafs/chromafs/cachepkg"
 )
 
 // Coarse answers shared between processes. A page cache with a shared
-// tier (cachepkg.SharedHas: Redis) also keeps Candidates' answers, under a
+// tier (the back of a cachepkg.Tiered that is not a process's memory, as
+// for shared trees: Redis) also keeps Candidates' answers, under a
 // key derived from the coarse key (collection, tree version, literal set,
 // ...), so that a later process asking about the same literals reads one
 // value instead of asking the store or reading every page.
@@ -30,33 +29,29 @@ func coarseCacheKey(key string) string {
 	return "chromafs-coarse\x00" + hex.EncodeToString(h[:])
 }
 
-// sharedCache returns the page cache when it has a shared tier.
-func (s *session) sharedCache() (cachepkg.SharedHas, bool) {
-	sh, ok := s.cache.(cachepkg.SharedHas)
-	return sh, ok
-}
-
-// loadSharedCoarse returns the answers other processes shared under key,
-// or nil.
+// loadSharedCoarse returns the answers other processes shared under key
+// in the page cache's shared tier (see sharedCache), or nil.
 func (s *session) loadSharedCoarse(ctx context.Context, key string) *coarseBits {
-	if _, ok := s.sharedCache(); !ok {
+	shared := sharedCache(s.cache)
+	if shared == nil {
 		return nil
 	}
-	v, ok, err := s.cache.Get(ctx, coarseCacheKey(key))
+	v, ok, err := shared.Get(ctx, coarseCacheKey(key))
 	if err != nil || !ok {
 		return nil
 	}
 	return decodeCoarseBits(v, s.tree.Len())
 }
 
-// storeSharedCoarse shares b under key.
+// storeSharedCoarse shares b under key in the page cache's shared tier.
 func (s *session) storeSharedCoarse(ctx context.Context, key string, b *coarseBits) {
-	if _, ok := s.sharedCache(); !ok || b == nil {
+	shared := sharedCache(s.cache)
+	if shared == nil || b == nil {
 		return
 	}
 	// Sharing is an optimisation: a failure (the cache's page reads warn
 	// already) is not worth a warning of its own.
-	if err := s.cache.Put(ctx, coarseCacheKey(key), b.encode()); err != nil {
+	if err := shared.Put(ctx, coarseCacheKey(key), b.encode()); err != nil {
 		s.log.Debug("chromafs: sharing coarse answers failed", "err", err)
 	}
 }
