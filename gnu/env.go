@@ -116,6 +116,8 @@ var Commands = map[string]Func{
 	"paste":    Paste,
 	"rm":       Rm,
 	"rmdir":    Rmdir,
+	"readlink": Readlink,
+	"realpath": Realpath,
 	"rev":      Rev,
 	"rg":       Rg,
 	"sed":      Sed,

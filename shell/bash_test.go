@@ -406,6 +406,28 @@ var bashLines = []string{
 	`diff -q guides reference`,
 	`diff --label A --label B -u README.md notrail.md`,
 	`diff i18n/café.md win/crlf.txt | cat -A`,
+	// realpath, readlink, which: bash's paths start at the mount, which sed cuts off
+	`realpath README.md guides/../guides/auth | sed 's|.*/ro/|/|'`,
+	`realpath nope | sed 's|.*/ro/|/|'`,
+	`realpath nope/x; echo $?`,
+	`realpath -e nope; echo $?`,
+	`realpath -m nope/x/../y | sed 's|.*/ro/|/|'`,
+	`realpath README.md/x; echo $?`,
+	`realpath --relative-to=guides/auth README.md guides/quickstart.md`,
+	`realpath --relative-to=. guides/../README.md reference/api`,
+	`realpath; echo $?`,
+	`realpath -q nope nope/x | sed 's|.*/ro/|/|'`,
+	`cd guides && realpath --relative-to=.. auth`,
+	`readlink README.md; echo $?`,
+	`readlink -f guides/../README.md | sed 's|.*/ro/|/|'`,
+	`readlink -f nope/x; echo $?`,
+	`readlink -e nope; echo $?`,
+	`readlink -v README.md; echo $?`,
+	`readlink; echo $?`,
+	`readlink -m a/../b | sed 's|.*/ro/|/|'`,
+	`which nosuch; echo $?`,
+	`which -x; echo $?`,
+	`which; echo $?`,
 }
 
 // TestBashDifferential runs each line in real bash 5.2 with GNU tools, at

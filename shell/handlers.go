@@ -59,7 +59,7 @@ func (rs *runState) shellError(what string, why error) error {
 // runs (package gnu's, those of WithCommand, and xargs).
 func (s *Session) isCommand(name string) bool {
 	switch name {
-	case "xargs", "bash", "sh":
+	case "xargs", "bash", "sh", "which":
 		return true
 	}
 	return s.command(name) != nil
@@ -352,6 +352,8 @@ func (rs *runState) exec(ctx context.Context, args []string) error {
 		return rs.hash(hc, args[1:])
 	case "xargs":
 		return status(rs.xargs(ctx, hc, args[1:]))
+	case "which":
+		return rs.which(hc, args[1:])
 	case "bash", "sh":
 		st, err := rs.shellCmd(ctx, hc, args)
 		if err != nil {
@@ -763,4 +765,40 @@ func exported(hc interp.HandlerContext) []string {
 		return true
 	})
 	return env
+}
+
+// which answers as debianutils' which does when every command is a
+// builtin and PATH holds no program: each command of the shell prints its
+// own name (where which prints a path such as /usr/bin/ls), any other
+// name nothing; the status is 1 when a name is not found, 2 for an
+// invalid option. -a changes nothing.
+func (rs *runState) which(hc interp.HandlerContext, args []string) error {
+	for len(args) > 0 && len(args[0]) > 1 && args[0][0] == '-' {
+		if args[0] == "--" {
+			args = args[1:]
+			break
+		}
+		for _, c := range args[0][1:] {
+			switch c {
+			case 'a':
+			default:
+				fmt.Fprintf(hc.Stderr, "Illegal option -%c\n", c)
+				fmt.Fprintf(hc.Stdout, "Usage: /usr/bin/which [-a] args\n")
+				return interp.ExitStatus(2)
+			}
+		}
+		args = args[1:]
+	}
+	if len(args) == 0 {
+		return interp.ExitStatus(1)
+	}
+	code := 0
+	for _, name := range args {
+		if rs.s.kind(name) != "builtin" || strings.Contains(name, "/") {
+			code = 1
+			continue
+		}
+		fmt.Fprintln(hc.Stdout, name)
+	}
+	return status(code)
 }

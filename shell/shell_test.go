@@ -212,6 +212,8 @@ func TestEscapes(t *testing.T) {
 		{"find / -maxdepth 1 -name 'etc*'", result{"", "", 0}},
 		{"cd /tmp", result{"", "bash: cd: /tmp: No such file or directory\n", 1}},
 		{"sleep 1000 &", result{"", "bash: sleep: command not found\n", 127}},
+		{"which ls sh env; echo $?; realpath /.. /etc/passwd; readlink -f ../../proc/self/exe", result{"ls\nsh\n1\n/\n", "realpath: /etc/passwd: No such file or directory\n", 1}},
+		{"realpath -e /proc/self/exe; readlink -e /etc", result{"", "realpath: /proc/self/exe: No such file or directory\n", 1}},
 		{`jq -n 'env.HOME, $ENV.GOPATH, input_filename'`, result{"\"/\"\nnull\nnull\n", "", 0}},
 		{`jq . /etc/passwd /proc/self/environ`, result{"", "jq: error: Could not open file /etc/passwd: No such file or directory\njq: error: Could not open file /proc/self/environ: No such file or directory\n", 2}},
 		{`jq -n 'import "/etc/passwd" as x; 1' 2>&1 | tail -1; jq -n 'include "x"; 1' 2>/dev/null; echo $?`, result{"jq: 1 compile error\n3\n", "", 0}},
