@@ -121,11 +121,15 @@ Paths are absolute from the collection root ("/" is the root); relative paths
 resolve against the root.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Version:       longVersion(),
+		// Non-empty, so that cobra handles --version; the text (the
+		// build info, read on demand: not on every command) comes from
+		// the template.
+		Version: "chromafs",
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.SetVersionTemplate("{{.Version}}")
+	cobra.AddTemplateFunc("chromafsLongVersion", longVersion)
+	root.SetVersionTemplate("{{chromafsLongVersion}}")
 	root.SetFlagErrorFunc(flagError)
 	// Only --help asks for help (cobra would take -h too, which is ls's
 	// human-readable sizes); only --version for the version.
