@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log"
+	"sync"
 
 	"github.com/chromafs/chromafs"
 	"github.com/chromafs/chromafs/collection"
@@ -82,4 +83,23 @@ func ExampleFS_Glob() {
 	matches, err := fs.Glob(fsys, "guides/*/*.mdx")
 	fmt.Println(matches, err)
 	// Output: [guides/auth/oauth.mdx] <nil>
+}
+
+// PrefetchEach loads pages in one request and hands each over as soon as
+// it is assembled and checked; pages the caller may not see are skipped.
+func ExampleFS_PrefetchEach() {
+	fsys, err := chromafs.New(context.Background(), exampleStore())
+	if err != nil {
+		log.Fatal(err)
+	}
+	names := []string{"index.md", "internal/oncall.md", "guides/quickstart.md"}
+	got := map[string]string{}
+	var mu sync.Mutex
+	err = fsys.PrefetchEach(context.Background(), names, func(name string, data []byte) {
+		mu.Lock()
+		defer mu.Unlock()
+		got[name] = string(data)
+	})
+	fmt.Printf("%q %v\n", got, err)
+	// Output: map["guides/quickstart.md":"# Quickstart\nRun `acme init`.\n" "index.md":"# Docs\n"] <nil>
 }

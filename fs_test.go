@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -380,6 +382,37 @@ func TestReadByID(t *testing.T) {
 		}
 		if c := s.Requests(); c.ChunksByID != 2 || c.Chunks != 0 {
 			t.Fatalf("requests = %+v; want 2 ChunksByID and no Chunks", c)
+		}
+	})
+
+	t.Run("each", func(t *testing.T) {
+		// PrefetchEach hands over every visible page it loads, with the
+		// content a read gives; not the cached, hidden or missing ones.
+		s := ingestMem(t, files)
+		fsys := mustNew(t, s)
+		if _, err := fs.ReadFile(fsys, "c.md"); err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]string{}
+		var mu sync.Mutex
+		err := fsys.PrefetchEach(ctx, []string{"a.md", "b.md", "c.md", "internal/s.md", "nope.md"}, func(name string, data []byte) {
+			mu.Lock()
+			defer mu.Unlock()
+			got[name] = string(data)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]string{"a.md": files["a.md"], "b.md": files["b.md"]}
+		if !maps.Equal(got, want) {
+			t.Fatalf("handed over %d pages %v; want a.md and b.md with their content", len(got), slices.Sorted(maps.Keys(got)))
+		}
+		s.ResetRequests()
+		if data, err := fs.ReadFile(fsys, "b.md"); err != nil || string(data) != files["b.md"] {
+			t.Fatalf("ReadFile(b.md) = %d bytes, %v", len(data), err)
+		}
+		if c := s.Requests(); c.ChunksByID+c.Chunks != 0 {
+			t.Fatalf("requests after PrefetchEach = %+v; want the page cached", c)
 		}
 	})
 

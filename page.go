@@ -231,11 +231,27 @@ const pointerPrefetch = 4
 // Prefetch is grep plumbing: package grepx reaches it through its capability
 // interface grepx.PrefetchFS (found by type assertion, like fs.ReadFileFS), so
 // that grepx works over any fs.FS; other callers rarely need it.
-func (fsys *FS) Prefetch(ctx context.Context, names []string) (retErr error) {
+func (fsys *FS) Prefetch(ctx context.Context, names []string) error {
+	return fsys.PrefetchEach(ctx, names, nil)
+}
+
+// PrefetchEach is Prefetch that also hands over each page it loads: it
+// calls loaded, when not nil, with the name (as given in names) and the
+// content of each page as soon as that page is assembled and checked
+// against the tree (size, chunk count, hash), before the rest of the
+// pages and before the cache has it, so that a caller can work on one
+// page while the next is assembled. loaded may be called from several
+// goroutines at once (lazy pointers load concurrently) and must not keep
+// Prefetch waiting long. The content is shared, as ReadFileShared's, and
+// must not be modified. Pages that are already cached, not visible, or
+// fail to load are not handed over; read them with ReadFile.
+//
+// Package grepx reaches it through grepx.PrefetchEachFS.
+func (fsys *FS) PrefetchEach(ctx context.Context, names []string, loaded func(name string, data []byte)) (retErr error) {
 	s := fsys.s
 	local, _ := s.cache.(cachepkg.Local)
 	var want, pointers []*tree.Node
-	var keys []string
+	var keys, wantNames, pointerNames []string
 	for _, name := range names {
 		if !fs.ValidPath(name) {
 			continue
@@ -250,10 +266,12 @@ func (fsys *FS) Prefetch(ctx context.Context, names []string) (retErr error) {
 		}
 		if n.Entry.URL != "" {
 			pointers = append(pointers, n)
+			pointerNames = append(pointerNames, name)
 			continue
 		}
 		want = append(want, n)
 		keys = append(keys, key)
+		wantNames = append(wantNames, name)
 	}
 	if len(pointers) > 0 {
 		// load shares the fetch with concurrent reads and checks the
@@ -265,9 +283,12 @@ func (fsys *FS) Prefetch(ctx context.Context, names []string) (retErr error) {
 		started := make(chan struct{})
 		go func() {
 			defer close(started)
-			for _, n := range pointers {
+			for i, n := range pointers {
 				g.Go(func() error {
-					_, err := s.load(ctx, n)
+					data, err := s.load(ctx, n)
+					if err == nil && loaded != nil {
+						loaded(pointerNames[i], data)
+					}
 					return err
 				})
 			}
@@ -284,14 +305,20 @@ func (fsys *FS) Prefetch(ctx context.Context, names []string) (retErr error) {
 	}
 	s.fg.enter()
 	defer s.fg.leave()
-	_, err := s.loadMany(ctx, want, keys)
+	var each func(int, []byte)
+	if loaded != nil {
+		each = func(i int, data []byte) { loaded(wantNames[i], data) }
+	}
+	_, err := s.loadMany(ctx, want, keys, each)
 	return err
 }
 
 // loadMany loads the pages want (no lazy pointers), whose cache keys are
 // keys, into the cache, and returns the bytes it fetched from the store.
 // It returns the first error met; pages loaded before it stay cached.
-func (s *session) loadMany(ctx context.Context, want []*tree.Node, keys []string) (int64, error) {
+// loaded, when not nil, is called with the index in want and the content
+// of each page fetched, as soon as it is assembled.
+func (s *session) loadMany(ctx context.Context, want []*tree.Node, keys []string, loaded func(i int, data []byte)) (int64, error) {
 	// What the cache has (a shared tier, such as Redis, copies it into
 	// memory as it answers) is not fetched again.
 	have, err := s.cache.GetMany(ctx, keys)
@@ -300,10 +327,16 @@ func (s *session) loadMany(ctx context.Context, want []*tree.Node, keys []string
 	}
 	var need []*tree.Node
 	var needKeys []string
+	var needAt []int
 	for i, n := range want {
-		if _, ok := have[keys[i]]; !ok {
+		data, ok := have[keys[i]]
+		if !ok {
 			need = append(need, n)
 			needKeys = append(needKeys, keys[i])
+			needAt = append(needAt, i)
+		} else if loaded != nil {
+			s.learnSize(n, len(data))
+			loaded(i, data)
 		}
 	}
 	if len(need) == 0 {
@@ -327,6 +360,9 @@ func (s *session) loadMany(ctx context.Context, want []*tree.Node, keys []string
 		values[needKeys[i]] = data
 		size += int64(len(data))
 		s.learnSize(n, len(data))
+		if loaded != nil {
+			loaded(needAt[i], data)
+		}
 	}
 	if err := s.cache.PutMany(ctx, values); err != nil {
 		s.log.Warn("chromafs: page cache write failed", "err", err)

@@ -148,7 +148,7 @@ func (fsys *FS) preload(ctx context.Context) error {
 			break
 		}
 		g.Go(func() error {
-			n, err := s.loadMany(gctx, want[i:j], keys[i:j])
+			n, err := s.loadMany(gctx, want[i:j], keys[i:j], nil)
 			mu.Lock()
 			defer mu.Unlock()
 			loaded += n

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/chromafs/chromafs/grepx/pattern"
 )
@@ -25,6 +26,38 @@ type UncachedFS interface {
 type SharedReadFS interface {
 	fs.FS
 	ReadFileShared(name string) ([]byte, error)
+}
+
+// PrefetchEachFS is a PrefetchFS that hands over each file as soon as it
+// is loaded, so that Search matches it while the rest of its batch loads.
+type PrefetchEachFS interface {
+	PrefetchFS
+	// PrefetchEach is Prefetch that calls loaded with the name (as given)
+	// and content of each file it loads, as soon as that file is loaded,
+	// possibly from several goroutines at once. The content is what
+	// ReadFileShared would return: shared, never modified. Files not
+	// handed over are read with the filesystem's usual read.
+	PrefetchEach(ctx context.Context, names []string, loaded func(name string, data []byte)) error
+}
+
+// loading is a prefetched file that matching waits for: done is closed
+// when the file is handed over (data set) or its batch is over (data
+// nil). The first to take data takes it, so that a file named twice is
+// read the second time, and Search keeps no file alive after matching
+// it.
+type loading struct {
+	done chan struct{}
+	once sync.Once
+	data atomic.Pointer[[]byte]
+}
+
+func (l *loading) finish(data *[]byte) {
+	l.once.Do(func() {
+		if data != nil {
+			l.data.Store(data)
+		}
+		close(l.done)
+	})
 }
 
 // readFile reads name, without a copy when fsys allows it.
@@ -126,23 +159,34 @@ func Search(ctx context.Context, fsys fs.FS, q Query, fn func(*File) error) (Sta
 		}
 	}
 
-	// Prefetch in batches, ahead of matching; a file waits for its batch.
-	ready := make(map[string]chan struct{})
+	// Prefetch in batches, ahead of matching; a file waits for its batch,
+	// or, with a PrefetchEachFS, only for itself.
+	ready := make(map[string]*loading)
 	if pf, ok := fsys.(PrefetchFS); ok && len(fetch) > 0 {
+		each, _ := fsys.(PrefetchEachFS)
 		// At least prefetchAhead batches when there are enough files, so
 		// that matching starts before the last of them is loaded.
 		var batches [][]string
-		var chans []chan struct{}
+		var owned [][]*loading
 		size := min(prefetchBatch, max(minSplit, (len(fetch)+prefetchAhead-1)/prefetchAhead))
 		for i := 0; i < len(fetch); i += size {
 			b := fetch[i:min(i+size, len(fetch))]
-			ch := make(chan struct{})
+			var own []*loading
 			for _, n := range b {
 				if _, ok := ready[n]; !ok { // a repeated name waits for its first batch
-					ready[n] = ch
+					l := &loading{done: make(chan struct{})}
+					ready[n] = l
+					own = append(own, l)
 				}
 			}
-			batches, chans = append(batches, b), append(chans, ch)
+			batches, owned = append(batches, b), append(owned, own)
+		}
+		// handed is called by PrefetchEach, possibly concurrently; ready
+		// is not written once the batches are made.
+		handed := func(name string, data []byte) {
+			if l := ready[name]; l != nil {
+				l.finish(&data)
+			}
 		}
 		sem := make(chan struct{}, prefetchAhead)
 		go func() {
@@ -152,12 +196,17 @@ func Search(ctx context.Context, fsys fs.FS, q Query, fn func(*File) error) (Sta
 				case <-ctx.Done():
 					return
 				}
-				ch := chans[i]
 				go func() {
 					// A failed prefetch is not an error here: reading the
 					// file fetches it again and reports its own error.
-					_ = pf.Prefetch(ctx, b)
-					close(ch)
+					if each != nil {
+						_ = each.PrefetchEach(ctx, b, handed)
+					} else {
+						_ = pf.Prefetch(ctx, b)
+					}
+					for _, l := range owned[i] {
+						l.finish(nil)
+					}
 					<-sem
 				}()
 			}
@@ -184,13 +233,21 @@ func Search(ctx context.Context, fsys fs.FS, q Query, fn func(*File) error) (Sta
 					it := items[i]
 					f := &File{Operand: it.operand, Path: it.path, Err: it.err}
 					if it.err == nil && q.MaxCount >= 0 && !skip[it.path] && ctx.Err() == nil {
-						if ch, ok := ready[it.path]; ok {
+						var data []byte
+						var err error
+						handed := false
+						if l, ok := ready[it.path]; ok {
 							select {
-							case <-ch:
+							case <-l.done:
+								if p := l.data.Swap(nil); p != nil {
+									data, handed = *p, true
+								}
 							case <-ctx.Done():
 							}
 						}
-						data, err := readFile(fsys, it.path)
+						if !handed {
+							data, err = readFile(fsys, it.path)
+						}
 						if err != nil {
 							f.Err = err
 						} else {
