@@ -1,6 +1,7 @@
 package gnu
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -36,7 +37,7 @@ import (
 // Env.Stdin. Env.Open is called once the arguments have parsed, or
 // earlier for such a file.
 //
-// Differences from GNU grep: -P, -a, -I, -T, -z, --binary-files=text
+// Differences from GNU grep: -P, -a, -I, -z, --binary-files=text
 // or without-match and --color=always are refused with status 2;
 // directories are searched in name order; --max-total, --max-bytes and
 // --no-pointers are extensions (see grepx.Query). A deadline or
@@ -159,6 +160,8 @@ type grepOptions struct {
 	listNonMatch  bool // -L
 	quiet         bool
 	lineNumber    bool
+	initialTab    bool     // -T
+	patternSrcs   []string // where each pattern comes from: "FILE:LINE" for -f, "" for -e
 	byteOffset    bool
 	onlyMatching  bool
 	maxCount      int64 // -1: no limit
@@ -377,7 +380,8 @@ type grepParser struct {
 
 	o            *grepOptions
 	keys         []byte
-	haveKeys     bool // -e or -f given
+	keySrcs      []string // per line of keys: "FILE:LINE" of a -f pattern, "" of an -e one
+	haveKeys     bool     // -e or -f given
 	matcher      string
 	context      int // -C, -NUM; -1: not given
 	help         bool
@@ -440,6 +444,9 @@ func (p *grepParser) parse(args []string) (*grepOptions, error) {
 		return nil, &grepExit{stderr: grepTryHelp(p.prog), code: 2}
 	}
 	o.patterns = strings.Split(string(keys), "\n")
+	if p.haveKeys && len(p.keySrcs) == len(o.patterns) {
+		o.patternSrcs = p.keySrcs
+	}
 	if len(operands) > 0 {
 		o.operands = operands
 	}
@@ -593,7 +600,7 @@ func (p *grepParser) option(code int, name string, arg *string) error {
 	case 'I':
 		p.unsupported("-I")
 	case 'T':
-		p.unsupported("-T (--initial-tab)")
+		o.initialTab = true
 	case 'U', optLineBuffered:
 		// No effect here: no CR stripping, no buffering.
 	case optLabel:
@@ -612,6 +619,9 @@ func (p *grepParser) option(code int, name string, arg *string) error {
 		o.directories, err = p.argmatch("--directories", val, []string{"read", "recurse", "skip"})
 	case 'e':
 		p.keys = append(append(p.keys, val...), '\n')
+		for range strings.Count(val, "\n") + 1 {
+			p.keySrcs = append(p.keySrcs, "")
+		}
 		p.haveKeys = true
 	case 'f':
 		b, err := p.readPatternFile(val)
@@ -621,6 +631,13 @@ func (p *grepParser) option(code int, name string, arg *string) error {
 		p.keys = append(p.keys, b...)
 		if len(b) > 0 && b[len(b)-1] != '\n' {
 			p.keys = append(p.keys, '\n')
+		}
+		name := val
+		if name == "-" {
+			name = "(standard input)"
+		}
+		for i := range bytes.Count(b, []byte("\n")) + btoi(len(b) > 0 && b[len(b)-1] != '\n') {
+			p.keySrcs = append(p.keySrcs, fmt.Sprintf("%s:%d", name, i+1))
 		}
 		p.haveKeys = true
 	case 'i', 'y':
@@ -736,9 +753,16 @@ func grepErrText(err error) string {
 // searchErrText is the message for an error that stopped the search: a
 // pattern's (GNU's words), or a deadline or an interruption said as such
 // ("timed out after 1s while compiling 80660 patterns").
-func searchErrText(err error, timeout time.Duration) string {
+func searchErrText(err error, timeout time.Duration, srcPatterns, srcs []string) string {
 	var pe *pattern.Error
 	if errors.As(err, &pe) {
+		// A pattern of a -f file is named by its file and line, as
+		// GNU grep names it: "grep: FILE:3: Unmatched ( or \(".
+		for i, p := range srcPatterns {
+			if p == pe.Pattern && i < len(srcs) && srcs[i] != "" {
+				return srcs[i] + ": " + pe.Error()
+			}
+		}
 		return pe.Error()
 	}
 	var what string

@@ -125,6 +125,12 @@ func TestParseGrep(t *testing.T) {
 		if got.groupSep != nil && tt.want.groupSep != nil && *got.groupSep == *tt.want.groupSep {
 			got.groupSep = tt.want.groupSep
 		}
+		// Where each pattern comes from is checked below.
+		srcs := got.patternSrcs
+		got.patternSrcs = nil
+		if strings.Join(tt.args, " ") == "-f pats -e baz f" && !reflect.DeepEqual(srcs, []string{"pats:1", "pats:2", ""}) {
+			t.Errorf("parseGrep(%q): pattern sources %q", tt.args, srcs)
+		}
 		if !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("parseGrep(%q) =\n%+v\nwant\n%+v", tt.args, *got, *tt.want)
 		}

@@ -13,6 +13,7 @@ import (
 	"testing/fstest"
 
 	"github.com/chromafs/chromafs/grepx"
+	"github.com/chromafs/chromafs/grepx/pattern"
 )
 
 // grepRun is one search: what it has printed so far and its state.
@@ -28,8 +29,11 @@ type grepRun struct {
 	// only for files found below a directory operand (-r, one operand).
 	names, nameIfBelow bool
 
-	used     bool // a line was selected before (GNU's "used")
-	selected bool // a line was selected: status 0
+	used bool // a line was selected before (GNU's "used")
+
+	fsys     fs.FS // for the sizes -T aligns numbers to
+	numWidth int   // -T: the width of line numbers and offsets in this file
+	selected bool  // a line was selected: status 0
 	errSeen  bool
 }
 
@@ -57,7 +61,18 @@ func runGrep(ctx context.Context, env *Env, prog string, fsys fs.FS, o *grepOpti
 		return 0
 	}
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "%s: %s\n", prog, searchErrText(err, env.Timeout))
+		var pe *pattern.Error
+		if errors.As(err, &pe) && pe.Err == nil {
+			// GNU grep reports every pattern that does not compile, a
+			// -f file's with its name and line.
+			if msgs := patternErrors(o); len(msgs) > 0 {
+				for _, m := range msgs {
+					fmt.Fprintf(env.Stderr, "%s: %s\n", prog, m)
+				}
+				return 2
+			}
+		}
+		fmt.Fprintf(env.Stderr, "%s: %s\n", prog, searchErrText(err, env.Timeout, o.patterns, o.patternSrcs))
 		return 2
 	}
 	if stats.Truncated {
@@ -112,7 +127,7 @@ func (s *stdinFS) Open(name string) (fs.File, error) {
 // a directory under -d skip) are dealt with here, so q.Paths may be
 // empty.
 func newGrepRun(fsys fs.FS, dir, prog string, o *grepOptions, stdout, stderr io.Writer) (*grepRun, grepx.Query) {
-	r := &grepRun{o: o, prog: prog, w: bufio.NewWriterSize(stdout, 32<<10), stderr: stderr}
+	r := &grepRun{o: o, prog: prog, w: bufio.NewWriterSize(stdout, 32<<10), stderr: stderr, fsys: fsys}
 	for _, w := range o.warnings {
 		fmt.Fprintf(stderr, "%s: %s\n", prog, w)
 	}
@@ -258,6 +273,16 @@ func isDirError(err error) bool {
 func (r *grepRun) file(f *grepx.File) error {
 	o := r.o
 	name := r.display(f.Operand, f.Path)
+	if o.initialTab {
+		// GNU grep -T pads numbers to the digits of the file's size;
+		// of a pipe, to 19.
+		r.numWidth = 19
+		if !strings.HasPrefix(f.Path, "\x00stdin") {
+			if fi, err := fs.Stat(r.fsys, f.Path); err == nil {
+				r.numWidth = len(strconv.FormatInt(fi.Size(), 10))
+			}
+		}
+	}
 	withName := r.names || (r.nameIfBelow && f.Operand < len(r.roots) && f.Path != r.roots[f.Operand])
 	if f.Err != nil {
 		r.error(name, f.Err)
@@ -380,13 +405,22 @@ func (r *grepRun) head(name string, withName bool, num int, off int64, sep byte)
 		r.w.WriteString(name)
 		r.w.WriteByte(nul(r.o.null, sep))
 	}
+	pad := func(n string) {
+		for i := len(n); i < r.numWidth && r.o.initialTab; i++ {
+			r.w.WriteByte(' ')
+		}
+		r.w.WriteString(n)
+	}
 	if r.o.lineNumber {
-		r.w.WriteString(strconv.Itoa(num))
+		pad(strconv.Itoa(num))
 		r.w.WriteByte(sep)
 	}
 	if r.o.byteOffset {
-		r.w.WriteString(strconv.FormatInt(off, 10))
+		pad(strconv.FormatInt(off, 10))
 		r.w.WriteByte(sep)
+	}
+	if r.o.initialTab && (withName || r.o.lineNumber || r.o.byteOffset) {
+		r.w.WriteByte('\t')
 	}
 }
 
@@ -481,3 +515,22 @@ Not supported: -P, -a, -I, -T, -z, --binary-files=text|without-matchSTDIN
 Exit status is 0 if any line is selected, 1 otherwise;
 if any error occurs and -q is not given, the exit status is 2.
 `
+
+// patternErrors are GNU grep's diagnostics for each pattern of o that
+// does not compile, "FILE:LINE: " before those of -f files.
+func patternErrors(o *grepOptions) []string {
+	var msgs []string
+	for i, p := range o.patterns {
+		_, err := pattern.Translate(p, o.syntax)
+		var pe *pattern.Error
+		if !errors.As(err, &pe) || pe.Err != nil {
+			continue
+		}
+		m := pe.Error()
+		if i < len(o.patternSrcs) && o.patternSrcs[i] != "" {
+			m = o.patternSrcs[i] + ": " + m
+		}
+		msgs = append(msgs, m)
+	}
+	return msgs
+}

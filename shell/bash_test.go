@@ -39,6 +39,7 @@ func agentDocs() fstest.MapFS {
 		"data/a.json":                 "{\"items\":[{\"id\":1,\"name\":\"alpha\"},{\"id\":2,\"name\":\"beta\"},{\"id\":3,\"name\":\"bravo\"}],\"name\":\"list\"}\n",
 		"data/b.json":                 "{\n  \"a\": 1.5,\n  \"b\": [true, null, \"x\"],\n  \"c\": {\"d\": -2}\n}\n",
 		"data/bad.json":               "{\"a\": 1,\n",
+		"data/pats.txt":               "token\nweb(hook\n[a\n",
 	}
 	m := fstest.MapFS{}
 	for name, content := range files {
@@ -428,6 +429,18 @@ var bashLines = []string{
 	`which nosuch; echo $?`,
 	`which -x; echo $?`,
 	`which; echo $?`,
+	// grep -T, and the patterns of -f files that do not compile
+	`grep -f data/pats.txt guides/quickstart.md; echo $?`,
+	`grep -E -f data/pats.txt guides/quickstart.md; echo $?`,
+	`grep -e ok -E -f data/pats.txt README.md; echo $?`,
+	`grep -E -e 'a(' README.md; echo $?`,
+	`grep -F -f data/pats.txt -r . | sort`,
+	`grep -T token guides/quickstart.md`,
+	`grep -Tn token guides/quickstart.md guides/auth/api-keys.md | cat -A`,
+	`grep -THc token guides/quickstart.md | cat -A`,
+	`grep -Tb webhook guides/quickstart.md | cat -A`,
+	`grep -Tn -A1 Create guides/quickstart.md | cat -A`,
+	`grep -rT key guides | sort | cat -A`,
 }
 
 // TestBashDifferential runs each line in real bash 5.2 with GNU tools, at
