@@ -8,13 +8,15 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/chromafs/chromafs/internal/getopt"
 )
 
 var lsSpec = getopt.Spec{
-	Short: "1aAdFghlnoprRStU",
+	Short: "1aAdFghlmnoprQRStUX",
 	Long: append([]getopt.Long{
+		{Name: "quote-name", Key: 'Q'},
 		{Name: "all", Key: 'a'},
 		{Name: "almost-all", Key: 'A'},
 		{Name: "directory", Key: 'd'},
@@ -46,14 +48,17 @@ Entries are sorted by name (byte order) unless -S, -t or -U is given.
       --color[=WHEN]         accepted for never, auto and tty: output is never colored
       --group-directories-first  group directories before files
   -l                         use a long listing format
+  -m                         fill width with a comma separated list of entries
   -n, --numeric-uid-gid      like -l, but list numeric user and group IDs (0)
   -o                         like -l, but do not list group information
   -p                         append / indicator to directories
+  -Q, --quote-name           enclose entry names in double quotes
   -r, --reverse              reverse order while sorting
   -R, --recursive            list subdirectories recursively
   -S                         sort by file size, largest first
   -t                         sort by modification time, newest first
   -U                         do not sort; list entries in directory order
+  -X                         sort alphabetically by entry extension
   -1                         list one file per line (always, as output is not a terminal)
       --help        display this help and exit
       --version     output version information and exit
@@ -71,6 +76,7 @@ const (
 	sortSize
 	sortTime
 	sortNone
+	sortExt
 )
 
 type lsOptions struct {
@@ -79,13 +85,15 @@ type lsOptions struct {
 	humanBase                                           uint64 // 0: exact sizes
 	indicator                                           int    // 0 none, 1 slash, 2 classify
 	sort                                                lsSort
+	commas                                              bool // -m
+	quote                                               bool // -Q
 }
 
 // Ls lists files and directories as GNU ls 9.1 does when its output is
 // not a terminal: one name per line, file operands first, then each
 // directory's entries (under a "dir:" header when there are several
-// operands or -R). Options: -1 -a -A -d -F -g -h --si -l -n -o -p -r -R -S -t
-// -U, --indicator-style, --group-directories-first and --color (never
+// operands or -R). Options: -1 -a -A -d -F -g -h --si -l -m -n -o -p -Q -r -R
+// -S -t -U -X, --indicator-style, --group-directories-first and --color (never
 // colored: --color=always is refused). Exit status: 0, 1 for minor problems (an
 // unreadable subdirectory), 2 for a missing operand or a usage error.
 //
@@ -116,13 +124,21 @@ func Ls(ctx context.Context, env *Env, args []string) int {
 		case 'p':
 			o.indicator = 1
 		case 'g':
-			o.long, o.noOwner = true, true
+			o.long, o.noOwner, o.commas = true, true, false
 		case 'o':
-			o.long, o.noGroup = true, true
+			o.long, o.noGroup, o.commas = true, true, false
 		case 'l':
-			o.long = true
+			o.long, o.commas = true, false
 		case 'n':
-			o.long, o.numeric = true, true
+			o.long, o.numeric, o.commas = true, true, false
+		case '1':
+			o.commas = false
+		case 'm':
+			o.commas, o.long = true, false
+		case 'Q':
+			o.quote = true
+		case 'X':
+			o.sort = sortExt
 		case 'g' + 256:
 			o.dirsFirst = true
 		case 'c' + 256:
@@ -305,7 +321,7 @@ func (l *lister) listDir(d *lsEntry, header, operand bool) {
 			l.out.WriteByte('\n')
 		}
 		l.first = false
-		fmt.Fprintf(l.out, "%s:\n", d.name)
+		fmt.Fprintf(l.out, "%s:\n", l.show(d.name))
 	}
 	var list []*lsEntry
 	if l.o.all {
@@ -388,6 +404,19 @@ func (l *lister) sortEntries(list []*lsEntry) {
 			}
 			return strings.Compare(a.name, b.name)
 		}
+	case sortExt:
+		ext := func(n string) string {
+			if i := strings.LastIndexByte(n, '.'); i >= 0 {
+				return n[i:]
+			}
+			return ""
+		}
+		cmp = func(a, b *lsEntry) int {
+			if c := strings.Compare(ext(a.name), ext(b.name)); c != 0 {
+				return c
+			}
+			return strings.Compare(a.name, b.name)
+		}
 	case sortTime:
 		cmp = func(a, b *lsEntry) int {
 			if c := b.info.ModTime().Compare(a.info.ModTime()); c != 0 {
@@ -429,9 +458,32 @@ func sign(n int64) int {
 // print writes a listing: names, or long lines with a total for a
 // directory's contents.
 func (l *lister) print(list []*lsEntry, total bool) {
+	if l.o.commas {
+		// GNU's print_with_separator, for a line 80 columns wide.
+		pos := 0
+		for i, e := range list {
+			name := l.show(e.name) + l.indicator(e)
+			n := utf8.RuneCountInString(name)
+			if i > 0 {
+				if pos+n+2 < 80 {
+					pos += 2
+					l.out.WriteString(", ")
+				} else {
+					pos = 0
+					l.out.WriteString(",\n")
+				}
+			}
+			l.out.WriteString(name)
+			pos += n
+		}
+		if len(list) > 0 {
+			l.out.WriteByte('\n')
+		}
+		return
+	}
 	if !l.o.long {
 		for _, e := range list {
-			l.out.WriteString(e.name)
+			l.out.WriteString(l.show(e.name))
 			l.out.WriteString(l.indicator(e))
 			l.out.WriteByte('\n')
 		}
@@ -467,7 +519,7 @@ func (l *lister) print(list []*lsEntry, total bool) {
 		if !l.o.noGroup {
 			l.out.WriteString(name + " ")
 		}
-		fmt.Fprintf(l.out, "%*s %s %s%s\n", wSize, rows[i][1], lsTime(e.info.ModTime(), now, l.loc()), e.name, l.indicator(e))
+		fmt.Fprintf(l.out, "%*s %s %s%s\n", wSize, rows[i][1], lsTime(e.info.ModTime(), now, l.loc()), l.show(e.name), l.indicator(e))
 	}
 }
 
@@ -582,4 +634,31 @@ func modeString(m fs.FileMode) string {
 	special(6, m&fs.ModeSetgid != 0, 's', 'S')
 	special(9, m&fs.ModeSticky != 0, 't', 'T')
 	return string(b[:])
+}
+
+// show is a name as ls prints it: as is, or with -Q in double quotes
+// with C escapes (GNU's c quoting style).
+func (l *lister) show(name string) string {
+	if !l.o.quote {
+		return name
+	}
+	var b strings.Builder
+	b.WriteByte('"')
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case c == '"' || c == '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c == '\a' || c == '\b' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r':
+			b.WriteByte('\\')
+			b.WriteString(ctlEscape(c))
+		case c < ' ' || c == 0x7f:
+			fmt.Fprintf(&b, "\\%03o", c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
 }

@@ -441,6 +441,21 @@ var bashLines = []string{
 	`grep -Tb webhook guides/quickstart.md | cat -A`,
 	`grep -Tn -A1 Create guides/quickstart.md | cat -A`,
 	`grep -rT key guides | sort | cat -A`,
+	// ls -m -Q -X
+	`ls -m`,
+	`ls -m guides reference`,
+	`ls -Q guides`,
+	`ls -mQ`,
+	`ls -X reference`,
+	`ls -XA`,
+	`ls -Xr guides/auth`,
+	`ls -QR reference`,
+	`ls -lm guides`,
+	`ls -ml guides | cut -d' ' -f1`,
+	`ls -mF`,
+	`ls -Q1 i18n "guides/with space.md"`,
+	`ls -m nope; echo $?`,
+	`ls -dm */`,
 }
 
 // TestBashDifferential runs each line in real bash 5.2 with GNU tools, at
