@@ -100,6 +100,7 @@ var Commands = map[string]Func{
 	"cut":      Cut,
 	"diff":     Diff,
 	"dirname":  Dirname,
+	"du":       Du,
 	"egrep":    Egrep,
 	"expand":   Expand,
 	"fgrep":    Fgrep,

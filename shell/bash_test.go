@@ -456,6 +456,17 @@ var bashLines = []string{
 	`ls -Q1 i18n "guides/with space.md"`,
 	`ls -m nope; echo $?`,
 	`ls -dm */`,
+	// du: apparent sizes of files only; GNU's directories and blocks are the disk's
+	`du -b README.md guides/quickstart.md`,
+	`du --apparent-size README.md empty.md notrail.md`,
+	`du -cb README.md notrail.md`,
+	`du -ab README.md`,
+	`du -h --apparent-size README.md`,
+	`du nope; echo $?`,
+	`du -b README.md nope; echo $?`,
+	`du -sa .; echo $?`,
+	`du -d x .; echo $?`,
+	`du -h README.md guides | sort -k2 | cut -f2`,
 }
 
 // TestBashDifferential runs each line in real bash 5.2 with GNU tools, at
