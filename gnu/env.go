@@ -104,6 +104,7 @@ var Commands = map[string]Func{
 	"egrep":    Egrep,
 	"expand":   Expand,
 	"fgrep":    Fgrep,
+	"file":     File,
 	"find":     Find,
 	"fold":     Fold,
 	"grep":     Grep,

@@ -467,6 +467,16 @@ var bashLines = []string{
 	`du -sa .; echo $?`,
 	`du -d x .; echo $?`,
 	`du -h README.md guides | sort -k2 | cut -f2`,
+	// file 5.44
+	`file README.md empty.md notrail.md`,
+	`file -b i18n/café.md win/crlf.txt reference/Makefile guides`,
+	`file -b data/a.json data/b.json data/bad.json`,
+	`file nope; echo $?`,
+	`file -b --mime-type README.md data/a.json guides empty.md reference/Makefile`,
+	`file -i README.md i18n/café.md`,
+	`file -b - < README.md`,
+	`file; echo $?`,
+	`find . -type f | sort | xargs file -b | sort | uniq -c`,
 }
 
 // TestBashDifferential runs each line in real bash 5.2 with GNU tools, at
