@@ -1,9 +1,10 @@
 // Package gnu holds the file commands that chromafs's surfaces share:
 // ls, cat, stat, tree, find and grep (with egrep and fgrep), and the
 // text utilities of GNU coreutils (head, tail, wc, sort, uniq, cut, tr,
-// nl, tac, seq, yes, basename, dirname, paste, comm, fold, expand) and
-// util-linux's rev and its write commands (rm, rmdir,
-// mkdir, touch, cp, mv, ln, chmod, tee), each a function
+// nl, tac, seq, yes, basename, dirname, paste, comm, fold, expand,
+// realpath, readlink, du) and its write commands (rm, rmdir, mkdir,
+// touch, cp, mv, ln, chmod, tee), util-linux's rev and file 5.44's file,
+// each a function
 // that runs over any io/fs.FS with its own GNU-style arguments, writes
 // what the real tool writes, and returns the tool's exit status.
 // Commands maps their names to them. grep searches with grepx.Search, so
