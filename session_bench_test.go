@@ -102,12 +102,17 @@ type busyStore struct {
 	inFlight int
 	since    time.Time
 	busy     time.Duration
+	first    time.Time // the first request sent
+	last     time.Time // the last answer received
 }
 
 func (b *busyStore) enter() {
 	b.mu.Lock()
 	if b.inFlight == 0 {
 		b.since = time.Now()
+		if b.first.IsZero() {
+			b.first = b.since
+		}
 	}
 	b.inFlight++
 	b.mu.Unlock()
@@ -117,7 +122,8 @@ func (b *busyStore) leave() {
 	b.mu.Lock()
 	b.inFlight--
 	if b.inFlight == 0 {
-		b.busy += time.Since(b.since)
+		b.last = time.Now()
+		b.busy += b.last.Sub(b.since)
 	}
 	b.mu.Unlock()
 }
@@ -336,7 +342,7 @@ func BenchmarkSessionGrep(b *testing.B) {
 			b.Run(name, func(b *testing.B) {
 				var out bytes.Buffer
 				var got int
-				var cpu, wall, busy time.Duration
+				var cpu, wall, busy, before, after time.Duration
 				for b.Loop() {
 					b.StopTimer()
 					var st testbackend.Target = store
@@ -345,7 +351,7 @@ func BenchmarkSessionGrep(b *testing.B) {
 					}
 					bs := &busyStore{Target: st}
 					fsys, sess := newSession(b, bs)
-					bs.busy = 0 // New's tree read is outside the timer
+					bs.busy, bs.first = 0, time.Time{} // New's tree read is outside the timer
 					pctx, cancel := context.WithCancel(ctx)
 					done := make(chan struct{})
 					b.StartTimer()
@@ -361,12 +367,17 @@ func BenchmarkSessionGrep(b *testing.B) {
 					}
 					got = shellGrep(b, sess, lit, &out)
 					cpu += cpuTime() - start
-					wall += time.Since(t0)
+					t1 := time.Now()
+					wall += t1.Sub(t0)
 					b.StopTimer()
 					cancel()
 					<-done
 					bs.mu.Lock()
 					busy += bs.busy
+					if !preload {
+						before += bs.first.Sub(t0)
+						after += t1.Sub(bs.last)
+					}
 					bs.mu.Unlock()
 					b.StartTimer()
 				}
@@ -375,6 +386,9 @@ func BenchmarkSessionGrep(b *testing.B) {
 				if !preload {
 					// The grep's wall time while no store request was in flight.
 					b.ReportMetric(float64(wall-busy)/float64(b.N), "own-ns/op")
+					// Of that, before the first request and after the last answer.
+					b.ReportMetric(float64(before)/float64(b.N), "before-ns/op")
+					b.ReportMetric(float64(after)/float64(b.N), "after-ns/op")
 				}
 			})
 		}
