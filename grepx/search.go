@@ -162,6 +162,11 @@ func Search(ctx context.Context, fsys fs.FS, q Query, fn func(*File) error) (Sta
 	// Prefetch in batches, ahead of matching; a file waits for its batch,
 	// or, with a PrefetchEachFS, only for itself.
 	ready := make(map[string]*loading)
+	// prefetching counts the prefetch goroutines: a search that runs to
+	// its end waits for them, so that what a batch stores after handing
+	// its files over (the page cache, a shared tier such as Redis) is
+	// stored when Search returns, as when matching waited for the batch.
+	var prefetching sync.WaitGroup
 	if pf, ok := fsys.(PrefetchFS); ok && len(fetch) > 0 {
 		each, _ := fsys.(PrefetchEachFS)
 		// At least prefetchAhead batches when there are enough files, so
@@ -189,14 +194,18 @@ func Search(ctx context.Context, fsys fs.FS, q Query, fn func(*File) error) (Sta
 			}
 		}
 		sem := make(chan struct{}, prefetchAhead)
+		prefetching.Add(1)
 		go func() {
+			defer prefetching.Done()
 			for i, b := range batches {
 				select {
 				case sem <- struct{}{}:
 				case <-ctx.Done():
 					return
 				}
+				prefetching.Add(1)
 				go func() {
+					defer prefetching.Done()
 					// A failed prefetch is not an error here: reading the
 					// file fetches it again and reports its own error.
 					if each != nil {
@@ -307,6 +316,7 @@ func Search(ctx context.Context, fsys fs.FS, q Query, fn func(*File) error) (Sta
 		}
 		<-credits
 	}
+	prefetching.Wait()
 	return st, nil
 }
 
