@@ -80,24 +80,9 @@ func Fold(ctx context.Context, env *Env, args []string) int {
 	if !r.open() {
 		return r.finish(1)
 	}
-	st := 0
-	for _, a := range operands {
-		if r.stopped() {
-			break
-		}
-		f, err := r.openInput(a)
-		if err != nil {
-			r.warn("%s: %s", a, errText(err))
-			st = 1
-			continue
-		}
-		if err := r.fold(f, width, spaces, countBytes); err != nil {
-			r.warn("%s: %s", a, errText(err))
-			st = 1
-		}
-		f.Close()
-	}
-	return r.finish(st)
+	return r.finish(r.eachInput(operands, func(f io.Reader) error {
+		return r.fold(f, width, spaces, countBytes)
+	}))
 }
 
 // columns parses fold's width, 1 or more.

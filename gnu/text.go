@@ -56,6 +56,31 @@ func (r *run) openInput(a string) (io.ReadCloser, error) {
 	return f, nil
 }
 
+// eachInput opens each operand in turn (see openInput) and hands it to
+// fn, until the context ends. An operand that cannot be opened, or on
+// which fn fails, is reported as "OPERAND: reason" and makes the status
+// 1; the others go on. It returns 0 or 1.
+func (r *run) eachInput(operands []string, fn func(f io.Reader) error) int {
+	st := 0
+	for _, a := range operands {
+		if r.stopped() {
+			break
+		}
+		f, err := r.openInput(a)
+		if err != nil {
+			r.warn("%s: %s", a, errText(err))
+			st = 1
+			continue
+		}
+		if err := fn(f); err != nil {
+			r.warn("%s: %s", a, errText(err))
+			st = 1
+		}
+		f.Close()
+	}
+	return st
+}
+
 // inputName is how head and tail name an operand in diagnostics.
 func inputName(a string) string {
 	if a == "-" {
