@@ -70,14 +70,8 @@ func newTree(entries []Entry, owned bool) *Tree {
 	unsorted := false
 	for _, e := range entries {
 		reason := checkSlug(e.Slug)
-		switch {
-		case reason != "":
-		case e.Size < -1:
-			reason = "size: want a non-negative integer"
-		case e.Chunks < 0:
-			reason = "chunks: want a non-negative integer"
-		case !e.ModTime.IsZero() && !validTime(e.ModTime):
-			reason = "modTime: outside the years 0 to 9999"
+		if reason == "" {
+			reason = checkFields(&e)
 		}
 		if reason != "" {
 			problems = append(problems, Problem{Slug: e.Slug, Reason: reason})
@@ -213,14 +207,8 @@ func checkSorted(entries []Entry, prev string) error {
 		} else {
 			reason = checkSlugFrom(s, from)
 		}
-		switch {
-		case reason != "":
-		case e.Size < -1:
-			reason = "size: want a non-negative integer"
-		case e.Chunks < 0:
-			reason = "chunks: want a non-negative integer"
-		case !e.ModTime.IsZero() && !validTime(e.ModTime):
-			reason = "modTime: outside the years 0 to 9999"
+		if reason == "" {
+			reason = checkFields(e)
 		}
 		if reason != "" {
 			return sortedError(s, reason)
@@ -609,4 +597,18 @@ func (t *Tree) pruner() *pruner {
 		t.pruneData = p
 	})
 	return t.pruneData
+}
+
+// checkFields returns why e's size, chunk count or time is invalid, or ""
+// if they are valid.
+func checkFields(e *Entry) string {
+	switch {
+	case e.Size < -1:
+		return "size: want a non-negative integer"
+	case e.Chunks < 0:
+		return "chunks: want a non-negative integer"
+	case !e.ModTime.IsZero() && !validTime(e.ModTime):
+		return "modTime: outside the years 0 to 9999"
+	}
+	return ""
 }
