@@ -92,26 +92,11 @@ func (c *counter) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 // exhaustive makes Chroma's index of store search its whole graph
-// (ef_search 1000, more than the test collections' records): the n-gram
-// vectors are close to orthogonal, on which the default ef_search of 100
-// misses a nearest chunk now and then, and these tests check chromafs's
-// answers, not the index's recall.
+// (ef_search 1000, more than the test collections' records); see
+// testenv.SetEfSearch.
 func exhaustive(t testing.TB, store *chromastore.Collection) {
 	t.Helper()
-	u := testenv.Chroma(t).URL + "/api/v2/tenants/default_tenant/databases/default_database/collections/" + store.CollectionID()
-	req, err := http.NewRequest("PUT", u, strings.NewReader(`{"new_configuration":{"hnsw":{"ef_search":1000}}}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res.Body.Close()
-	if res.StatusCode != http.StatusOK {
-		t.Fatalf("set ef_search of %s: %s", store.Name(), res.Status)
-	}
+	testenv.SetEfSearch(t, testenv.Chroma(t).URL, store.CollectionID(), 1000)
 }
 
 // collectionOf ingests pages (with rules, if any) into a new Chroma

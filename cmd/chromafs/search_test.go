@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"os"
 	"os/exec"
 	"regexp"
@@ -116,20 +115,7 @@ func checkSiteSearch(t *testing.T, url, coll string, names []string, content map
 	// The n-gram vectors are close to orthogonal, on which the default
 	// ef_search of 100 misses a nearest chunk now and then: search the
 	// whole graph, as the search package's tests do.
-	req, err := http.NewRequest("PUT", url+"/api/v2/tenants/default_tenant/databases/default_database/collections/"+store.CollectionID(),
-		strings.NewReader(`{"new_configuration":{"hnsw":{"ef_search":5000}}}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res.Body.Close()
-	if res.StatusCode != http.StatusOK {
-		t.Fatalf("set ef_search: %s", res.Status)
-	}
+	testenv.SetEfSearch(t, url, store.CollectionID(), 5000)
 	ef, err := embedfn.Build(spec, store.Dimension(), "")
 	if err != nil {
 		t.Fatal(err)
