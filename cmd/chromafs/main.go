@@ -121,15 +121,33 @@ Paths are absolute from the collection root ("/" is the root); relative paths
 resolve against the root.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		// Non-empty, so that cobra handles --version; the text (the
-		// build info, read on demand: not on every command) comes from
-		// the template.
-		Version: "chromafs",
+		// root prints --version itself, and its help when run alone, as
+		// cobra would. cobra's own --version prints through a template,
+		// and a text/template that can run makes every exported method
+		// of every linked type reachable (it may call them by name): the
+		// linker would keep them all, a binary half as large again.
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if v, _ := cmd.Flags().GetBool("version"); v {
+				fmt.Fprint(cmd.OutOrStdout(), longVersion())
+				return nil
+			}
+			return cmd.Help()
+		},
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	cobra.AddTemplateFunc("chromafsLongVersion", longVersion)
-	root.SetVersionTemplate("{{chromafsLongVersion}}")
+	// Its help shows root as cobra shows a command that only groups
+	// others (no "chromafs [flags]" line): RunE is only there for
+	// --version.
+	help := root.HelpFunc()
+	root.SetHelpFunc(func(c *cobra.Command, args []string) {
+		if c == root {
+			run := c.RunE
+			c.RunE = nil
+			defer func() { c.RunE = run }()
+		}
+		help(c, args)
+	})
 	root.SetFlagErrorFunc(flagError)
 	// Only --help asks for help (cobra would take -h too, which is ls's
 	// human-readable sizes); only --version for the version.

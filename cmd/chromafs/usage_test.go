@@ -1,6 +1,8 @@
 package main
 
 import (
+	"debug/elf"
+	"errors"
 	"os/exec"
 	"regexp"
 	"strings"
@@ -94,6 +96,39 @@ func TestVersionStamp(t *testing.T) {
 }
 
 var regexpRevision = regexp.MustCompile(`\nrevision [0-9a-f]{40}( \(.*\))?\n`)
+
+// TestMethodsPruned: the chromafs binary does not link text/template's
+// executor. A template that can run may call any exported method by
+// name, so the linker keeps every exported method of every type that
+// reaches an interface: cobra's template-based --version did that, and
+// the binary was 41 MB instead of 28 (see BENCHMARKS.md, "Process
+// start"). --version and the help must print without templates.
+func TestMethodsPruned(t *testing.T) {
+	f, err := elf.Open(chromafsBinary(t))
+	var format *elf.FormatError
+	if errors.As(err, &format) {
+		t.Skipf("not an ELF binary: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	syms, err := f.Symbols()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const exec = "text/template.(*state).evalField"
+	found := false
+	for _, s := range syms {
+		found = found || s.Name == exec
+	}
+	if !found && len(syms) < 1000 {
+		t.Fatalf("the binary has %d symbols; a check for %s would prove nothing", len(syms), exec)
+	}
+	if found {
+		t.Errorf("chromafs links %s: some code runs a text/template (cobra's Set*Template, for one), so the linker keeps every exported method; find it with `go build -ldflags=-dumpdep ./cmd/chromafs 2>&1 | grep ReflectMethod`", exec)
+	}
+}
 
 // TestGNUCommands checks, on a real collection, the command lines whose
 // behaviour was once wrong: ls -lh printed the help; tree of a file and
