@@ -107,6 +107,10 @@ func reportCPU(b *testing.B, start time.Duration) {
 //     LsRootHTTP the SDK's client over streamable HTTP (a loopback port,
 //     the SDK's handler as chromafs serve --mcp has it), ReadWarmHTTPRaw
 //     and LsRootHTTPRaw the lean client over it.
+//   - ReadWarmReplay, LsRootReplay: the SDK's client alone: the same calls
+//     over the same in-memory transport, each answered with the server's
+//     answer to the first (replayPipe), so that only the client's work and
+//     the transport's remain.
 //   - NewSession: a new MCP session (connect, initialize) for a group set
 //     never seen before, the tree already parsed (chromafs.WithTreeMaxAge:
 //     no request), up to its first answer (ls /); NewSessionTreeCheck the
@@ -174,15 +178,10 @@ func BenchmarkMCP(b *testing.B) {
 		call func(tb testing.TB) func(tool, args string) string
 	}{
 		{"Raw", func(tb testing.TB) func(tool, args string) string { return rawPipe(tb, srv).text }},
-		{"HTTP", func(tb testing.TB) func(tool, args string) string {
-			sc := sdkHTTP(tb, url)
-			return func(tool, args string) string {
-				var m map[string]any
-				if err := json.Unmarshal([]byte(args), &m); err != nil {
-					tb.Fatal(err)
-				}
-				return sc.text(tool, m)
-			}
+		{"HTTP", func(tb testing.TB) func(tool, args string) string { return sdkText(tb, sdkHTTP(tb, url)) }},
+		{"Replay", func(tb testing.TB) func(tool, args string) string {
+			c, _ := replayPipe(tb, srv)
+			return sdkText(tb, c)
 		}},
 		{"HTTPRaw", func(tb testing.TB) func(tool, args string) string { return rawHTTP(tb, url).text }},
 	} {
@@ -270,5 +269,21 @@ func BenchmarkMCP(b *testing.B) {
 			}
 			b.ReportMetric(float64(lines), "lines")
 		})
+	}
+}
+
+// sdkText returns a call of c's tools with arguments as a JSON object,
+// decoded for the SDK's client before the call as a caller holds them.
+func sdkText(tb testing.TB, c *client) func(tool, args string) string {
+	decoded := map[string]map[string]any{}
+	return func(tool, args string) string {
+		m, ok := decoded[args]
+		if !ok {
+			if err := json.Unmarshal([]byte(args), &m); err != nil {
+				tb.Fatal(err)
+			}
+			decoded[args] = m
+		}
+		return c.text(tool, m)
 	}
 }

@@ -12,6 +12,8 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/fstest"
 
@@ -233,4 +235,113 @@ func TestRawClient(t *testing.T) {
 	if got, want := sdkHTTP(t, url).text("read", map[string]any{"path": "/docs/a.md"}), catN(content); got != want {
 		t.Errorf("SDK over HTTP: read: %q, want %q", got, want)
 	}
+	replay, replayed := replayPipe(t, srv)
+	for i := range 3 {
+		if got, want := replay.text("read", map[string]any{"path": "/docs/a.md"}), catN(content); got != want {
+			t.Errorf("replayed read %d: %q, want %q", i, got, want)
+		}
+	}
+	if n := replayed.Load(); n != 2 {
+		t.Errorf("%d answers replayed, want 2", n)
+	}
+}
+
+// replayPipe connects the SDK's client over an in-memory connection framed
+// as stdio is (the transport of mcp.NewInMemoryTransports) to a relay that
+// forwards each message to srv and each answer back, except that it
+// answers a tools/call it has seen before (the same method and params,
+// another id) itself, with srv's answer to the first one, without asking
+// srv. Repeated calls through it measure the SDK client's own cost per
+// call: writing the request, reading and decoding the answer. replayed
+// counts the answers the relay gave itself.
+func replayPipe(tb testing.TB, srv *mcp.Server) (c *client, replayed *atomic.Int64) {
+	tb.Helper()
+	cc, rc := net.Pipe() // the client and the relay
+	rs, sc := net.Pipe() // the relay and the server
+	ss, err := srv.Connect(context.Background(), &mcp.IOTransport{Reader: sc, Writer: nopCloser{sc}}, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	type message struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Params json.RawMessage `json:"params"`
+	}
+	var (
+		mu      sync.Mutex
+		pending = map[string]string{} // id of a call srv answers -> its key
+		answers = map[string][]byte{} // key -> the answer after its id
+	)
+	writeClient := func(line []byte) {
+		mu.Lock()
+		defer mu.Unlock()
+		rc.Write(line) // errors end the client's reads
+	}
+	replayed = new(atomic.Int64)
+	done := make(chan struct{})
+	go func() { // the server's messages, to the client
+		defer close(done)
+		r := bufio.NewReaderSize(rs, 64<<10)
+		for {
+			line, err := r.ReadBytes('\n')
+			if err != nil {
+				return
+			}
+			var m message
+			if json.Unmarshal(line, &m) == nil && m.Method == "" && m.ID != nil {
+				mu.Lock()
+				if key, ok := pending[string(m.ID)]; ok {
+					delete(pending, string(m.ID))
+					// The answer after its id: {"jsonrpc":"2.0","id":N,...
+					if _, rest, ok := bytes.Cut(line, append([]byte(`"id":`), m.ID...)); ok {
+						answers[key] = rest
+					}
+				}
+				mu.Unlock()
+			}
+			writeClient(line)
+		}
+	}()
+	go func() { // the client's messages, to the server or answered here
+		defer rs.Close()
+		r := bufio.NewReaderSize(rc, 64<<10)
+		var answer []byte
+		for {
+			line, err := r.ReadBytes('\n')
+			if err != nil {
+				return
+			}
+			var m message
+			if json.Unmarshal(line, &m) == nil && m.Method == "tools/call" && m.ID != nil {
+				key := string(m.Params)
+				mu.Lock()
+				rest, ok := answers[key]
+				if !ok {
+					pending[string(m.ID)] = key
+				}
+				mu.Unlock()
+				if ok {
+					replayed.Add(1)
+					answer = append(append(append(answer[:0], `{"jsonrpc":"2.0","id":`...), m.ID...), rest...)
+					writeClient(answer)
+					continue
+				}
+			}
+			if _, err := rs.Write(line); err != nil {
+				return
+			}
+		}
+	}()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(context.Background(), &mcp.IOTransport{Reader: cc, Writer: nopCloser{cc}}, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		cs.Close()
+		cc.Close()
+		rc.Close()
+		<-done
+		ss.Wait()
+	})
+	return &client{tb, cs}, replayed
 }
