@@ -24,12 +24,13 @@ import (
 	"github.com/chromafs/chromafs/internal/testenv"
 )
 
-// TestSoak runs 200 goroutines that each create sessions (random groups)
-// and do random ls, cat and grep against a real Chroma and a real Redis,
-// sharing one two-tier cache whose memory tier is smaller than the site.
-// It requires zero errors and zero wrong results, the memory tier within
-// its bound, and that 200 concurrent first reads of one page cost one
-// content request.
+// TestSoak runs goroutines (200 with CHROMAFS_SOAK set, 50 in the brief
+// default run; see testenv.SoakWorkers) that each create sessions (random
+// groups) and do random ls, cat and grep against a real Chroma and a real
+// Redis, sharing one two-tier cache whose memory tier is smaller than the
+// site. It requires zero errors and zero wrong results, every kind of
+// operation run, the memory tier within its bound, and that 200 concurrent
+// first reads of one page cost one content request.
 func TestSoak(t *testing.T) {
 	if testing.Short() {
 		t.Skip("soak test skipped with -short")
@@ -102,14 +103,16 @@ func TestSoak(t *testing.T) {
 	literals := []string{"access_token", "Chroma collection", "retry", "zzz-nothing"}
 
 	var ops, failures atomic.Int64
+	var kinds [3]atomic.Int64 // ls, cat, grep
 	var firstFailure atomic.Value
 	fail := func(err error) {
 		if failures.Add(1) == 1 {
 			firstFailure.Store(err)
 		}
 	}
+	workers := testenv.SoakWorkers(200)
 	deadline := time.Now().Add(testenv.SoakDuration(t))
-	for w := range 200 {
+	for w := range workers {
 		wg.Go(func() {
 			r := rand.New(rand.NewPCG(uint64(w), 7))
 			for time.Now().Before(deadline) {
@@ -123,7 +126,9 @@ func TestSoak(t *testing.T) {
 					pub, gs := gen.Access(slug)
 					return pub || slices.ContainsFunc(gs, func(g string) bool { return slices.Contains(groups, g) })
 				}
-				switch r.IntN(3) {
+				kind := r.IntN(3)
+				kinds[kind].Add(1)
+				switch kind {
 				case 0: // ls
 					d := dirList[r.IntN(len(dirList))]
 					if _, err := fs.ReadDir(fsys, d); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -166,6 +171,9 @@ func TestSoak(t *testing.T) {
 	if n := failures.Load(); n > 0 {
 		t.Fatalf("%d of %d operations failed; first: %v", n, ops.Load(), firstFailure.Load())
 	}
+	if kinds[0].Load() == 0 || kinds[1].Load() == 0 || kinds[2].Load() == 0 {
+		t.Fatalf("operations run: %d ls, %d cat, %d grep; want each kind", kinds[0].Load(), kinds[1].Load(), kinds[2].Load())
+	}
 	if b := front.Bytes(); b > bound {
 		t.Fatalf("memory tier holds %d bytes, bound %d", b, bound)
 	}
@@ -179,6 +187,6 @@ func TestSoak(t *testing.T) {
 		}
 		t.Logf("%d cache warnings under the race detector", w)
 	}
-	t.Logf("%d operations by 200 goroutines in %v, %d content requests to Chroma, memory tier %d bytes (bound %d)",
-		ops.Load(), testenv.SoakDuration(t), coll.content.Load(), front.Bytes(), bound)
+	t.Logf("%d operations (%d ls, %d cat, %d grep) by %d goroutines in %v, %d content requests to Chroma, memory tier %d bytes (bound %d)",
+		ops.Load(), kinds[0].Load(), kinds[1].Load(), kinds[2].Load(), workers, testenv.SoakDuration(t), coll.content.Load(), front.Bytes(), bound)
 }

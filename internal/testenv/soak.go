@@ -26,3 +26,16 @@ func SoakDuration(tb testing.TB) time.Duration {
 	}
 	return DefaultSoak
 }
+
+// SoakWorkers is how many concurrent workers a soak test whose real soak
+// runs full of them starts: full when CHROMAFS_SOAK is set, else a quarter
+// of full (at least one). A worker finishes the operation it is in when
+// the soak's time is up, so with the brief default duration most of the
+// cost is every worker's last operation, not the duration; a quarter of
+// the workers still run every kind of operation concurrently.
+func SoakWorkers(full int) int {
+	if os.Getenv("CHROMAFS_SOAK") != "" {
+		return full
+	}
+	return max(1, full/4)
+}
