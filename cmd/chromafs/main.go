@@ -27,7 +27,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/signal"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -44,8 +43,7 @@ import (
 
 func main() {
 	trace = traceFromEnv(os.Stderr)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	go exitAfterSignal(ctx, stop, os.Stderr)
+	ctx, stop, _ := notifyContext(os.Stderr, &signalExit, os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	trace.phase("exit")
