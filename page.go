@@ -342,30 +342,15 @@ func (s *session) loadMany(ctx context.Context, want []*tree.Node, keys []string
 	if len(need) == 0 {
 		return 0, nil
 	}
-	bySlug, err := s.fetch(ctx, need)
-	if err != nil {
-		return 0, fmt.Errorf("chromafs: prefetch %d pages: %w", len(need), err)
+	var each func(int, []byte)
+	workers := 1
+	if loaded != nil {
+		each = func(i int, data []byte) { loaded(needAt[i], data) }
+		workers = assemblers()
 	}
-	values := make(map[string][]byte, len(need))
-	var firstErr error
-	var size int64
-	for i, n := range need {
-		data, err := assemble(n, bySlug[n.Path], s.sep)
-		if err != nil {
-			if firstErr == nil {
-				firstErr = err
-			}
-			continue
-		}
-		values[needKeys[i]] = data
-		size += int64(len(data))
-		s.learnSize(n, len(data))
-		if loaded != nil {
-			loaded(needAt[i], data)
-		}
+	size, readErr, pageErr := newBulkLoad(s, need, needKeys, each, workers).load(ctx)
+	if readErr != nil {
+		return size, fmt.Errorf("chromafs: prefetch %d pages: %w", len(need), readErr)
 	}
-	if err := s.cache.PutMany(ctx, values); err != nil {
-		s.log.Warn("chromafs: page cache write failed", "err", err)
-	}
-	return size, firstErr
+	return size, pageErr
 }

@@ -61,6 +61,45 @@ func (r *requestLog) ChunksByID(ctx context.Context, l collection.Layout, ids []
 	return r.Target.ChunksByID(ctx, l, ids)
 }
 
+func (r *requestLog) ChunksEach(ctx context.Context, l collection.Layout, slugs []string, fn func([]collection.Chunk) error) error {
+	r.mu.Lock()
+	r.gets = append(r.gets, slugs)
+	r.mu.Unlock()
+	return chunksEach(ctx, r.Target, l, slugs, fn)
+}
+
+func (r *requestLog) ChunksByIDEach(ctx context.Context, l collection.Layout, ids []string, fn func([]collection.Chunk) error) error {
+	r.mu.Lock()
+	r.byID = append(r.byID, ids)
+	r.mu.Unlock()
+	return chunksByIDEach(ctx, r.Target, l, ids, fn)
+}
+
+// chunksEach reads through st's ChunksEach, or, from a store that
+// answers whole, hands over its Chunks answer as one part.
+func chunksEach(ctx context.Context, st testbackend.Target, l collection.Layout, slugs []string, fn func([]collection.Chunk) error) error {
+	if pr, ok := st.(collection.PartReader); ok {
+		return pr.ChunksEach(ctx, l, slugs, fn)
+	}
+	chunks, err := st.Chunks(ctx, l, slugs)
+	if err != nil {
+		return err
+	}
+	return fn(chunks)
+}
+
+// chunksByIDEach is chunksEach for reads by id.
+func chunksByIDEach(ctx context.Context, st testbackend.Target, l collection.Layout, ids []string, fn func([]collection.Chunk) error) error {
+	if pr, ok := st.(collection.PartReader); ok {
+		return pr.ChunksByIDEach(ctx, l, ids, fn)
+	}
+	chunks, err := st.ChunksByID(ctx, l, ids)
+	if err != nil {
+		return err
+	}
+	return fn(chunks)
+}
+
 // replay sends the logged requests to store as chromafs sends them: the
 // coarse queries together, then the reads, two at a time.
 func (r *requestLog) replay(ctx context.Context, store testbackend.Target) error {
@@ -146,6 +185,21 @@ func (b *busyStore) ChunksByID(ctx context.Context, l collection.Layout, ids []s
 	return b.Target.ChunksByID(ctx, l, ids)
 }
 
+// ChunksEach and ChunksByIDEach count as in flight until the last part
+// is handed over: a part's consumer (chromafs's bulk read) only queues
+// its pages and returns, and assembles them on goroutines of its own.
+func (b *busyStore) ChunksEach(ctx context.Context, l collection.Layout, slugs []string, fn func([]collection.Chunk) error) error {
+	b.enter()
+	defer b.leave()
+	return chunksEach(ctx, b.Target, l, slugs, fn)
+}
+
+func (b *busyStore) ChunksByIDEach(ctx context.Context, l collection.Layout, ids []string, fn func([]collection.Chunk) error) error {
+	b.enter()
+	defer b.leave()
+	return chunksByIDEach(ctx, b.Target, l, ids, fn)
+}
+
 // recorded wraps a store and answers each coarse query and content read
 // that it has answered once from memory (a copy of the first answer), so
 // that a benchmark measures chromafs's own work without Chroma's.
@@ -153,6 +207,48 @@ type recorded struct {
 	testbackend.Target
 	mu      sync.Mutex
 	answers map[string][]collection.Chunk
+	parts   map[string][][]collection.Chunk // answers of ChunksEach and ChunksByIDEach
+}
+
+// eachAnswer hands over the parts of the answer to key, recorded from
+// ask the first time, in the order they first came.
+func (r *recorded) eachAnswer(key string, ask func(fn func([]collection.Chunk) error) error, fn func([]collection.Chunk) error) error {
+	r.mu.Lock()
+	parts, ok := r.parts[key]
+	r.mu.Unlock()
+	if !ok {
+		err := ask(func(c []collection.Chunk) error {
+			parts = append(parts, slices.Clone(c))
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		r.mu.Lock()
+		if r.parts == nil {
+			r.parts = map[string][][]collection.Chunk{}
+		}
+		r.parts[key] = parts
+		r.mu.Unlock()
+	}
+	for _, p := range parts {
+		if err := fn(slices.Clone(p)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *recorded) ChunksEach(ctx context.Context, l collection.Layout, slugs []string, fn func([]collection.Chunk) error) error {
+	return r.eachAnswer(recordKey("chunks", slugs), func(fn func([]collection.Chunk) error) error {
+		return chunksEach(ctx, r.Target, l, slugs, fn)
+	}, fn)
+}
+
+func (r *recorded) ChunksByIDEach(ctx context.Context, l collection.Layout, ids []string, fn func([]collection.Chunk) error) error {
+	return r.eachAnswer(recordKey("ids", ids), func(fn func([]collection.Chunk) error) error {
+		return chunksByIDEach(ctx, r.Target, l, ids, fn)
+	}, fn)
 }
 
 func (r *recorded) answer(key string, ask func() ([]collection.Chunk, error)) ([]collection.Chunk, error) {

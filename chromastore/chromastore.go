@@ -23,11 +23,12 @@ import (
 
 // Compile-time checks that *Collection is a complete store.
 var (
-	_ collection.Store    = (*Collection)(nil)
-	_ collection.IDReader = (*Collection)(nil)
-	_ collection.Scanner  = (*Collection)(nil)
-	_ collection.Writer   = (*Collection)(nil)
-	_ collection.Searcher = (*Collection)(nil)
+	_ collection.Store      = (*Collection)(nil)
+	_ collection.IDReader   = (*Collection)(nil)
+	_ collection.Scanner    = (*Collection)(nil)
+	_ collection.Writer     = (*Collection)(nil)
+	_ collection.Searcher   = (*Collection)(nil)
+	_ collection.PartReader = (*Collection)(nil)
 )
 
 // Defaults of [Config].

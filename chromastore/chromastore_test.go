@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -387,6 +388,24 @@ func TestPaging(t *testing.T) {
 		t.Errorf("largest $in %d, largest limit %d", rec.maxIn, rec.maxLimit)
 	}
 
+	// ChunksEach sends the same requests and hands over each page of
+	// each answer, one call at a time: the same chunks in 4 parts.
+	gets = rec.count("get")
+	parts, each := eachParts(t, func(fn func([]collection.Chunk) error) error {
+		return c.ChunksEach(ctx, layout, append([]string{"big.md"}, slugs...), fn)
+	})
+	if n := rec.count("get") - gets; n != 4 || parts != 4 {
+		t.Errorf("ChunksEach made %d gets in %d parts, want 4 and 4", n, parts)
+	}
+	sortChunks(got)
+	if !slices.Equal(each, got) {
+		t.Errorf("ChunksEach handed over %d chunks, Chunks returned %d", len(each), len(got))
+	}
+	stop := errors.New("stop")
+	if err := c.ChunksEach(ctx, layout, slugs, func([]collection.Chunk) error { return stop }); err != stop {
+		t.Errorf("ChunksEach with fn failing = %v, want fn's error as it is", err)
+	}
+
 	ids, err := c.ChunkIDs(ctx, layout, append(slugs[:3:3], "big.md", "nope"))
 	if err != nil {
 		t.Fatal(err)
@@ -575,12 +594,55 @@ func TestChunksByIDBatches(t *testing.T) {
 	if len(got) != 1000 {
 		t.Fatalf("ChunksByID returned %d chunks, want 1000", len(got))
 	}
+	parts, each := eachParts(t, func(fn func([]collection.Chunk) error) error {
+		return c.ChunksByIDEach(ctx, layout, ids, fn)
+	})
+	sortChunks(got)
+	if parts != 4 || !slices.Equal(each, got) {
+		t.Errorf("ChunksByIDEach handed over %d chunks in %d parts; want ChunksByID's %d in 4", len(each), parts, len(got))
+	}
+	stop := errors.New("stop")
+	if err := c.ChunksByIDEach(ctx, layout, ids, func([]collection.Chunk) error { return stop }); err != stop {
+		t.Errorf("ChunksByIDEach with fn failing = %v, want fn's error as it is", err)
+	}
+
 	sortChunks(got)
 	for i, ch := range got {
 		if ch.Index != i || ch.ID != collection.ChunkID("big.md", i) || ch.Text != fmt.Sprintf("line %d\n", i) {
 			t.Fatalf("chunk %d: %+v", i, ch)
 		}
 	}
+}
+
+// eachParts runs read, a ChunksEach or ChunksByIDEach, and returns the
+// number of parts it handed over and their chunks, sorted; it fails t if
+// a record comes twice or fn is called while another call runs.
+func eachParts(t *testing.T, read func(fn func([]collection.Chunk) error) error) (int, []collection.Chunk) {
+	t.Helper()
+	var parts int
+	var all []collection.Chunk
+	var running atomic.Int32
+	seen := map[string]bool{}
+	err := read(func(chunks []collection.Chunk) error {
+		if running.Add(1) != 1 {
+			t.Error("fn called while another call runs")
+		}
+		defer running.Add(-1)
+		parts++
+		for _, ch := range chunks {
+			if seen[ch.ID] {
+				t.Errorf("record %s handed over twice", ch.ID)
+			}
+			seen[ch.ID] = true
+		}
+		all = append(all, chunks...)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sortChunks(all)
+	return parts, all
 }
 
 func TestTreeMissing(t *testing.T) {

@@ -231,33 +231,61 @@ func (c *Collection) Tree(ctx context.Context, id string) (collection.TreeRecord
 // slugs. It asks for the slugs in $in batches of at most MaxIn values,
 // each paged by ChunksPageSize records, up to four requests at a time.
 func (c *Collection) Chunks(ctx context.Context, layout collection.Layout, slugs []string) ([]collection.Chunk, error) {
+	var found [][]collection.Chunk
+	err := c.chunkParts(ctx, layout, slugs, func(n int) { found = make([][]collection.Chunk, n) },
+		func(i int, chunks []collection.Chunk) error {
+			found[i] = append(found[i], chunks...)
+			return nil
+		})
+	if err != nil {
+		return nil, err
+	}
+	return flatten(found), nil
+}
+
+// ChunksEach implements collection.PartReader: it reads as Chunks does
+// and hands over each page of each batch's answer as it comes in.
+func (c *Collection) ChunksEach(ctx context.Context, layout collection.Layout, slugs []string, fn func([]collection.Chunk) error) error {
+	return c.chunkParts(ctx, layout, slugs, nil, handOver(fn))
+}
+
+// chunkParts sends the requests of Chunks, and calls part with the index
+// of the $in batch and the chunks of each page of its answer, possibly
+// from several goroutines at once (one at a time per batch). It calls
+// parts first, when not nil, with the number of batches. An error of
+// part is returned as it is; others are wrapped.
+func (c *Collection) chunkParts(ctx context.Context, layout collection.Layout, slugs []string, parts func(int), part func(int, []collection.Chunk) error) error {
 	layout = layout.WithDefaults()
 	slugs, want := unique(slugs)
 	if len(slugs) == 0 {
-		return nil, nil
+		return nil
 	}
 	op := fmt.Sprintf("get chunks of %s from %s", pagesOf(len(slugs)), c.where)
-	parts := batches(slugs, MaxIn)
-	found := make([][]collection.Chunk, len(parts))
-	err := parallel(ctx, len(parts), func(ctx context.Context, i int) error {
+	batch := batches(slugs, MaxIn)
+	if parts != nil {
+		parts(len(batch))
+	}
+	var fromPart partError
+	err := parallel(ctx, len(batch), func(ctx context.Context, i int) error {
 		req := getRequest{
-			Where:   map[string]any{layout.SlugField: map[string]any{"$in": parts[i]}},
+			Where:   map[string]any{layout.SlugField: map[string]any{"$in": batch[i]}},
 			Include: []string{includeDocuments, includeMetadatas},
 		}
 		return c.pages(ctx, req, c.chunksPage(), func(res *getResult) error {
+			chunks := make([]collection.Chunk, 0, len(res.IDs))
 			for j := range res.IDs {
 				// Never hand out a page that was not asked for.
 				if c, ok := res.chunk(layout, j); ok && want[c.Slug] {
-					found[i] = append(found[i], c)
+					chunks = append(chunks, c)
 				}
 			}
-			return nil
+			return fromPart.wrap(part(i, chunks))
 		})
 	})
 	if err != nil {
-		return nil, c.fail(op, err)
+		return fromPart.unwrap(err, func(err error) error { return c.fail(op, err) })
 	}
-	return flatten(found), nil
+	return nil
 }
 
 // ChunksByID returns those of the records with the given ids that exist
@@ -267,30 +295,109 @@ func (c *Collection) Chunks(ctx context.Context, layout collection.Layout, slugs
 // request, up to four requests at a time. On Chroma a get by id is a
 // direct lookup, much cheaper than Chunks' metadata filter.
 func (c *Collection) ChunksByID(ctx context.Context, layout collection.Layout, ids []string) ([]collection.Chunk, error) {
+	var found [][]collection.Chunk
+	err := c.idParts(ctx, layout, ids, func(n int) { found = make([][]collection.Chunk, n) },
+		func(i int, chunks []collection.Chunk) error {
+			found[i] = chunks
+			return nil
+		})
+	if err != nil {
+		return nil, err
+	}
+	return flatten(found), nil
+}
+
+// ChunksByIDEach implements collection.PartReader: it reads as ChunksByID
+// does and hands over the records of each request as it is answered.
+func (c *Collection) ChunksByIDEach(ctx context.Context, layout collection.Layout, ids []string, fn func([]collection.Chunk) error) error {
+	return c.idParts(ctx, layout, ids, nil, handOver(fn))
+}
+
+// idParts sends the requests of ChunksByID, as chunkParts does those of
+// Chunks.
+func (c *Collection) idParts(ctx context.Context, layout collection.Layout, ids []string, parts func(int), part func(int, []collection.Chunk) error) error {
 	layout = layout.WithDefaults()
 	ids, want := unique(ids)
 	if len(ids) == 0 {
-		return nil, nil
+		return nil
 	}
 	op := fmt.Sprintf("get %s by id from %s", recordsOf(len(ids)), c.where)
-	parts := batches(ids, PageSize)
-	found := make([][]collection.Chunk, len(parts))
-	err := parallel(ctx, len(parts), func(ctx context.Context, i int) error {
-		res, err := c.get(ctx, &getRequest{IDs: parts[i], Include: []string{includeDocuments, includeMetadatas}})
+	batch := batches(ids, PageSize)
+	if parts != nil {
+		parts(len(batch))
+	}
+	var fromPart partError
+	err := parallel(ctx, len(batch), func(ctx context.Context, i int) error {
+		res, err := c.get(ctx, &getRequest{IDs: batch[i], Include: []string{includeDocuments, includeMetadatas}})
 		if err != nil {
 			return err
 		}
+		chunks := make([]collection.Chunk, 0, len(res.IDs))
 		for j, id := range res.IDs {
 			if c, ok := res.chunk(layout, j); ok && want[id] {
-				found[i] = append(found[i], c)
+				chunks = append(chunks, c)
 			}
 		}
-		return nil
+		return fromPart.wrap(part(i, chunks))
 	})
 	if err != nil {
-		return nil, c.fail(op, err)
+		return fromPart.unwrap(err, func(err error) error { return c.fail(op, err) })
 	}
-	return flatten(found), nil
+	return nil
+}
+
+// handOver returns a part function for chunkParts and idParts that calls
+// fn one part at a time with the records not handed over before (offset
+// paging over a collection that changes between pages can repeat a
+// record, as flatten says), skipping parts left empty.
+func handOver(fn func([]collection.Chunk) error) func(int, []collection.Chunk) error {
+	var mu sync.Mutex
+	seen := map[string]bool{}
+	return func(_ int, chunks []collection.Chunk) error {
+		mu.Lock()
+		defer mu.Unlock()
+		fresh := chunks[:0]
+		for _, ch := range chunks {
+			if !seen[ch.ID] {
+				seen[ch.ID] = true
+				fresh = append(fresh, ch)
+			}
+		}
+		if len(fresh) == 0 {
+			return nil
+		}
+		return fn(fresh)
+	}
+}
+
+// partError marks the first error of a part function, so that chunkParts
+// and idParts return it as it is rather than as a failed request.
+type partError struct {
+	mu  sync.Mutex
+	err error
+}
+
+func (p *partError) wrap(err error) error {
+	if err == nil {
+		return nil
+	}
+	p.mu.Lock()
+	if p.err == nil {
+		p.err = err
+	}
+	p.mu.Unlock()
+	return err
+}
+
+// unwrap returns err as it is when it is the part function's error, and
+// other(err) otherwise.
+func (p *partError) unwrap(err error, other func(error) error) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.err != nil {
+		return p.err
+	}
+	return other(err)
 }
 
 // flatten concatenates parts, dropping records seen twice (offset paging

@@ -113,6 +113,24 @@ type IDReader interface {
 	ChunksByID(ctx context.Context, layout Layout, ids []string) ([]Chunk, error)
 }
 
+// PartReader is implemented by stores whose reads are answered in parts
+// (Chroma: one request per batch of slugs or ids, several in flight): it
+// hands over each part as soon as it is answered, so that the filesystem
+// assembles and checks the pages of one part while the others are still
+// on their way, instead of waiting for the last.
+type PartReader interface {
+	// ChunksEach returns what Chunks returns, by calling fn with the
+	// chunks of each part of the answer as that part comes in. fn is
+	// called from one goroutine at a time and should return quickly (the
+	// next part waits for it); a record already handed over is not handed
+	// over again. The first error of fn stops the read and is returned as
+	// it is.
+	ChunksEach(ctx context.Context, layout Layout, slugs []string, fn func([]Chunk) error) error
+	// ChunksByIDEach returns what IDReader.ChunksByID returns, part by
+	// part, as ChunksEach does.
+	ChunksByIDEach(ctx context.Context, layout Layout, ids []string, fn func([]Chunk) error) error
+}
+
 // ChunkIDsKey is the tree record metadata key by which a writer declares
 // that the id of chunk i of page slug is ChunkID(slug, i). Its value must
 // be ChunkIDScheme. chromafs ingest writes it.
