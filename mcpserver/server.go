@@ -82,6 +82,12 @@ type session struct {
 // package documentation). Connect it to any number of transports; each
 // session has its own filesystem and working directory.
 func New(cfg Config) *mcp.Server {
+	_, srv := newServer(cfg)
+	return srv
+}
+
+// newServer is New, with the server whose methods are the tools.
+func newServer(cfg Config) (*server, *mcp.Server) {
 	if cfg.FS == nil {
 		panic("mcpserver: Config.FS is nil")
 	}
@@ -103,7 +109,7 @@ func New(cfg Config) *mcp.Server {
 	})
 	s.addTools(srv)
 	srv.AddReceivingMiddleware(encodeResults)
-	return srv
+	return s, srv
 }
 
 const instructions = `The documentation is a read-only filesystem: "/" is its root, and paths are absolute from it (a relative path resolves against the working directory, which bash's cd changes and every tool uses). Start with ls / or glob to see what is there, grep to find where something is said, and read to view a page with line numbers. bash runs ls, cat, grep, find, head, sed, wc, ... with pipes. Nothing can be written.`

@@ -17,15 +17,15 @@ import (
 func (s *server) addTools(srv *mcp.Server) {
 	cut := cutNote(s.cfg.MaxOutput)
 	mcp.AddTool(srv, tool("bash", "Run a command line", bashDescription()+cut("narrow the command (head, grep -m, a more specific path)")), s.bash)
-	mcp.AddTool(srv, tool("read", "Read a file", readDescription), s.read)
-	mcp.AddTool(srv, tool("ls", "List a directory", lsDescription), s.ls)
-	mcp.AddTool(srv, tool("glob", "Find files by name", globDescription), s.glob)
+	addTextTool(srv, tool("read", "Read a file", readDescription), s.read)
+	addTextTool(srv, tool("ls", "List a directory", lsDescription), s.ls)
+	addTextTool(srv, tool("glob", "Find files by name", globDescription), s.glob)
 	grep := tool("grep", "Search file contents", grepDescription+cut("narrow the path, the glob or the pattern, or use head_limit"))
 	grep.InputSchema = grepSchema()
 	mcp.AddTool(srv, grep, s.grep)
 	mcp.AddTool(srv, tool("stat", "Describe a file or directory", statDescription), s.stat)
 	if s.cfg.Search != nil {
-		mcp.AddTool(srv, tool("search", "Search by meaning", searchDescription+cut("ask for fewer results (k) or a narrower path")), s.search)
+		addTextTool(srv, tool("search", "Search by meaning", searchDescription+cut("ask for fewer results (k) or a narrower path")), s.search)
 	}
 }
 
