@@ -295,6 +295,34 @@ func BenchmarkMemSessionCold(b *testing.B) {
 	})
 }
 
+// BenchmarkMemSessionColdFirst: MemSessionCold and the first things a
+// user does: list the root and stat one page (a lazy tree decodes the
+// blocks those need).
+func BenchmarkMemSessionColdFirst(b *testing.B) {
+	forSizes(b, func(b *testing.B, sz benchSize) {
+		ctx := context.Background()
+		store := memColl(b, sz.pages, false)
+		sh := chromafs.NewShared(0)
+		page := largePage(sz.pages)
+		b.ReportAllocs()
+		cpu := processCPU()
+		for b.Loop() {
+			sh.Reset()
+			fsys, err := chromafs.New(ctx, store, chromafs.WithShared(sh))
+			if err != nil {
+				b.Fatal(err)
+			}
+			if ents, err := fs.ReadDir(fsys, "."); err != nil || len(ents) == 0 {
+				b.Fatal(len(ents), err)
+			}
+			if _, err := fs.Stat(fsys, page); err != nil {
+				b.Fatal(err)
+			}
+		}
+		reportCPU(b, cpu)
+	})
+}
+
 // BenchmarkMemSessionColdPlain: MemSessionCold with the tree written as
 // plain JSON rather than gzip+base64, which shows the decompression's
 // share.

@@ -217,7 +217,7 @@ type asked struct {
 }
 
 func (s *session) asked(n *tree.Node, split bool) asked {
-	i, ok := entryIndex(s.tree, n.Entry)
+	i, ok := entryIndex(s.tree, n)
 	if !ok {
 		i = -1
 	}

@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unsafe"
 
 	"github.com/maypok86/otter/v2"
 
@@ -103,15 +102,6 @@ func (s *session) coarseKey(lits []string, fold bool, regexLimit int) string {
 // path order), or false if e is not one of them. A view's nodes point
 // into the tree's entries, so the index is e's offset in that array: no
 // search by slug (a tenth of a cold grep's bookkeeping over 900 pages).
-func entryIndex(t *tree.Tree, e *tree.Entry) (int, bool) {
-	entries := t.Entries()
-	if len(entries) == 0 || e == nil {
-		return 0, false
-	}
-	// An e before the array wraps around to an offset past its end.
-	i := (uintptr(unsafe.Pointer(e)) - uintptr(unsafe.Pointer(&entries[0]))) / unsafe.Sizeof(entries[0])
-	if i >= uintptr(len(entries)) || &entries[i] != e {
-		return 0, false
-	}
-	return int(i), true
+func entryIndex(t *tree.Tree, n *tree.Node) (int, bool) {
+	return t.NodePosition(n)
 }

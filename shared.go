@@ -58,6 +58,7 @@ type Shared struct {
 	coarse *otter.Cache[string, *coarseBits]
 
 	preloads   sync.Map           // preloadKey -> *preloadRun in progress
+	badIndex   sync.Map           // collection id and version -> error: a lazy index with a bad block
 	treeFlight singleflight.Group // by collection id and tree id
 	pageFlight singleflight.Group // by page cache key and layout
 
@@ -153,6 +154,11 @@ func dropPrefix[V any](c *otter.Cache[string, V], prefix string) {
 	}
 }
 
+// lazyPageWeight is treeWeight's estimate of a page of a lazy tree (see
+// tree.NewLazy): the average over the generated trees below, plus its
+// share of the index kept for blocks not yet decoded.
+const lazyPageWeight = 387 + 50
+
 // treeWeight estimates the memory a parsed tree holds once it has served
 // a session: per page, the entry and its node in the unpruned view plus
 // the bytes of its strings. (Measured on generated trees of 10k and 100k
@@ -160,6 +166,10 @@ func dropPrefix[V any](c *otter.Cache[string, V], prefix string) {
 // page, of which 131 bytes of strings; the estimate is 387.)
 func treeWeight(t *tree.Tree) uint32 {
 	var w int64 = 1024
+	if t.Lazy() {
+		// Its entries are decoded later: the estimate of a decoded one.
+		return uint32(min(w+lazyPageWeight*int64(t.Len()), math.MaxUint32))
+	}
 	for _, e := range t.Entries() {
 		w += 256 + int64(len(e.Slug)+len(e.Hash)+len(e.ContentType)+len(e.URL)+16*len(e.Groups))
 	}

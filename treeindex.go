@@ -3,6 +3,7 @@ package chromafs
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/chromafs/chromafs/cachepkg"
@@ -159,8 +160,21 @@ func (sh *Shared) decodeIndex(payload []byte, version string, store collection.S
 	if t, ok := sh.parsed.GetIfPresent(pkey); ok {
 		return h, t, nil
 	}
+	if err, ok := sh.badIndex.Load(pkey); ok {
+		return nil, nil, err.(error)
+	}
 	sh.decodes.Add(1)
-	ix, err := h.Decode(cfg.treeLimits)
+	ix, lazy, err := h.Lazy(cfg.treeLimits, func(err error) {
+		// A block that fails is served nowhere; the next session reads
+		// the JSON tree instead of this index.
+		cfg.logger.Warn("chromafs: a block of the compact tree index is unusable; its pages are not served, and the next session reads the JSON tree",
+			"collection", store.CollectionID(), "version", version, "err", err)
+		sh.badIndex.Store(pkey, fmt.Errorf("a block of the index is unusable: %w", err))
+		sh.parsed.Invalidate(pkey)
+	})
+	if err == nil && !lazy {
+		ix, err = h.Decode(cfg.treeLimits) // format version 1
+	}
 	if err != nil {
 		return nil, nil, err
 	}

@@ -151,6 +151,23 @@
 // itself when nothing in it is hidden). Building a view for a new set of
 // groups thus costs one pass over the node array, not a new index.
 //
+// # Lazy trees
+//
+// [NewLazy] makes a tree from a summary ([Source]: the access rules with
+// their counts, the blocks of entries with their first slugs, and the
+// directory table of [Summarize]: each directory's range of entries and
+// the rules below it with their newest times) and a decoder that gives a
+// block's entries. It checks the summary at once and decodes a block when
+// an operation first needs it: Lookup of a file decodes one block, ReadDir
+// the blocks of the directory's own files (its subdirectories come from
+// the table), Walk and Entries all of them (in parallel). A view of a lazy
+// tree is a table of the rules its groups allow: a directory is visible
+// when one of the rules below it is, Files sums the rules' counts, and a
+// directory's time is the newest of its allowed rules' times, so a view
+// costs a pass over the table, not over the entries. Its answers are
+// those of the tree New makes of the same entries. Package treeindex reads
+// its index this way.
+//
 // # Directory times
 //
 // Directories have no entries, so no times of their own: [View.ModTime]

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 )
 
 // Tree is a parsed and validated path tree. It is immutable and safe for
@@ -28,6 +29,9 @@ type Tree struct {
 
 	mu    sync.Mutex
 	views []cachedView // most recently used last
+
+	lazy *lazyTree // a tree of NewLazy; nil for the others
+	n    int       // a lazy tree's number of entries
 }
 
 // maxViews is the number of pruned views a Tree keeps.
@@ -359,7 +363,15 @@ func isParent(dir, slug string) bool {
 // Entries returns the valid entries in path order: sorted by slug, element
 // by element, as [io/fs.WalkDir] visits them. Callers must not modify the
 // result.
-func (t *Tree) Entries() []Entry { return t.entries }
+//
+// A lazy tree ([NewLazy]) decodes all its blocks first, and returns
+// copies of the entries that Entry and its views' nodes point to.
+func (t *Tree) Entries() []Entry {
+	if t.lazy != nil {
+		return t.lazyEntries()
+	}
+	return t.entries
+}
 
 // Entry returns the valid entry with the given slug.
 func (t *Tree) Entry(slug string) (*Entry, bool) {
@@ -367,12 +379,19 @@ func (t *Tree) Entry(slug string) (*Entry, bool) {
 	if !ok {
 		return nil, false
 	}
+	if t.lazy != nil {
+		n, _ := t.lazyNode(i)
+		return n.Entry, true
+	}
 	return &t.entries[i], true
 }
 
 // Index returns the position in Entries of the valid entry with the given
 // slug, found by binary search in path order.
 func (t *Tree) Index(slug string) (int, bool) {
+	if t.lazy != nil {
+		return t.lazyIndex(slug)
+	}
 	return slices.BinarySearchFunc(t.entries, slug, func(e Entry, s string) int { return comparePaths(e.Slug, s) })
 }
 
@@ -382,7 +401,55 @@ func (t *Tree) Index(slug string) (int, bool) {
 func (t *Tree) Problems() []Problem { return t.problems }
 
 // Len returns the number of valid entries.
-func (t *Tree) Len() int { return len(t.entries) }
+// For a lazy tree it counts the entries of blocks not yet decoded, or
+// that failed to decode.
+func (t *Tree) Len() int {
+	if t.lazy != nil {
+		return t.n
+	}
+	return len(t.entries)
+}
+
+// Position returns the position in Entries of e, a pointer that Entry or
+// a Node of a view of t gave (or, for a tree that is not Lazy, Entries).
+
+func (t *Tree) Position(e *Entry) (int, bool) {
+	if t.lazy != nil && e != nil {
+		i, ok := t.lazyIndex(e.Slug)
+		if n, _ := t.lazyNode(i); !ok || n == nil || n.Entry != e {
+			return 0, false
+		}
+		return i, true
+	}
+	if len(t.entries) == 0 || e == nil {
+		return 0, false
+	}
+	// An e before the array wraps around to an offset past its end.
+	i := (uintptr(unsafe.Pointer(e)) - uintptr(unsafe.Pointer(&t.entries[0]))) / unsafe.Sizeof(t.entries[0])
+	if i >= uintptr(len(t.entries)) || &t.entries[i] != e {
+		return 0, false
+	}
+	return int(i), true
+}
+
+// NodePosition returns the position in Entries of the entry of the file
+// node n of a view of t, without a search.
+func (t *Tree) NodePosition(n *Node) (int, bool) {
+	if n == nil || n.Entry == nil {
+		return 0, false
+	}
+	if t.lazy != nil {
+		i := int(n.first)
+		if i < 0 || i >= t.n {
+			return 0, false
+		}
+		if m, _ := t.lazyNode(i); m != n {
+			return 0, false // a node of another tree
+		}
+		return i, true
+	}
+	return t.Position(n.Entry)
+}
 
 // Groups returns the sorted names of the groups that valid entries name.
 func (t *Tree) Groups() []string {
@@ -398,6 +465,14 @@ func (t *Tree) Groups() []string {
 // rules. It is meant for administration tools, never for users.
 func (t *Tree) All() *View {
 	t.allOnce.Do(func() {
+		if t.lazy != nil {
+			allowed := make([]bool, len(t.lazy.src.Rules))
+			for r := range allowed {
+				allowed[r] = true
+			}
+			t.all = t.newLazyView(allowed)
+			return
+		}
 		slugs := make([]string, len(t.entries))
 		for i := range t.entries {
 			slugs[i] = t.entries[i].Slug
@@ -479,6 +554,9 @@ func (t *Tree) cached(key string) *View {
 // For no groups (anonymous users) only public entries are visible, which
 // needs no rules: the pruner is built for the first view with groups.
 func (t *Tree) prune(set []string) *View {
+	if t.lazy != nil {
+		return t.lazyPrune(set)
+	}
 	var a *View
 	var visibleFile func(i int) bool
 	if len(set) == 0 {

@@ -48,6 +48,8 @@ type View struct {
 	visible []bool                      // by position in nodes; nil if unpruned
 	shown   []atomic.Pointer[[]*Node]   // by Node.dir: visible children, once listed
 	times   atomic.Pointer[[]time.Time] // by Node.dir: see ModTime; set on first use
+
+	lazy *lazyView // the view of a lazy tree; the fields above are unused
 }
 
 // index is a hash table from the paths of a view's nodes to their
@@ -241,6 +243,9 @@ func split(a, b string) int {
 // ("." for the root). It reports false if name is not a valid path or not
 // in the view.
 func (v *View) Lookup(name string) (*Node, bool) {
+	if v.lazy != nil {
+		return v.lazy.lookup(name)
+	}
 	i := v.index.find(v.nodes, name)
 	if i < 0 || v.visible != nil && !v.visible[i] {
 		return nil, false
@@ -252,6 +257,9 @@ func (v *View) Lookup(name string) (*Node, bool) {
 // reports false if name is not a directory of the view. Callers must not
 // modify the result.
 func (v *View) ReadDir(name string) ([]*Node, bool) {
+	if v.lazy != nil {
+		return v.lazy.readDir(name)
+	}
 	i := v.index.find(v.nodes, name)
 	if i < 0 || !v.nodes[i].IsDir || v.visible != nil && !v.visible[i] {
 		return nil, false
@@ -297,6 +305,10 @@ func (v *View) Files() int { return v.files }
 // then depth first with the children of each directory sorted by name (the
 // order of [io/fs.WalkDir]). It stops when fn returns false.
 func (v *View) Walk(fn func(*Node) bool) {
+	if v.lazy != nil {
+		v.lazy.walk(fn)
+		return
+	}
 	for i := range v.nodes {
 		if v.visible != nil && !v.visible[i] {
 			continue
@@ -316,6 +328,9 @@ func (v *View) Walk(fn func(*Node) bool) {
 func (v *View) ModTime(n *Node) time.Time {
 	if !n.IsDir {
 		return n.Entry.ModTime
+	}
+	if v.lazy != nil {
+		return v.lazy.modTime(n)
 	}
 	return v.dirTimes()[n.dir]
 }

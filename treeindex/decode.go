@@ -7,7 +7,7 @@ import (
 	"hash/crc32"
 	"math"
 	"runtime"
-	"strings"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -48,24 +48,32 @@ type Header struct {
 	rules         []rule
 	blocks        []blockInfo
 	data          []byte // the blocks, back to back
+
+	// Version 2 only: the directory table; nil for version 1.
+	dirs []tree.Dir
 }
 
 type rule struct {
 	isPublic, hasIsPublic bool
 	groups                []string
+	count                 int // version 2
 }
 
 type blockInfo struct {
 	entries, raw, enc int
+	first             string // version 2
+	off               int    // in data
 }
 
 // ReadHeader reads the header of payload (stamp, metadata, the tables and
 // the block directory) without inflating anything, so that a reader can
 // check the stamp before it decodes the entries.
 func ReadHeader(payload []byte) (*Header, error) {
-	if !strings.HasPrefix(string(payload[:min(len(payload), len(magic))]), magic) {
+	head := string(payload[:min(len(payload), len(magic))])
+	v2 := head == magic
+	if !v2 && head != magicV1 {
 		if len(payload) >= 4 && string(payload[:4]) == magic[:4] {
-			return nil, fmt.Errorf("%w: format version %d, want %d (written by a newer chromafs?)", ErrCorrupt, payload[min(4, len(payload)-1)], magic[4])
+			return nil, fmt.Errorf("%w: format version %d, want %d or %d (written by a newer chromafs?)", ErrCorrupt, payload[min(4, len(payload)-1)], magicV1[4], magic[4])
 		}
 		return nil, fmt.Errorf("%w: not a tree index (bad magic)", ErrCorrupt)
 	}
@@ -111,8 +119,9 @@ func ReadHeader(payload []byte) (*Header, error) {
 			return nil, corrupt(hr.err)
 		}
 		ru := rule{isPublic: f&ruleIsPublic != 0, hasIsPublic: f&ruleHasIsPublic != 0}
+		var groups []string
 		if f&ruleGroups != 0 {
-			ru.groups = make([]string, ng)
+			groups = make([]string, ng)
 		} else if ng > 0 {
 			return nil, fmt.Errorf("%w: rule %d has groups but no groups flag", ErrCorrupt, i)
 		}
@@ -124,7 +133,15 @@ func ReadHeader(payload []byte) (*Header, error) {
 			if hr.err != nil {
 				return nil, corrupt(hr.err)
 			}
-			ru.groups[j] = h.groups[id]
+			groups[j] = h.groups[id]
+		}
+		ru.groups = groups
+		if v2 {
+			c := hr.uvarint()
+			if c > uint64(len(payload)) && hr.err == nil {
+				return nil, fmt.Errorf("%w: rule %d counts %d entries", ErrCorrupt, i, c)
+			}
+			ru.count = int(c)
 		}
 		h.rules[i] = ru
 	}
@@ -140,12 +157,23 @@ func ReadHeader(payload []byte) (*Header, error) {
 		if hr.err != nil {
 			return nil, corrupt(hr.err)
 		}
-		if e == 0 || e > BlockEntries || raw > maxBlockBytes || enc > uint64(len(h.data)) {
+		if e == 0 || e > BlockEntries || raw > maxBlockBytes || raw < minEntryBytes*e || enc > uint64(len(h.data)) {
 			return nil, fmt.Errorf("%w: block %d: %d entries, %d raw bytes, %d encoded bytes", ErrCorrupt, i, e, raw, enc)
 		}
+		var first string
+		if v2 {
+			if first = hr.str("first path"); hr.err != nil {
+				return nil, corrupt(hr.err)
+			}
+		}
+		h.blocks[i] = blockInfo{entries: int(e), raw: int(raw), enc: int(enc), first: first, off: int(sumEnc)}
 		sumEntries += e
 		sumEnc += enc
-		h.blocks[i] = blockInfo{int(e), int(raw), int(enc)}
+	}
+	if v2 {
+		if err := h.readDirs(hr, total); err != nil {
+			return nil, err
+		}
 	}
 	if hr.i != len(hr.b) {
 		return nil, fmt.Errorf("%w: %d bytes after the header's fields", ErrCorrupt, len(hr.b)-hr.i)
@@ -161,6 +189,242 @@ func ReadHeader(payload []byte) (*Header, error) {
 		return nil, fmt.Errorf("%w: metadata: %v", ErrCorrupt, err)
 	}
 	return h, nil
+}
+
+// minEntryBytes is the fewest raw bytes an entry takes in a block: the
+// two lengths of its path and five fields.
+const minEntryBytes = 7
+
+// maxEntriesPerByte bounds the entries a lazy tree accepts for the size
+// of its payload: an index declaring more (a few bytes that claim
+// millions of entries) is refused before the tree's tables are made.
+// Ingest's indexes hold an entry in 3 to 50 bytes.
+const maxEntriesPerByte = 64
+
+// readDirs reads the directory table of a version 2 header.
+func (h *Header) readDirs(hr *reader, total uint64) error {
+	nd := hr.count("directories", 1)
+	if hr.err != nil {
+		return corrupt(hr.err)
+	}
+	if nd == 0 {
+		return fmt.Errorf("%w: no directory table", ErrCorrupt)
+	}
+	h.dirs = make([]tree.Dir, nd)
+	// The paths go into one string and the rules into one slice, cut
+	// up at the end: two allocations, not two a directory.
+	var paths []byte
+	ends := make([]int, nd)
+	var rts []tree.RuleTime
+	rtEnds := make([]int, nd)
+	prev := 0 // where the previous path starts in paths
+	for d := range h.dirs {
+		dr := &h.dirs[d]
+		if d == 0 {
+			*dr = tree.Dir{Parent: -1, Lo: 0, Hi: int(total)}
+		} else {
+			shared := hr.uvarint()
+			rest := hr.length("directory")
+			prevLen := len(paths) - prev
+			if hr.err == nil && (shared > uint64(prevLen) || d == 1 && shared > 0) {
+				return fmt.Errorf("%w: directory %d shares %d bytes with a path of %d", ErrCorrupt, d, shared, prevLen)
+			}
+			if hr.err != nil {
+				return corrupt(hr.err)
+			}
+			start := len(paths)
+			paths = append(paths, paths[prev:prev+int(shared)]...)
+			paths = append(paths, hr.b[hr.i:hr.i+rest]...)
+			prev = start
+			hr.i += rest
+			up, lo, n := hr.uvarint(), hr.uvarint(), hr.uvarint()
+			if hr.err != nil {
+				return corrupt(hr.err)
+			}
+			if up == 0 || up > uint64(d) || lo > total || n > total-lo {
+				return fmt.Errorf("%w: directory %d: parent %d back, entries %d and %d", ErrCorrupt, d, up, lo, n)
+			}
+			*dr = tree.Dir{Parent: d - int(up), Lo: int(lo), Hi: int(lo + n)}
+		}
+		ends[d] = len(paths)
+		nr := hr.count("directory rules", 2)
+		if hr.err != nil {
+			return corrupt(hr.err)
+		}
+		r := -1
+		for range nr {
+			r += int(min(hr.uvarint(), uint64(len(h.rules)))) + 1
+			var mt time.Time
+			switch kind := hr.byte(); kind {
+			case 0:
+			case 1, 2:
+				sec := hr.varint()
+				var nsec uint64
+				if kind == 2 {
+					nsec = hr.uvarint()
+				}
+				if hr.err == nil && (nsec >= 1e9 || sec < minUnix || sec > maxUnix) {
+					return fmt.Errorf("%w: directory %d: time %d.%09d out of range", ErrCorrupt, d, sec, nsec)
+				}
+				mt = time.Unix(sec, int64(nsec)).UTC()
+			default:
+				if hr.err == nil {
+					return fmt.Errorf("%w: directory %d: time kind %d", ErrCorrupt, d, kind)
+				}
+			}
+			if hr.err != nil {
+				return corrupt(hr.err)
+			}
+			if r >= len(h.rules) {
+				return fmt.Errorf("%w: directory %d: rule %d of %d", ErrCorrupt, d, r, len(h.rules))
+			}
+			rts = append(rts, tree.RuleTime{Rule: r, ModTime: mt})
+		}
+		rtEnds[d] = len(rts)
+	}
+	all := string(paths)
+	rts = slices.Clip(rts)
+	start, rstart := 0, 0
+	for d := range h.dirs {
+		dr := &h.dirs[d]
+		if d == 0 {
+			dr.Path = "."
+		} else {
+			dr.Path = all[start:ends[d]]
+		}
+		start = ends[d]
+		dr.Rules = rts[rstart:rtEnds[d]:rtEnds[d]]
+		rstart = rtEnds[d]
+	}
+	return nil
+}
+
+// Lazy returns the tree of an index whose entries are decoded a block
+// at a time, when a lookup, a listing or a walk first needs them
+// (tree.NewLazy), for a header of format version 2; ok is false for an
+// index of version 1, which the caller decodes with Decode. The header's
+// summary is checked at once, within the limits l (the raw size the
+// blocks declare, which the decoder never exceeds); each block is checked
+// as Decode checks it when it is decoded, and one that fails is reported
+// to onError (when set) and served nowhere. A lazy tree keeps the payload.
+func (h *Header) Lazy(l tree.Limits, onError func(error)) (ix *Index, ok bool, err error) {
+	if h.dirs == nil {
+		return nil, false, nil
+	}
+	if l.MaxBytes <= 0 {
+		l.MaxBytes = tree.DefaultMaxBytes
+	}
+	if l.BytesPerEntry <= 0 {
+		l.BytesPerEntry = tree.DefaultBytesPerEntry
+	}
+	if h.Entries > maxEntriesPerByte*(len(h.data)+1) {
+		return nil, false, fmt.Errorf("treeindex: %w: %d entries declared in %d bytes of blocks", ErrCorrupt, h.Entries, len(h.data))
+	}
+	var raw int64
+	for _, b := range h.blocks {
+		raw += int64(b.raw)
+	}
+	allowed := l.MaxBytes
+	if c := int64(h.Entries); c < (allowed-tree.BaseBytes)/l.BytesPerEntry {
+		allowed = tree.BaseBytes + l.BytesPerEntry*c
+	}
+	if raw > allowed {
+		return nil, false, fmt.Errorf("treeindex: %w: the blocks declare %d bytes for %d entries, where %d bytes plus %d per entry are allowed (Limits.BytesPerEntry), at most %d (Limits.MaxBytes)",
+			tree.ErrTooLarge, raw, h.Entries, tree.BaseBytes, l.BytesPerEntry, l.MaxBytes)
+	}
+	src := tree.Source{
+		Entries: h.Entries,
+		Rules:   make([]tree.Rule, len(h.rules)),
+		Blocks:  make([]tree.Block, len(h.blocks)),
+		Dirs:    h.dirs,
+		OnError: onError,
+	}
+	for r, ru := range h.rules {
+		src.Rules[r] = tree.Rule{IsPublic: ru.isPublic, HasIsPublic: ru.hasIsPublic, Groups: ru.groups, Count: ru.count}
+	}
+	start := 0
+	for b, bl := range h.blocks {
+		src.Blocks[b] = tree.Block{First: bl.first, Start: start}
+		start += bl.entries
+	}
+	src.Decode = func(b int, out []tree.Entry, rules []int32) error {
+		raw, err := h.inflate(b)
+		if err != nil {
+			return err
+		}
+		pathsLen, pathsEnd, err := measurePaths(raw, len(out))
+		if err != nil {
+			return fmt.Errorf("%w: %v", ErrCorrupt, err)
+		}
+		if err := h.decodeBlock(out, rules, raw, pathsLen, pathsEnd); err != nil {
+			return fmt.Errorf("%w: %v", ErrCorrupt, err)
+		}
+		return nil
+	}
+	t, err := tree.NewLazy(src)
+	if err != nil {
+		return nil, false, fmt.Errorf("treeindex: %w: %v", ErrCorrupt, err)
+	}
+	return &Index{Stamp: h.Stamp, Metadata: h.Metadata, Tree: t}, true, nil
+}
+
+// checkSummary checks the summary of a version 2 header (rule counts,
+// first paths of the blocks, directory table) against the entries it
+// summarises and their rules.
+func (h *Header) checkSummary(entries []tree.Entry, rules []int32) error {
+	dirs, counts := tree.Summarize(entries, rules, len(h.rules))
+	for r, c := range counts {
+		if h.rules[r].count != c {
+			return fmt.Errorf("rule %d counts %d entries, %d name it", r, h.rules[r].count, c)
+		}
+	}
+	start := 0
+	for b, bl := range h.blocks {
+		if bl.first != entries[start].Slug {
+			return fmt.Errorf("block %d: first path %q, its first entry is %q", b, bl.first, entries[start].Slug)
+		}
+		start += bl.entries
+	}
+	if len(dirs) != len(h.dirs) {
+		return fmt.Errorf("%d directories in the table, the entries have %d", len(h.dirs), len(dirs))
+	}
+	for d := range dirs {
+		a, b := &dirs[d], &h.dirs[d]
+		if a.Path != b.Path || a.Parent != b.Parent || a.Lo != b.Lo || a.Hi != b.Hi || len(a.Rules) != len(b.Rules) {
+			return fmt.Errorf("directory %d: %q in the table, %q from the entries", d, b.Path, a.Path)
+		}
+		for k := range a.Rules {
+			if a.Rules[k].Rule != b.Rules[k].Rule || !a.Rules[k].ModTime.Equal(b.Rules[k].ModTime) {
+				return fmt.Errorf("directory %q: rules differ from the entries'", a.Path)
+			}
+		}
+	}
+	return nil
+}
+
+// inflate returns the raw bytes of block b.
+func (h *Header) inflate(b int) ([]byte, error) {
+	bl := h.blocks[b]
+	enc := h.data[bl.off : bl.off+bl.enc]
+	switch h.Codec {
+	case Stored:
+		if bl.enc != bl.raw {
+			return nil, fmt.Errorf("%w: stored block %d: %d bytes, declared %d", ErrCorrupt, b, bl.enc, bl.raw)
+		}
+		return enc, nil
+	default:
+		// The decoder inflates no more than the capacity given
+		// (zstd.WithDecodeAllCapLimit): a frame that declares or holds
+		// more than the block's size fails without inflating it.
+		raw, err := decoder().DecodeAll(enc, make([]byte, 0, bl.raw))
+		if err != nil {
+			return nil, fmt.Errorf("%w: block %d: zstd: %v", ErrCorrupt, b, err)
+		}
+		if len(raw) != bl.raw {
+			return nil, fmt.Errorf("%w: block %d inflates to %d bytes, declared %d", ErrCorrupt, b, len(raw), bl.raw)
+		}
+		return raw, nil
+	}
 }
 
 // Decode decodes an index payload within the limits l (see the package
@@ -193,7 +457,6 @@ func (h *Header) Decode(l tree.Limits) (*Index, error) {
 	blocks := make([]block, len(h.blocks))
 	var rawSoFar int64
 	counted := 0
-	data := h.data
 	for bi, b := range h.blocks {
 		allowed := l.MaxBytes
 		if c := int64(counted); c < (allowed-tree.BaseBytes)/l.BytesPerEntry {
@@ -204,27 +467,9 @@ func (h *Header) Decode(l tree.Limits) (*Index, error) {
 				tree.ErrTooLarge, bi, rawSoFar+int64(b.raw), counted, tree.BaseBytes, l.BytesPerEntry, l.MaxBytes)
 		}
 		rawSoFar += int64(b.raw)
-		enc := data[:b.enc]
-		data = data[b.enc:]
-		var raw []byte
-		switch h.Codec {
-		case Stored:
-			if b.enc != b.raw {
-				return nil, fmt.Errorf("treeindex: %w: stored block %d: %d bytes, declared %d", ErrCorrupt, bi, b.enc, b.raw)
-			}
-			raw = enc
-		case Zstd:
-			// The decoder inflates no more than the capacity given
-			// (zstd.WithDecodeAllCapLimit): a frame that declares or holds
-			// more than the block's size fails without inflating it.
-			var err error
-			raw, err = decoder().DecodeAll(enc, make([]byte, 0, b.raw))
-			if err != nil {
-				return nil, fmt.Errorf("treeindex: %w: block %d: zstd: %v", ErrCorrupt, bi, err)
-			}
-			if len(raw) != b.raw {
-				return nil, fmt.Errorf("treeindex: %w: block %d inflates to %d bytes, declared %d", ErrCorrupt, bi, len(raw), b.raw)
-			}
+		raw, err := h.inflate(bi)
+		if err != nil {
+			return nil, fmt.Errorf("treeindex: %w", err)
 		}
 		pathsLen, pathsEnd, err := measurePaths(raw, b.entries)
 		if err != nil {
@@ -237,6 +482,10 @@ func (h *Header) Decode(l tree.Limits) (*Index, error) {
 		return nil, fmt.Errorf("treeindex: %w: %d entries decoded, %d declared", ErrCorrupt, counted, h.Entries)
 	}
 	entries := make([]tree.Entry, counted)
+	var rules []int32 // version 2: to check the summary
+	if h.dirs != nil {
+		rules = make([]int32, counted)
+	}
 	errs := make([]error, len(blocks))
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -250,7 +499,11 @@ func (h *Header) Decode(l tree.Limits) (*Index, error) {
 					return
 				}
 				b := &blocks[bi]
-				errs[bi] = h.decodeBlock(entries[b.off:b.off+b.n], b.raw, b.pathsLen, b.pathsEnd)
+				var rs []int32
+				if rules != nil {
+					rs = rules[b.off : b.off+b.n]
+				}
+				errs[bi] = h.decodeBlock(entries[b.off:b.off+b.n], rs, b.raw, b.pathsLen, b.pathsEnd)
 			}
 		}()
 	}
@@ -265,6 +518,11 @@ func (h *Header) Decode(l tree.Limits) (*Index, error) {
 	t, err := tree.NewSorted(entries)
 	if err != nil {
 		return nil, fmt.Errorf("treeindex: %w: %v", ErrCorrupt, err)
+	}
+	if rules != nil {
+		if err := h.checkSummary(entries, rules); err != nil {
+			return nil, fmt.Errorf("treeindex: %w: %v", ErrCorrupt, err)
+		}
 	}
 	return &Index{Stamp: h.Stamp, Metadata: h.Metadata, Tree: t}, nil
 }
@@ -291,8 +549,9 @@ func measurePaths(b []byte, n int) (total, end int, err error) {
 }
 
 // decodeBlock decodes the raw block b into out, one entry per path:
-// measurePaths gave the paths' whole length and where they end.
-func (h *Header) decodeBlock(out []tree.Entry, b []byte, total, pathsEnd int) error {
+// measurePaths gave the paths' whole length and where they end. rules,
+// when not nil, gets the rule number of each entry.
+func (h *Header) decodeBlock(out []tree.Entry, rules []int32, b []byte, total, pathsEnd int) error {
 	n := len(out)
 	r := &reader{b: b}
 	buf := make([]byte, 0, total)
@@ -331,6 +590,9 @@ func (h *Header) decodeBlock(out []tree.Entry, b []byte, total, pathsEnd int) er
 			return fmt.Errorf("entry %d: size %d", k, size)
 		}
 		rl := &h.rules[ru]
+		if rules != nil {
+			rules[k] = int32(ru)
+		}
 		e := tree.Entry{
 			Slug:        paths[offs[k]:offs[k+1]],
 			IsPublic:    rl.isPublic,

@@ -18,7 +18,8 @@
 // The record's document is the line [DocumentHeader] followed by the
 // standard base64 encoding of the payload. The payload is
 //
-//	"CFTI" 0x01             magic and format version
+//	"CFTI" 0x02             magic and format version (version 1 has no
+//	                        rule counts, first paths or directory table)
 //	codec                   one byte: 0 stored, 1 zstd (see Codec)
 //	uvarint n, header       n bytes, never compressed
 //	blocks                  the compressed blocks, back to back
@@ -31,13 +32,28 @@
 //	groups                  uvarint count, strings: every group name
 //	content types           uvarint count, strings
 //	rules                   uvarint count, each a flags byte (1 isPublic,
-//	                        2 hasIsPublic, 4 groups present) and a uvarint
-//	                        count of uvarint group numbers
+//	                        2 hasIsPublic, 4 groups present), a uvarint
+//	                        count of uvarint group numbers, and the uvarint
+//	                        number of entries with the rule
 //	entries                 uvarint: the number of entries
 //	blocks                  uvarint count, each the uvarint number of its
-//	                        entries, raw size and compressed size
+//	                        entries, raw size and compressed size, and the
+//	                        string of its first entry's path
+//	directories             uvarint count, then each directory in path
+//	                        order (tree.Summarize), the root first: but for
+//	                        the root, its path front-coded against the one
+//	                        before (uvarint shared length, string of the
+//	                        rest), the uvarint distance back to its parent,
+//	                        the uvarint position of its first entry and the
+//	                        uvarint number of entries below it; then for
+//	                        every directory the uvarint count of the rules
+//	                        below it, each the uvarint gap from the rule
+//	                        before minus one, a time kind byte (0 none, 1
+//	                        seconds, 2 seconds and nanoseconds) and the
+//	                        newest time of its entries with that rule
 //
-// A block holds up to [BlockEntries] consecutive entries in path order, in
+// A block holds up to [BlockEntries] consecutive entries in path order
+// (Encode writes 256), in
 // three sections: the paths, front-coded from the block's first (uvarint
 // length of the prefix shared with the previous path, uvarint length of
 // the rest, its bytes); then per entry a uvarint of flags (1 modTime,
@@ -48,7 +64,10 @@
 // (0 for none), the other hash and url strings when flagged; then the 32
 // raw bytes of each sha256 hash ("sha256:" and 64 lowercase hex digits in
 // the tree). Blocks decode on their own: Decode inflates them in order
-// and decodes them on GOMAXPROCS goroutines.
+// and decodes them on GOMAXPROCS goroutines; [Header.Lazy] makes a tree
+// (tree.NewLazy) that decodes a block when an operation first needs it,
+// from the block directory and the directory table, which it checks
+// first.
 //
 // # Limits
 //

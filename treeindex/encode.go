@@ -50,6 +50,11 @@ const (
 // its raw size passes blockBytes.
 const BlockEntries = 4096
 
+// blockEntries is the number of entries in the blocks Encode writes: small
+// enough that a reader that looks up one path or lists one directory
+// decodes little (see Header.Lazy), large enough to compress.
+const blockEntries = 256
+
 // blockBytes ends a block early: blocks stay far below tree.BaseBytes, so
 // that the first one always fits the limits.
 const blockBytes = 256 << 10
@@ -132,7 +137,7 @@ func EncodeWith(entries []tree.Entry, stamp string, meta map[string]any, opt Opt
 	var types []string
 	ruleIDs := map[string]int{}
 	var rules [][]byte
-	ruleOf := make([]int, len(es))
+	ruleOf := make([]int32, len(es))
 	var key []byte
 	for i := range es {
 		e := &es[i]
@@ -165,32 +170,37 @@ func EncodeWith(entries []tree.Entry, stamp string, meta map[string]any, opt Opt
 		}
 		r, ok := ruleIDs[string(key)]
 		if !ok {
+			if len(rules) == maxRules {
+				return nil, fmt.Errorf("treeindex: more than %d distinct access rules", maxRules)
+			}
 			r = len(rules)
 			ruleIDs[string(key)] = r
 			rules = append(rules, slices.Clone(key))
 		}
-		ruleOf[i] = r
+		ruleOf[i] = int32(r)
 	}
+	dirs, counts := tree.Summarize(es, ruleOf, len(rules))
 
 	// The blocks.
 	type block struct {
 		entries  int
+		first    string
 		raw, enc []byte
 	}
 	var blocks []block
 	var paths, fields, hashes []byte
-	flush := func(n int) {
+	flush := func(start, n int) {
 		raw := make([]byte, 0, len(paths)+len(fields)+len(hashes))
 		raw = append(append(append(raw, paths...), fields...), hashes...)
-		blocks = append(blocks, block{entries: n, raw: raw})
+		blocks = append(blocks, block{entries: n, first: es[start].Slug, raw: raw})
 		paths, fields, hashes = paths[:0], fields[:0], hashes[:0]
 	}
 	start := 0
 	prev := ""
 	for i := range es {
 		e := &es[i]
-		if i > start && (i-start == BlockEntries || len(paths)+len(fields)+len(hashes) >= blockBytes) {
-			flush(i - start)
+		if i > start && (i-start == blockEntries || len(paths)+len(fields)+len(hashes) >= blockBytes) {
+			flush(start, i-start)
 			start, prev = i, ""
 		}
 		shared := commonPrefix(prev, e.Slug)
@@ -243,7 +253,7 @@ func EncodeWith(entries []tree.Entry, stamp string, meta map[string]any, opt Opt
 		hashes = append(hashes, sum...)
 	}
 	if len(es) > start {
-		flush(len(es) - start)
+		flush(start, len(es)-start)
 	}
 	for i := range blocks {
 		b := &blocks[i]
@@ -271,8 +281,9 @@ func EncodeWith(entries []tree.Entry, stamp string, meta map[string]any, opt Opt
 		h = appendString(h, ct)
 	}
 	h = binary.AppendUvarint(h, uint64(len(rules)))
-	for _, r := range rules {
-		h = append(h, r...)
+	for r, key := range rules {
+		h = append(h, key...)
+		h = binary.AppendUvarint(h, uint64(counts[r]))
 	}
 	h = binary.AppendUvarint(h, uint64(len(es)))
 	h = binary.AppendUvarint(h, uint64(len(blocks)))
@@ -281,7 +292,40 @@ func EncodeWith(entries []tree.Entry, stamp string, meta map[string]any, opt Opt
 		h = binary.AppendUvarint(h, uint64(b.entries))
 		h = binary.AppendUvarint(h, uint64(len(b.raw)))
 		h = binary.AppendUvarint(h, uint64(len(b.enc)))
+		h = appendString(h, b.first)
 		size += len(b.enc)
+	}
+	// The directory table (tree.Summarize), the root first.
+	h = binary.AppendUvarint(h, uint64(len(dirs)))
+	prevDir := ""
+	for d := range dirs {
+		dr := &dirs[d]
+		if d > 0 {
+			shared := commonPrefix(prevDir, dr.Path)
+			h = binary.AppendUvarint(h, uint64(shared))
+			h = appendString(h, dr.Path[shared:])
+			h = binary.AppendUvarint(h, uint64(d-dr.Parent))
+			h = binary.AppendUvarint(h, uint64(dr.Lo))
+			h = binary.AppendUvarint(h, uint64(dr.Hi-dr.Lo))
+			prevDir = dr.Path
+		}
+		h = binary.AppendUvarint(h, uint64(len(dr.Rules)))
+		prevRule := -1
+		for _, rt := range dr.Rules {
+			h = binary.AppendUvarint(h, uint64(rt.Rule-prevRule-1))
+			prevRule = rt.Rule
+			switch {
+			case rt.ModTime.IsZero():
+				h = append(h, 0)
+			case rt.ModTime.Nanosecond() == 0:
+				h = append(h, 1)
+				h = binary.AppendVarint(h, rt.ModTime.Unix())
+			default:
+				h = append(h, 2)
+				h = binary.AppendVarint(h, rt.ModTime.Unix())
+				h = binary.AppendUvarint(h, uint64(rt.ModTime.Nanosecond()))
+			}
+		}
 	}
 	out := make([]byte, 0, len(magic)+6+binary.MaxVarintLen64+len(h)+size)
 	out = append(out, magic...)
@@ -297,8 +341,17 @@ func EncodeWith(entries []tree.Entry, stamp string, meta map[string]any, opt Opt
 // castagnoli is the CRC-32C table of the payload's checksum.
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// magic starts every payload: "CFTI" and the format version.
-const magic = "CFTI\x01"
+// magic starts every payload that Encode writes: "CFTI" and the format
+// version. Version 1 (magicV1) had no block directory of first paths,
+// rule counts or directory table; it is still read, eagerly.
+const (
+	magic   = "CFTI\x02"
+	magicV1 = "CFTI\x01"
+)
+
+// maxRules bounds the distinct access rules of an index, so that a
+// reader's per-view table of them stays small.
+const maxRules = 1 << 20
 
 // EncodeDocument returns the document of an index record for payload:
 // DocumentHeader and the standard base64 of payload.

@@ -179,7 +179,7 @@ func TestDecodeCorrupt(t *testing.T) {
 	}{
 		{"empty", nil, treeindex.ErrCorrupt, "bad magic"},
 		{"json", []byte(`{"a":{}}`), treeindex.ErrCorrupt, "bad magic"},
-		{"newer", append([]byte("CFTI\x02"), good[5:]...), treeindex.ErrCorrupt, "format version 2"},
+		{"newer", append([]byte("CFTI\x03"), good[5:]...), treeindex.ErrCorrupt, "format version 3"},
 		{"truncated", good[:len(good)/2], treeindex.ErrCorrupt, ""},
 		{"trailing", reseal(append(unseal(good), 0)), treeindex.ErrCorrupt, "follow the header"},
 		{"codec", reseal(append(append([]byte(nil), good[:5]...), append([]byte{9}, unseal(good)[6:]...)...)), treeindex.ErrCorrupt, "unknown codec"},
