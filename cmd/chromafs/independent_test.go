@@ -23,12 +23,17 @@ import (
 // doc/ tree and the Markdown files of its sources — into a temp dir.
 func goDocs(t testing.TB) string {
 	t.Helper()
+	return copyGoDocs(t, t.TempDir())
+}
+
+// copyGoDocs copies goDocs' files into dst and returns dst.
+func copyGoDocs(t testing.TB, dst string) string {
+	t.Helper()
 	out, err := exec.Command("go", "env", "GOROOT").Output()
 	if err != nil {
 		t.Fatalf("go env GOROOT: %v", err)
 	}
 	goroot := strings.TrimSpace(string(out))
-	dst := t.TempDir()
 	n := 0
 	copyFile := func(src, rel string) {
 		b, err := os.ReadFile(src)
@@ -91,6 +96,29 @@ func writeIndependent(t testing.TB, url, coll, src string, extra ...string) {
 	}
 }
 
+// independentSite is goDocs written once per test binary by the
+// independent writer (writeIndependent, with n-gram embeddings for the
+// search checks) into a collection of the shared Chroma, for the tests
+// that only read it. It returns the server's URL, the collection and the
+// source directory.
+func independentSite(t *testing.T) (url, coll, src string) {
+	t.Helper()
+	site := independentData.get(t, func(t *testing.T) (s indepSite) {
+		dir, err := testenv.TempDir("chromafs-godocs-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.url, s.coll, s.src = testenv.Chroma(t).URL, testenv.SharedCollectionName("independent-site"), copyGoDocs(t, dir)
+		writeIndependent(t, s.url, s.coll, s.src, "--embedding", "ngram")
+		return s
+	})
+	return site.url, site.coll, site.src
+}
+
+type indepSite struct{ url, coll, src string }
+
+var independentData shared[indepSite]
+
 // TestIndependentWriter loads real docs with an independent writer (a
 // Python script that speaks Chroma's REST API: mid-line chunks, shuffled
 // insertion, gzip tree without sizes, private subtrees) and checks that
@@ -99,11 +127,8 @@ func writeIndependent(t testing.TB, url, coll, src string, extra ...string) {
 // invisible without their group and readable with it.
 func TestIndependentWriter(t *testing.T) {
 	t.Parallel() // runs beside the tests that wait for timeouts
-	srv := testenv.Chroma(t)
-	coll := testenv.CollectionName(t)
-	src := goDocs(t)
-	writeIndependent(t, srv.URL, coll, src, "--embedding", "ngram")
-	g := []string{"--chroma-url", srv.URL, "--collection", coll}
+	url, coll, src := independentSite(t)
+	g := []string{"--chroma-url", url, "--collection", coll}
 	isPrivate := func(p string) bool {
 		return strings.HasPrefix(p, "doc/initial/") || strings.HasPrefix(p, "src/runtime/")
 	}
@@ -172,9 +197,9 @@ func TestIndependentWriter(t *testing.T) {
 
 	all := maps.Clone(content)
 	maps.Copy(all, privContent)
-	t.Run("search", func(t *testing.T) { checkSiteSearch(t, srv.URL, coll, names, content) })
+	t.Run("search", func(t *testing.T) { checkSiteSearch(t, url, coll, names, content) })
 	t.Run("grep", func(t *testing.T) {
-		checkStraddles(t, srv.URL, coll, names, content)
+		checkStraddles(t, url, coll, names, content)
 		grepBatteryOnSite(t, g, dir, []string{"doc/initial/", "src/runtime/"})
 		grepBatteryOnSite(t, append(slices.Clone(g), "--groups", "release,runtime"), copyTree(t, all), nil)
 	})

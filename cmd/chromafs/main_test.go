@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/chromafs/chromafs/chromastore"
@@ -21,6 +22,42 @@ import (
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
+
+// shared is data that several tests read and that is made once per test
+// binary, by the first test that asks for it (a collection written to the
+// shared Chroma, say). The setup must not tie what it makes to that test
+// (no t.TempDir, testenv.CollectionName or t.Cleanup): use testenv.TempDir
+// and testenv.SharedCollectionName.
+type shared[T any] struct {
+	mu    sync.Mutex
+	state int // 0 not made, 1 made, 2 setup failed, 3 setup skipped
+	v     T
+}
+
+// get returns the data, running setup with t if no test has yet. When
+// setup failed or skipped its test, every later caller fails or skips too.
+func (s *shared[T]) get(t *testing.T, setup func(t *testing.T) T) T {
+	t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.state == 0 {
+		s.state = 2
+		defer func() {
+			if s.state == 2 && t.Skipped() {
+				s.state = 3
+			}
+		}()
+		s.v = setup(t)
+		s.state = 1
+	}
+	switch s.state {
+	case 2:
+		t.Fatal("the shared test data could not be made: see the first test that asked for it")
+	case 3:
+		t.Skip("the shared test data was skipped: see the first test that asked for it")
+	}
+	return s.v
+}
 
 const docsDir = "../../examples/docs"
 

@@ -47,15 +47,30 @@ func tsClient(t *testing.T) (node, script string) {
 
 // tsCorpus writes testcorpus.Files, plus a page of more lines than the read
 // tool returns by default and a page with a line longer than it returns
-// whole, into a new directory, ingests it into a new collection of a real
+// whole, into a directory, ingests it into a collection of the shared
 // Chroma with internal/ private to staff, and returns the global flags that
-// select that collection, the directory and the private pages' slugs.
+// select that collection, the directory and the private pages' slugs. The
+// tests only read them: the first to ask makes them, once per test binary.
 func tsCorpus(t *testing.T) (global []string, dir string, private []string) {
 	t.Helper()
 	// The search tool embeds queries in chromafs-embed.
 	t.Setenv("CHROMAFS_EMBED_BIN", embedBinary(t))
+	c := tsData.get(t, makeTSCorpus)
+	return slices.Clone(c.global), c.dir, slices.Clone(c.private)
+}
+
+type tsCorpusData struct {
+	global, private []string
+	dir             string
+}
+
+var tsData shared[tsCorpusData]
+
+func makeTSCorpus(t *testing.T) tsCorpusData {
+	t.Helper()
 	srv := testenv.Chroma(t)
-	global = []string{"--chroma-url", srv.URL, "--collection", testenv.CollectionName(t)}
+	global := []string{"--chroma-url", srv.URL, "--collection", testenv.SharedCollectionName("mcp-ts-corpus")}
+	var private []string
 	files := testcorpus.Files(t)
 	var many strings.Builder
 	for i := range 2100 {
@@ -63,7 +78,10 @@ func tsCorpus(t *testing.T) (global []string, dir string, private []string) {
 	}
 	files["reference/many-lines.md"] = many.String()
 	files["reference/long-line.md"] = "# Long\n" + strings.Repeat("0123456789", 250) + "\nafter\n"
-	dir = t.TempDir()
+	dir, err := testenv.TempDir("chromafs-mcp-ts-")
+	if err != nil {
+		t.Fatal(err)
+	}
 	for slug, content := range files {
 		p := filepath.Join(dir, filepath.FromSlash(slug))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -94,10 +112,10 @@ func tsCorpus(t *testing.T) (global []string, dir string, private []string) {
 	}
 	// Embedded with the n-gram function, which the search tool's check
 	// needs (a page's own words find it) and which downloads nothing.
-	if out, errOut, code := cli(t, append(global, "ingest", "--embedding", "ngram", "--rules", rules, dir)...); code != 0 {
+	if out, errOut, code := cli(t, append(slices.Clone(global), "ingest", "--embedding", "ngram", "--rules", rules, dir)...); code != 0 {
 		t.Fatalf("ingest: status %d\n%s%s", code, out, errOut)
 	}
-	return global, dir, private
+	return tsCorpusData{global: global, dir: dir, private: private}
 }
 
 // tsReport is the JSON report of check.mjs.

@@ -115,7 +115,7 @@ func TestGrepSecondProcessRedis(t *testing.T) {
 	}
 	counter := newContentCounter(t, srv.URL)
 	bin := chromafsBinary(t)
-	grep := func(redisURL string, args ...string) (out string, search, content int64) {
+	grep := func(t *testing.T, redisURL string, args ...string) (out string, search, content int64) {
 		t.Helper()
 		s0, c0 := counter.search.Load(), counter.content.Load()
 		cmd := exec.Command(bin, append([]string{"--chroma-url", counter.srv.URL, "--collection", coll, "grep"}, args...)...)
@@ -131,7 +131,7 @@ func TestGrepSecondProcessRedis(t *testing.T) {
 		}
 		return string(b), counter.search.Load() - s0, counter.content.Load() - c0
 	}
-	want, search, _ := grep("", "-rn", "webhook", "/")
+	want, search, _ := grep(t, "", "-rn", "webhook", "/")
 	if search == 0 || strings.Count(want, "\n") < 10 {
 		t.Fatalf("without Redis: %d coarse queries, output:\n%s", search, want)
 	}
@@ -143,10 +143,10 @@ func TestGrepSecondProcessRedis(t *testing.T) {
 			}
 			// The first process reads every page (an empty pattern has no
 			// literal: no coarse query) and so fills Redis.
-			if _, _, content := grep(url, "-rc", "", "/"); content == 0 {
+			if _, _, content := grep(t, url, "-rc", "", "/"); content == 0 {
 				t.Fatal("the first process read nothing from Chroma")
 			}
-			got, search, content := grep(url, "-rn", "webhook", "/")
+			got, search, content := grep(t, url, "-rn", "webhook", "/")
 			if search != 0 || content != 0 || got != want {
 				t.Fatalf("second process: %d coarse queries and %d content reads (want 0 and 0); output equal: %v", search, content, got == want)
 			}

@@ -216,15 +216,12 @@ func TestServeIndependentSite(t *testing.T) {
 		}
 		t.Skip("python3 not found")
 	}
-	srv := testenv.Chroma(t)
-	coll := testenv.CollectionName(t)
-	src := goDocs(t)
-	writeIndependent(t, srv.URL, coll, src)
+	chromaURL, coll, src := independentSite(t)
 	_, content := sourceFiles(t, src, func(p string) bool {
 		return !strings.HasPrefix(p, "doc/initial/") && !strings.HasPrefix(p, "src/runtime/")
 	})
 	dir := copyTree(t, content)
-	httpURL, davURL, stop := startServe(t, "--chroma-url", srv.URL, "--collection", coll)
+	httpURL, davURL, stop := startServe(t, "--chroma-url", chromaURL, "--collection", coll)
 	out, err := exec.Command(python, "../../scripts/dav_checker.py", "--http", httpURL, "--webdav", davURL, dir).CombinedOutput()
 	if err != nil {
 		t.Fatalf("dav_checker: %v\n%s", err, out)

@@ -88,12 +88,14 @@ func redisReady(ctx context.Context, addr string) error {
 
 // state is what Main cleans up.
 var state struct {
-	mu       sync.Mutex
-	main     bool      // Main is running
-	tmp      string    // parent of the shared servers' data directories
-	servers  []*Server // shared servers started here
-	dirs     []string  // made by TempDir, removed by cleanup
-	shutdown bool      // cleanup has run
+	mu      sync.Mutex
+	main    bool      // Main is running
+	tmp     string    // parent of the shared servers' data directories
+	servers []*Server // shared servers started here
+	// collections are SharedCollectionName's, deleted by cleanup.
+	collections []string
+	dirs        []string // made by TempDir, removed by cleanup
+	shutdown    bool     // cleanup has run
 }
 
 // TempDir makes a directory that lives as long as the test binary: Main
@@ -158,6 +160,9 @@ func cleanup() {
 		return
 	}
 	state.shutdown = true
+	for _, name := range state.collections {
+		deleteCollection(name)
+	}
 	for _, s := range state.servers {
 		if err := s.Stop(); err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -426,10 +431,35 @@ const MaxCollectionName = 63
 // the shared Chroma server if that server was started.
 func CollectionName(tb testing.TB) string {
 	tb.Helper()
+	name := collectionName(tb.Name())
+	tb.Cleanup(func() {
+		if tb.Failed() {
+			return
+		}
+		deleteCollection(name)
+	})
+	return name
+}
+
+// SharedCollectionName returns a collection name, unique as
+// [CollectionName]'s and derived from base, for data that several tests
+// of the binary share: written once by the first test that needs it and
+// read by the others. The collection is deleted from the shared Chroma
+// when [Main] ends, not when a test does.
+func SharedCollectionName(base string) string {
+	name := collectionName(base)
+	state.mu.Lock()
+	state.collections = append(state.collections, name)
+	state.mu.Unlock()
+	return name
+}
+
+// collectionName derives a unique collection name from s.
+func collectionName(s string) string {
 	suffix := fmt.Sprintf("%s%d", nameSalt, nameSeq.Add(1))
 	var b strings.Builder
 	dash := false
-	for _, r := range tb.Name() {
+	for _, r := range s {
 		switch {
 		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
 			b.WriteRune(r)
@@ -446,14 +476,7 @@ func CollectionName(tb testing.TB) string {
 	if base == "" {
 		base = "t"
 	}
-	name := base + "-" + suffix
-	tb.Cleanup(func() {
-		if tb.Failed() {
-			return
-		}
-		deleteCollection(name)
-	})
-	return name
+	return base + "-" + suffix
 }
 
 // deleteCollection removes name from the default tenant and database of

@@ -252,14 +252,15 @@ func TestCollectionName(t *testing.T) {
 	} {
 		t.Run(sub, func(t *testing.T) {
 			for range 3 {
-				n := CollectionName(t)
-				if !validName.MatchString(n) || strings.Contains(n, "..") {
-					t.Errorf("CollectionName = %q: not a valid Chroma name", n)
+				for _, n := range []string{CollectionName(t), SharedCollectionName(sub)} {
+					if !validName.MatchString(n) || strings.Contains(n, "..") {
+						t.Errorf("collection name %q: not a valid Chroma name", n)
+					}
+					if seen[n] {
+						t.Errorf("collection name %q twice", n)
+					}
+					seen[n] = true
 				}
-				if seen[n] {
-					t.Errorf("CollectionName = %q twice", n)
-				}
-				seen[n] = true
 			}
 		})
 	}
