@@ -33,15 +33,17 @@ type Block struct {
 	Start int
 }
 
-// Dir summarises a directory of a tree: its path ("." for the root), its
-// parent (a position in the directory table, -1 for the root), the
-// positions [Lo, Hi) of the entries below it (contiguous in path order),
-// and the rules of those entries, each with the newest ModTime among the
-// entries that name it.
+// Dir summarises a directory of a tree: its path ("." for the root),
+// the positions [Lo, Hi) of the entries below it (contiguous in path
+// order; never empty), End, the position in the directory table after
+// its last descendant (the table holds the directories other than the
+// root in path order, from position 1; the root's End is one more than
+// their number), and the rules of the entries below it, each with the
+// newest ModTime among those that name it.
 type Dir struct {
 	Path   string
-	Parent int
 	Lo, Hi int
+	End    int
 	Rules  []RuleTime // sorted by Rule, without duplicates
 }
 
@@ -53,22 +55,28 @@ type RuleTime struct {
 }
 
 // Source is what [NewLazy] builds a tree from: the number of entries,
-// the rules they name, the blocks they are cut into and the directory
-// table ([Summarize] computes the last two for entries in path order),
-// and Decode, which fills out (the block's entries, in path order) and
-// rules (the position in Rules of each one's rule) for block b. Decode
-// may be called from several goroutines at once, for different blocks,
-// and is called at most once per block.
+// the rules they name, the blocks they are cut into, the root directory
+// and the number of other directories, the blocks the directory table is
+// cut into ([Summarize] computes the table), and two decoders: Decode
+// fills out (the block's entries, in path order) and rules (the position
+// in Rules of each one's rule) for block b, and DecodeDirs fills out with
+// the directories of directory block b. The decoders may be called from
+// several goroutines at once, for different blocks, and are called at
+// most once per block.
 type Source struct {
-	Entries int
-	Rules   []Rule
-	Blocks  []Block
-	Dirs    []Dir
-	Decode  func(b int, out []Entry, rules []int32) error
+	Entries    int
+	Rules      []Rule
+	Blocks     []Block
+	Root       Dir
+	Dirs       int
+	DirBlocks  []Block // Start is a position in the directory table, from 1
+	Decode     func(b int, out []Entry, rules []int32) error
+	DecodeDirs func(b int, out []Dir) error
 	// OnError, when set, is told of a block that fails to decode or
 	// whose entries disagree with the summary. The entries of such a
-	// block are left out of every view (they are never served), and
-	// Tree.Err reports the first such error.
+	// block are left out of every view (they are never served), as are
+	// the directories of a directory block that fails, and Tree.Err
+	// reports the first such error.
 	OnError func(error)
 }
 
@@ -79,10 +87,9 @@ var ErrSummary = errors.New("tree: inconsistent summary")
 // lazyTree is the state of a tree made by NewLazy.
 type lazyTree struct {
 	src         Source
-	dirs        []Node  // by directory: its node
-	kids        []int32 // the subdirectories of each directory, contiguous
-	kidsAt      []int32 // by directory: where its subdirectories start in kids; one more at the end
+	root        Node // the root directory's node
 	blocks      []lazyBlock
+	dirBlocks   []lazyDirBlock
 	entriesOnce sync.Once
 	err         atomic.Pointer[error]
 	decoded     atomic.Int32 // blocks decoded (well or not)
@@ -98,48 +105,35 @@ type lazyBlock struct {
 	nodes   []Node  // Node.first holds the entry's position in the tree
 }
 
+// lazyDirBlock is a block of the directory table of a lazy tree.
+type lazyDirBlock struct {
+	once  sync.Once
+	ok    atomic.Bool
+	dirs  []Dir
+	nodes []Node
+}
+
 // NewLazy returns a tree whose entries src.Decode gives a block at a time
-// when they are first needed. It checks the summary at once (slugs and
-// directories valid and in path order, ranges nested, counts and rule
-// numbers in range) and returns an error wrapping [ErrSummary] when it
-// does not hold; each block is checked when it is decoded, as
-// [NewSorted] checks its entries, and against the summary (its first
-// slug, the directory of each entry and its rule and time). A lazy tree
-// has no Problems; Entries, Index and Entry decode the blocks they need
-// (Entries all of them, in parallel).
+// when they are first needed, and whose directories src.DecodeDirs gives
+// likewise. It checks the summary at once (counts, the blocks' first
+// slugs valid and in path order, the root) and returns an error wrapping
+// [ErrSummary] when it does not hold; each block is checked when it is
+// decoded: entries as [NewSorted] checks them and against the directory
+// table (each in its directory's range, its rule and time among the
+// directory's), directories for valid paths in path order, ranges within
+// the tree. A lazy tree has no Problems; Entries, Index and Entry decode
+// the blocks they need (Entries all of them, in parallel).
 func NewLazy(src Source) (*Tree, error) {
-	n := src.Entries
 	if err := checkSource(&src); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrSummary, err)
 	}
 	lz := &lazyTree{
-		src:    src,
-		dirs:   make([]Node, len(src.Dirs)),
-		kidsAt: make([]int32, len(src.Dirs)+1),
-		blocks: make([]lazyBlock, len(src.Blocks)),
+		src:       src,
+		root:      Node{Path: ".", Name: ".", IsDir: true},
+		blocks:    make([]lazyBlock, len(src.Blocks)),
+		dirBlocks: make([]lazyDirBlock, len(src.DirBlocks)),
 	}
-	for d := range src.Dirs {
-		p := src.Dirs[d].Path
-		name := p
-		if i := strings.LastIndexByte(p, '/'); i >= 0 {
-			name = p[i+1:]
-		}
-		lz.dirs[d] = Node{Path: p, Name: name, IsDir: true, dir: int32(d)}
-		if d > 0 {
-			lz.kidsAt[src.Dirs[d].Parent+1]++
-		}
-	}
-	for d := 1; d < len(lz.kidsAt); d++ {
-		lz.kidsAt[d] += lz.kidsAt[d-1]
-	}
-	lz.kids = make([]int32, max(len(src.Dirs)-1, 0))
-	fill := slices.Clone(lz.kidsAt[:len(src.Dirs)])
-	for d := 1; d < len(src.Dirs); d++ {
-		p := src.Dirs[d].Parent
-		lz.kids[fill[p]] = int32(d)
-		fill[p]++
-	}
-	t := &Tree{groups: make(map[string]struct{}), lazy: lz, n: n}
+	t := &Tree{groups: make(map[string]struct{}), lazy: lz, n: src.Entries}
 	for _, r := range src.Rules {
 		for _, g := range r.Groups {
 			if g != "" {
@@ -166,88 +160,70 @@ func checkSource(src *Source) error {
 	if total != n {
 		return fmt.Errorf("the rules count %d entries, the source has %d", total, n)
 	}
-	if (n == 0) != (len(src.Blocks) == 0) {
-		return fmt.Errorf("%d blocks for %d entries", len(src.Blocks), n)
+	if err := checkBlocks(src.Blocks, 0, n, "block"); err != nil {
+		return err
 	}
-	for b, bl := range src.Blocks {
-		switch {
-		case b == 0 && bl.Start != 0, b > 0 && bl.Start <= src.Blocks[b-1].Start, bl.Start >= n:
-			return fmt.Errorf("block %d starts at entry %d", b, bl.Start)
-		case b > 0 && comparePaths(src.Blocks[b-1].First, bl.First) >= 0:
-			return fmt.Errorf("block %d: first slug %q not after %q", b, bl.First, src.Blocks[b-1].First)
-		}
-		// Check the slug from the element where it leaves the one
-		// before, which was checked.
-		from := 0
-		if b > 0 {
-			from = strings.LastIndexByte(bl.First[:commonPrefix(src.Blocks[b-1].First, bl.First)], '/') + 1
-		}
-		if bl.First == "" {
-			return fmt.Errorf("block %d: empty first slug", b)
-		}
-		if r := checkSlugFrom(bl.First, from); r != "" {
-			return fmt.Errorf("block %d: first slug %q: %s", b, bl.First, r)
-		}
+	if err := checkBlocks(src.DirBlocks, 1, src.Dirs+1, "directory block"); err != nil {
+		return err
 	}
-	if len(src.Dirs) == 0 {
-		return errors.New("no root directory")
+	if src.DecodeDirs == nil && src.Dirs > 0 {
+		return errors.New("no directory decoder")
 	}
-	for d := range src.Dirs {
-		dr := &src.Dirs[d]
-		if d == 0 {
-			if dr.Path != "." || dr.Parent != -1 || dr.Lo != 0 || dr.Hi != n {
-				return fmt.Errorf("root directory %q, parent %d, entries %d to %d", dr.Path, dr.Parent, dr.Lo, dr.Hi)
-			}
-		} else {
-			if dr.Parent < 0 || dr.Parent >= d {
-				return fmt.Errorf("directory %q: parent %d", dr.Path, dr.Parent)
-			}
-			p := &src.Dirs[dr.Parent]
-			// The parent's path was checked: check the last element.
-			from := 0
-			if dr.Parent > 0 {
-				from = len(p.Path) + 1
-			}
-			if dr.Path == "" || from >= len(dr.Path) {
-				return fmt.Errorf("directory %q: parent %q", dr.Path, p.Path)
-			}
-			if r := checkSlugFrom(dr.Path, from); r != "" {
-				return fmt.Errorf("directory %q: %s", dr.Path, r)
-			}
-			switch {
-			case d > 1 && comparePaths(src.Dirs[d-1].Path, dr.Path) >= 0:
-				return fmt.Errorf("directory %q not after %q", dr.Path, src.Dirs[d-1].Path)
-			case dr.Parent == 0 && strings.IndexByte(dr.Path, '/') >= 0,
-				dr.Parent > 0 && dir(dr.Path) != p.Path:
-				return fmt.Errorf("directory %q: parent %q", dr.Path, p.Path)
-			case dr.Lo >= dr.Hi || dr.Lo < p.Lo || dr.Hi > p.Hi:
-				return fmt.Errorf("directory %q: entries %d to %d, its parent's %d to %d", dr.Path, dr.Lo, dr.Hi, p.Lo, p.Hi)
-			case d > 1 && src.Dirs[d-1].Parent == dr.Parent && dr.Lo < src.Dirs[d-1].Hi:
-				return fmt.Errorf("directory %q: entries from %d overlap its sibling's", dr.Path, dr.Lo)
-			}
-		}
-		for k, rt := range dr.Rules {
-			if rt.Rule < 0 || rt.Rule >= len(src.Rules) || k > 0 && rt.Rule <= dr.Rules[k-1].Rule {
-				return fmt.Errorf("directory %q: rule %d", dr.Path, rt.Rule)
-			}
-			if d > 0 {
-				// Every rule below a directory is below its parent, no newer.
-				p := &src.Dirs[dr.Parent]
-				i, ok := slices.BinarySearchFunc(p.Rules, rt.Rule, func(x RuleTime, r int) int { return x.Rule - r })
-				if !ok || rt.ModTime.After(p.Rules[i].ModTime) {
-					return fmt.Errorf("directory %q: rule %d not in its parent's", dr.Path, rt.Rule)
-				}
-			}
-		}
-		if dr.Lo < dr.Hi && len(dr.Rules) == 0 {
-			return fmt.Errorf("directory %q: no rules", dr.Path)
-		}
+	root := &src.Root
+	if root.Path != "." || root.Lo != 0 || root.Hi != n || root.End != src.Dirs+1 || src.Dirs < 0 {
+		return fmt.Errorf("root directory %q, entries %d to %d, end %d of %d directories", root.Path, root.Lo, root.Hi, root.End, src.Dirs)
+	}
+	if err := checkRules(root, len(src.Rules), n > 0); err != nil {
+		return err
 	}
 	return nil
 }
 
 // Lazy reports whether t was made by NewLazy.
 func (t *Tree) Lazy() bool { return t.lazy != nil }
+
+// checkBlocks checks the directory of blocks of the positions [lo, hi):
+// the first starts at lo, each after the one before and before hi, and
+// their first slugs are valid and in path order.
+func checkBlocks(blocks []Block, lo, hi int, what string) error {
+	if (hi > lo) != (len(blocks) > 0) {
+		return fmt.Errorf("%d %ss for %d items", len(blocks), what, hi-lo)
+	}
+	for b, bl := range blocks {
+		switch {
+		case b == 0 && bl.Start != lo, b > 0 && bl.Start <= blocks[b-1].Start, bl.Start >= hi:
+			return fmt.Errorf("%s %d starts at %d", what, b, bl.Start)
+		case bl.First == "":
+			return fmt.Errorf("%s %d: empty first slug", what, b)
+		case b > 0 && comparePaths(blocks[b-1].First, bl.First) >= 0:
+			return fmt.Errorf("%s %d: first slug %q not after %q", what, b, bl.First, blocks[b-1].First)
+		}
+		// Check the slug from the element where it leaves the one
+		// before, which was checked.
+		from := 0
+		if b > 0 {
+			from = strings.LastIndexByte(bl.First[:commonPrefix(blocks[b-1].First, bl.First)], '/') + 1
+		}
+		if r := checkSlugFrom(bl.First, from); r != "" {
+			return fmt.Errorf("%s %d: first slug %q: %s", what, b, bl.First, r)
+		}
+	}
+	return nil
+}
+
+// checkRules checks the rules of a directory: in range, in order, and
+// some when entries are below it.
+func checkRules(dr *Dir, nrules int, some bool) error {
+	for k, rt := range dr.Rules {
+		if rt.Rule < 0 || rt.Rule >= nrules || k > 0 && rt.Rule <= dr.Rules[k-1].Rule {
+			return fmt.Errorf("directory %q: rule %d", dr.Path, rt.Rule)
+		}
+	}
+	if some && len(dr.Rules) == 0 {
+		return fmt.Errorf("directory %q: no rules", dr.Path)
+	}
+	return nil
+}
 
 // Err returns the first error met decoding a block of a lazy tree (an
 // error wrapping ErrSummary, or the decoder's), or nil. The entries of
@@ -311,7 +287,7 @@ func (t *Tree) decodeBlock(b int) (err error) {
 			return fmt.Errorf("%w: slug %q then %q (next block)", ErrSummary, last, next)
 		}
 	}
-	d := -1
+	var dr *Dir
 	prevDir := "\x00"
 	for k := range out {
 		e := &out[k]
@@ -328,11 +304,10 @@ func (t *Tree) decodeBlock(b int) (err error) {
 			if pd == "" {
 				pd = "."
 			}
-			if d = lz.findDir(pd); d < 0 {
+			if dr, _ = t.dirAt(lz.findDir(t, pd)); dr == nil {
 				return fmt.Errorf("%w: %q: no directory %q", ErrSummary, e.Slug, pd)
 			}
 		}
-		dr := &lz.src.Dirs[d]
 		if i := lo + k; i < dr.Lo || i >= dr.Hi {
 			return fmt.Errorf("%w: %q: entry %d outside its directory's %d to %d", ErrSummary, e.Slug, i, dr.Lo, dr.Hi)
 		}
@@ -352,16 +327,107 @@ func (t *Tree) decodeBlock(b int) (err error) {
 }
 
 // findDir returns the position in the directory table of the directory
-// path ("." for the root), or -1.
-func (lz *lazyTree) findDir(path string) int {
+// path (0 for the root, "."), or -1, decoding the block it would be in.
+func (lz *lazyTree) findDir(t *Tree, path string) int {
 	if path == "." {
 		return 0
 	}
-	i, ok := slices.BinarySearchFunc(lz.dirs[1:], path, func(n Node, s string) int { return comparePaths(n.Path, s) })
+	b, ok := slices.BinarySearchFunc(lz.src.DirBlocks, path, func(bl Block, s string) int { return comparePaths(bl.First, s) })
+	if !ok {
+		b--
+	}
+	if b < 0 || !t.dirBlock(b) {
+		return -1
+	}
+	k, ok := slices.BinarySearchFunc(lz.dirBlocks[b].dirs, path, func(d Dir, s string) int { return comparePaths(d.Path, s) })
 	if !ok {
 		return -1
 	}
-	return i + 1
+	return lz.src.DirBlocks[b].Start + k
+}
+
+// dirAt returns directory d of the table and its node, decoding its
+// block; nil for a position out of range or a block that failed.
+func (t *Tree) dirAt(d int) (*Dir, *Node) {
+	lz := t.lazy
+	if d == 0 {
+		return &lz.src.Root, &lz.root
+	}
+	if d < 0 || d > lz.src.Dirs {
+		return nil, nil
+	}
+	b, ok := slices.BinarySearchFunc(lz.src.DirBlocks, d, func(bl Block, d int) int { return bl.Start - d })
+	if !ok {
+		b--
+	}
+	if !t.dirBlock(b) {
+		return nil, nil
+	}
+	k := d - lz.src.DirBlocks[b].Start
+	return &lz.dirBlocks[b].dirs[k], &lz.dirBlocks[b].nodes[k]
+}
+
+// dirBlock decodes directory block b if it is not yet and reports
+// whether it holds good directories.
+func (t *Tree) dirBlock(b int) bool {
+	lz := t.lazy
+	bl := &lz.dirBlocks[b]
+	bl.once.Do(func() {
+		dirs, err := t.decodeDirBlock(b)
+		if err != nil {
+			t.fail(fmt.Errorf("tree: directory block %d: %w", b, err))
+			return
+		}
+		bl.dirs = dirs
+		bl.nodes = make([]Node, len(dirs))
+		start := lz.src.DirBlocks[b].Start
+		for k := range dirs {
+			p := dirs[k].Path
+			bl.nodes[k] = Node{Path: p, Name: p[strings.LastIndexByte(p, '/')+1:], IsDir: true, dir: int32(start + k)}
+		}
+		bl.ok.Store(true)
+	})
+	return bl.ok.Load()
+}
+
+// decodeDirBlock decodes and checks directory block b.
+func (t *Tree) decodeDirBlock(b int) ([]Dir, error) {
+	lz := t.lazy
+	start, end := lz.src.DirBlocks[b].Start, lz.src.Dirs+1
+	if b+1 < len(lz.src.DirBlocks) {
+		end = lz.src.DirBlocks[b+1].Start
+	}
+	dirs := make([]Dir, end-start)
+	if err := lz.src.DecodeDirs(b, dirs); err != nil {
+		return nil, err
+	}
+	if dirs[0].Path != lz.src.DirBlocks[b].First {
+		return nil, fmt.Errorf("%w: first directory %q, the summary says %q", ErrSummary, dirs[0].Path, lz.src.DirBlocks[b].First)
+	}
+	for k := range dirs {
+		dr, d := &dirs[k], start+k
+		if r := checkSlug(dr.Path); r != "" {
+			return nil, fmt.Errorf("%w: directory %q: %s", ErrSummary, dr.Path, r)
+		}
+		next := ""
+		if k+1 < len(dirs) {
+			next = dirs[k+1].Path
+		} else if b+1 < len(lz.src.DirBlocks) {
+			next = lz.src.DirBlocks[b+1].First
+		}
+		switch {
+		case next != "" && comparePaths(dr.Path, next) >= 0:
+			return nil, fmt.Errorf("%w: directory %q not before %q", ErrSummary, dr.Path, next)
+		case dr.Lo < 0 || dr.Lo >= dr.Hi || dr.Hi > lz.src.Entries:
+			return nil, fmt.Errorf("%w: directory %q: entries %d to %d of %d", ErrSummary, dr.Path, dr.Lo, dr.Hi, lz.src.Entries)
+		case dr.End <= d || dr.End > lz.src.Dirs+1:
+			return nil, fmt.Errorf("%w: directory %q at %d: end %d of %d", ErrSummary, dr.Path, d, dr.End, lz.src.Dirs+1)
+		}
+		if err := checkRules(dr, len(lz.src.Rules), true); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrSummary, err)
+		}
+	}
+	return dirs, nil
 }
 
 // blockOf returns the block that holds entry i.
@@ -397,6 +463,9 @@ func (t *Tree) ensureAll() {
 	lz := t.lazy
 	if int(lz.decoded.Load()) == len(lz.blocks) {
 		return
+	}
+	for b := range lz.dirBlocks {
+		t.dirBlock(b) // the blocks of entries look directories up
 	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -464,31 +533,58 @@ func (t *Tree) lazyNode(i int) (*Node, int32) {
 type lazyView struct {
 	t       *Tree
 	allowed []bool // by rule
-	shows   []bool // by directory
 	files   int
+	shows   []atomic.Pointer[[]bool]  // by directory block: which of its directories are visible
 	shown   []atomic.Pointer[[]*Node] // by directory: its visible children, once listed
 }
 
-// lazyView returns the view of a lazy tree that shows the rules allowed.
+// newLazyView returns the view of a lazy tree that shows the rules
+// allowed.
 func (t *Tree) newLazyView(allowed []bool) *View {
 	lz := t.lazy
-	v := &lazyView{t: t, allowed: allowed, shows: make([]bool, len(lz.src.Dirs)),
-		shown: make([]atomic.Pointer[[]*Node], len(lz.src.Dirs))}
+	v := &lazyView{t: t, allowed: allowed,
+		shows: make([]atomic.Pointer[[]bool], len(lz.src.DirBlocks)),
+		shown: make([]atomic.Pointer[[]*Node], lz.src.Dirs+1)}
 	for r, ok := range allowed {
 		if ok {
 			v.files += lz.src.Rules[r].Count
 		}
 	}
-	v.shows[0] = true
-	for d := 1; d < len(lz.src.Dirs); d++ {
-		for _, rt := range lz.src.Dirs[d].Rules {
-			if allowed[rt.Rule] {
-				v.shows[d] = true
-				break
+	return &View{lazy: v, files: v.files}
+}
+
+// visible reports whether directory d is in the view: the root, and the
+// directories below which an allowed rule is.
+func (v *lazyView) visible(d int) bool {
+	if d == 0 {
+		return true
+	}
+	lz := v.t.lazy
+	b, ok := slices.BinarySearchFunc(lz.src.DirBlocks, d, func(bl Block, d int) int { return bl.Start - d })
+	if !ok {
+		b--
+	}
+	if b < 0 || !v.t.dirBlock(b) {
+		return false
+	}
+	shows := v.shows[b].Load()
+	if shows == nil {
+		dirs := lz.dirBlocks[b].dirs
+		s := make([]bool, len(dirs))
+		for k := range dirs {
+			for _, rt := range dirs[k].Rules {
+				if v.allowed[rt.Rule] {
+					s[k] = true
+					break
+				}
 			}
 		}
+		if !v.shows[b].CompareAndSwap(nil, &s) {
+			s = *v.shows[b].Load()
+		}
+		shows = &s
 	}
-	return &View{lazy: v, files: v.files}
+	return (*shows)[d-lz.src.DirBlocks[b].Start]
 }
 
 // lazyPrune returns the view of a lazy tree for a set of groups.
@@ -514,15 +610,16 @@ func (t *Tree) lazyPrune(set []string) *View {
 }
 
 func (v *lazyView) lookup(name string) (*Node, bool) {
-	lz := v.t.lazy
-	if d := lz.findDir(name); d >= 0 {
-		if !v.shows[d] {
-			return nil, false
-		}
-		return &lz.dirs[d], true
-	}
 	if name == "" {
 		return nil, false
+	}
+	lz := v.t.lazy
+	if d := lz.findDir(v.t, name); d >= 0 {
+		if !v.visible(d) {
+			return nil, false
+		}
+		_, n := v.t.dirAt(d)
+		return n, true
 	}
 	i, ok := v.t.lazyIndex(name)
 	if !ok {
@@ -536,16 +633,18 @@ func (v *lazyView) lookup(name string) (*Node, bool) {
 }
 
 func (v *lazyView) readDir(name string) ([]*Node, bool) {
-	lz := v.t.lazy
-	d := lz.findDir(name)
-	if d < 0 || !v.shows[d] {
+	if name == "" {
+		return nil, false
+	}
+	d := v.t.lazy.findDir(v.t, name)
+	if d < 0 || !v.visible(d) {
 		return nil, false
 	}
 	if l := v.shown[d].Load(); l != nil {
 		return *l, true
 	}
+	dr, _ := v.t.dirAt(d)
 	var out []*Node
-	dr := &lz.src.Dirs[d]
 	prefix := ""
 	if d > 0 {
 		prefix = dr.Path + "/"
@@ -562,13 +661,24 @@ func (v *lazyView) readDir(name string) ([]*Node, bool) {
 			out = append(out, n)
 		})
 	}
+	// The subdirectories: the next directory of the table, then each
+	// one after the one before's descendants.
 	pos := dr.Lo
-	for _, c := range lz.kids[lz.kidsAt[d]:lz.kidsAt[d+1]] {
-		files(pos, lz.src.Dirs[c].Lo)
-		if v.shows[c] {
-			out = append(out, &lz.dirs[c])
+	for c := d + 1; c < dr.End; {
+		cd, cn := v.t.dirAt(c)
+		if cd == nil {
+			break // a block that failed
 		}
-		pos = lz.src.Dirs[c].Hi
+		if !strings.HasPrefix(cd.Path, prefix) || strings.IndexByte(cd.Path[len(prefix):], '/') >= 0 ||
+			cd.Lo < pos || cd.Hi > dr.Hi || cd.End > dr.End {
+			v.t.fail(fmt.Errorf("%w: directory %q listed in %q, entries %d to %d", ErrSummary, cd.Path, name, cd.Lo, cd.Hi))
+			break
+		}
+		files(pos, cd.Lo)
+		if v.visible(c) {
+			out = append(out, cn)
+		}
+		pos, c = cd.Hi, cd.End
 	}
 	files(pos, dr.Hi)
 	out = slices.Clip(out)
@@ -603,12 +713,16 @@ func (v *lazyView) walk(fn func(*Node) bool) {
 		}
 		return true
 	}
-	visit(&v.t.lazy.dirs[0])
+	visit(&v.t.lazy.root)
 }
 
 func (v *lazyView) modTime(n *Node) time.Time {
 	var t time.Time
-	for _, rt := range v.t.lazy.src.Dirs[n.dir].Rules {
+	dr, _ := v.t.dirAt(int(n.dir))
+	if dr == nil {
+		return t
+	}
+	for _, rt := range dr.Rules {
 		if v.allowed[rt.Rule] && rt.ModTime.After(t) {
 			t = rt.ModTime
 		}
@@ -616,22 +730,24 @@ func (v *lazyView) modTime(n *Node) time.Time {
 	return t
 }
 
-// Summarize returns the directory table of entries (valid, in path
-// order, as [Tree.Entries] gives them) whose rules are given by position
-// (rules[i] is the rule of entries[i]), as a [Source] wants it, and the
-// number of entries of each of nrules rules.
+// Summarize returns the directories of entries (valid, in path order, as
+// [Tree.Entries] gives them) whose rules are given by position (rules[i]
+// is the rule of entries[i]), as a [Source] wants them: the root first,
+// then the directory table in path order; and the number of entries of
+// each of nrules rules.
 func Summarize(entries []Entry, rules []int32, nrules int) (dirs []Dir, counts []int) {
 	counts = make([]int, nrules)
 	type open struct {
 		d     int
 		times map[int]time.Time
 	}
-	dirs = []Dir{{Path: ".", Parent: -1, Lo: 0, Hi: len(entries)}}
+	dirs = []Dir{{Path: ".", Lo: 0, Hi: len(entries)}}
 	stack := []open{{0, map[int]time.Time{}}}
 	closeTop := func(i int) {
 		top := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		dirs[top.d].Hi = i
+		dirs[top.d].End = len(dirs)
 		dirs[top.d].Rules = ruleTimes(top.times)
 		if len(stack) > 0 {
 			parent := stack[len(stack)-1].times
@@ -666,7 +782,7 @@ func Summarize(entries []Entry, rules []int32, nrules int) (dirs []Dir, counts [
 				} else {
 					end += start
 				}
-				dirs = append(dirs, Dir{Path: d[:end], Parent: stack[len(stack)-1].d, Lo: i})
+				dirs = append(dirs, Dir{Path: d[:end], Lo: i})
 				stack = append(stack, open{len(dirs) - 1, map[int]time.Time{}})
 				start = end + 1
 			}

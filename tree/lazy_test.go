@@ -39,12 +39,16 @@ func lazySource(eager *tree.Tree, size int, decoded *atomic.Int32) tree.Source {
 	for r := range rules {
 		rules[r].Count = counts[r]
 	}
-	var blocks []tree.Block
+	var blocks, dirBlocks []tree.Block
 	for lo := 0; lo < len(es); lo += size {
 		blocks = append(blocks, tree.Block{First: es[lo].Slug, Start: lo})
 	}
+	for d := 1; d < len(dirs); d += size {
+		dirBlocks = append(dirBlocks, tree.Block{First: dirs[d].Path, Start: d})
+	}
 	return tree.Source{
-		Entries: len(es), Rules: rules, Blocks: blocks, Dirs: dirs,
+		Entries: len(es), Rules: rules, Blocks: blocks,
+		Root: dirs[0], Dirs: len(dirs) - 1, DirBlocks: dirBlocks,
 		Decode: func(b int, out []tree.Entry, rules []int32) error {
 			if decoded != nil {
 				decoded.Add(1)
@@ -52,6 +56,10 @@ func lazySource(eager *tree.Tree, size int, decoded *atomic.Int32) tree.Source {
 			lo := blocks[b].Start
 			copy(out, es[lo:])
 			copy(rules, ruleOf[lo:])
+			return nil
+		},
+		DecodeDirs: func(b int, out []tree.Dir) error {
+			copy(out, dirs[dirBlocks[b].Start:])
 			return nil
 		},
 	}
@@ -208,41 +216,84 @@ func TestLazyDecodesOnDemand(t *testing.T) {
 func TestLazySummaryRefused(t *testing.T) {
 	eager := tree.New(tree.GenEntries(200, 4))
 	cases := map[string]func(s *tree.Source){
-		"no decoder":          func(s *tree.Source) { s.Decode = nil },
-		"counts":              func(s *tree.Source) { s.Rules[0].Count++ },
-		"negative count":      func(s *tree.Source) { s.Rules[0].Count = -1; s.Rules[1].Count += 1 + s.Rules[0].Count },
-		"block start":         func(s *tree.Source) { s.Blocks[1].Start = 0 },
-		"block past end":      func(s *tree.Source) { s.Blocks[len(s.Blocks)-1].Start = s.Entries },
-		"unsafe first slug":   func(s *tree.Source) { s.Blocks[1].First = "../x" },
-		"blocks out of order": func(s *tree.Source) { s.Blocks[1].First, s.Blocks[2].First = s.Blocks[2].First, s.Blocks[1].First },
-		"no root":             func(s *tree.Source) { s.Dirs = nil },
-		"root range":          func(s *tree.Source) { s.Dirs[0].Hi-- },
-		"parent":              func(s *tree.Source) { s.Dirs[2].Parent = 2 },
-		"dir range":           func(s *tree.Source) { s.Dirs[1].Hi = s.Entries + 1 },
-		"empty dir":           func(s *tree.Source) { s.Dirs[1].Hi = s.Dirs[1].Lo },
-		"dirs out of order":   func(s *tree.Source) { s.Dirs[1].Path, s.Dirs[2].Path = s.Dirs[2].Path, s.Dirs[1].Path },
-		"rule number":         func(s *tree.Source) { s.Dirs[1].Rules[0].Rule = len(s.Rules) },
-		"rule not in parent": func(s *tree.Source) {
-			s.Dirs[0].Rules = s.Dirs[0].Rules[:0]
-		},
-		"newer than parent": func(s *tree.Source) {
-			s.Dirs[1].Rules[0].ModTime = s.Dirs[0].Rules[0].ModTime.Add(time.Hour)
-		},
+		"no decoder":           func(s *tree.Source) { s.Decode = nil },
+		"no directory decoder": func(s *tree.Source) { s.DecodeDirs = nil },
+		"counts":               func(s *tree.Source) { s.Rules[0].Count++ },
+		"negative count":       func(s *tree.Source) { s.Rules[0].Count = -1; s.Rules[1].Count += 1 + s.Rules[0].Count },
+		"block start":          func(s *tree.Source) { s.Blocks[1].Start = 0 },
+		"block past end":       func(s *tree.Source) { s.Blocks[len(s.Blocks)-1].Start = s.Entries },
+		"unsafe first slug":    func(s *tree.Source) { s.Blocks[1].First = "../x" },
+		"blocks out of order":  func(s *tree.Source) { s.Blocks[1].First, s.Blocks[2].First = s.Blocks[2].First, s.Blocks[1].First },
+		"directory block 0":    func(s *tree.Source) { s.DirBlocks[0].Start = 0 },
+		"directory blocks":     func(s *tree.Source) { s.DirBlocks[1].First, s.DirBlocks[2].First = s.DirBlocks[2].First, s.DirBlocks[1].First },
+		"unsafe directory":     func(s *tree.Source) { s.DirBlocks[1].First = "a/./b" },
+		"directory count":      func(s *tree.Source) { s.Dirs = s.DirBlocks[len(s.DirBlocks)-1].Start - 1 },
+		"root range":           func(s *tree.Source) { s.Root.Hi-- },
+		"root end":             func(s *tree.Source) { s.Root.End++ },
+		"root path":            func(s *tree.Source) { s.Root.Path = "" },
+		"root rule":            func(s *tree.Source) { s.Root.Rules = append(s.Root.Rules, tree.RuleTime{Rule: len(s.Rules)}) },
+		"root without rules":   func(s *tree.Source) { s.Root.Rules = nil },
 	}
 	for name, mutate := range cases {
 		t.Run(name, func(t *testing.T) {
 			src := lazySource(eager, 16, nil)
 			src.Rules = slices.Clone(src.Rules)
 			src.Blocks = slices.Clone(src.Blocks)
-			dirs := slices.Clone(src.Dirs)
-			for d := range dirs {
-				dirs[d].Rules = slices.Clone(dirs[d].Rules)
-			}
-			src.Dirs = dirs
+			src.DirBlocks = slices.Clone(src.DirBlocks)
+			src.Root.Rules = slices.Clone(src.Root.Rules)
 			mutate(&src)
 			if _, err := tree.NewLazy(src); !errors.Is(err, tree.ErrSummary) {
 				t.Fatalf("NewLazy = %v, want an error wrapping ErrSummary", err)
 			}
+		})
+	}
+}
+
+// TestLazyBadDirBlock gives a lazy tree directory blocks that do not
+// hold: the directories of such a block, and the files below them, are
+// served nowhere; Err reports it.
+func TestLazyBadDirBlock(t *testing.T) {
+	eager := tree.New(tree.GenEntries(400, 8))
+	cases := map[string]func(out []tree.Dir) error{
+		"decoder error":   func([]tree.Dir) error { return errors.New("boom") },
+		"unsafe path":     func(out []tree.Dir) error { out[1].Path = out[1].Path + "/.."; return nil },
+		"out of order":    func(out []tree.Dir) error { out[1], out[2] = out[2], out[1]; return nil },
+		"first path":      func(out []tree.Dir) error { out[0].Path += "x"; return nil },
+		"empty range":     func(out []tree.Dir) error { out[1].Hi = out[1].Lo; return nil },
+		"range past end":  func(out []tree.Dir) error { out[1].Hi = eager.Len() + 1; return nil },
+		"end before self": func(out []tree.Dir) error { out[1].End = 1; return nil },
+		"rule":            func(out []tree.Dir) error { out[1].Rules = []tree.RuleTime{{Rule: -1}}; return nil },
+		"no rules":        func(out []tree.Dir) error { out[1].Rules = nil; return nil },
+	}
+	for name, spoil := range cases {
+		t.Run(name, func(t *testing.T) {
+			src := lazySource(eager, 8, nil)
+			good := src.DecodeDirs
+			src.DecodeDirs = func(b int, out []tree.Dir) error {
+				if err := good(b, out); err != nil || b != 0 {
+					return err
+				}
+				for k := range out {
+					out[k].Rules = slices.Clone(out[k].Rules)
+				}
+				return spoil(out)
+			}
+			var reported int
+			src.OnError = func(error) { reported++ }
+			lz := mustLazy(t, src)
+			first := src.DirBlocks[0].First
+			if _, ok := lz.All().Lookup(first); ok {
+				t.Fatalf("Lookup(%q) found a directory of a bad block", first)
+			}
+			if lz.Err() == nil || reported == 0 {
+				t.Fatalf("Err() = %v, OnError told %d times", lz.Err(), reported)
+			}
+			lz.All().Walk(func(n *tree.Node) bool {
+				if n.Path == first || strings.HasPrefix(n.Path, first+"/") {
+					t.Fatalf("Walk visited %q of a bad directory block", n.Path)
+				}
+				return true
+			})
 		})
 	}
 }

@@ -49,8 +49,19 @@ type Header struct {
 	blocks        []blockInfo
 	data          []byte // the blocks, back to back
 
-	// Version 2 only: the directory table; nil for version 1.
-	dirs []tree.Dir
+	// Version 2 only: the root directory, the directory table's size and
+	// its blocks; dirs is nil for version 1.
+	root      *tree.Dir
+	dirs      int
+	dirBlocks []dirBlockInfo
+}
+
+// dirBlockInfo is a block of the directory table: its directories, the
+// path of the first, and its bytes (in the header).
+type dirBlockInfo struct {
+	n     int
+	first string
+	b     []byte
 }
 
 type rule struct {
@@ -201,100 +212,142 @@ const minEntryBytes = 7
 // Ingest's indexes hold an entry in 3 to 50 bytes.
 const maxEntriesPerByte = 64
 
-// readDirs reads the directory table of a version 2 header.
+// readDirs reads the root's rules and the directory table's directory
+// of a version 2 header; the table's blocks are read when a tree needs
+// them (readDirBlock).
 func (h *Header) readDirs(hr *reader, total uint64) error {
-	nd := hr.count("directories", 1)
+	root := &tree.Dir{Path: ".", Lo: 0, Hi: int(total)}
+	rts, err := readRuleTimes(hr, len(h.rules), nil)
+	if err != nil {
+		return err
+	}
+	root.Rules = rts
+	nd := hr.count("directories", 5)
+	nb := hr.count("directory blocks", 3)
 	if hr.err != nil {
 		return corrupt(hr.err)
 	}
-	if nd == 0 {
-		return fmt.Errorf("%w: no directory table", ErrCorrupt)
-	}
-	h.dirs = make([]tree.Dir, nd)
-	// The paths go into one string and the rules into one slice, cut
-	// up at the end: two allocations, not two a directory.
-	var paths []byte
-	ends := make([]int, nd)
-	var rts []tree.RuleTime
-	rtEnds := make([]int, nd)
-	prev := 0 // where the previous path starts in paths
-	for d := range h.dirs {
-		dr := &h.dirs[d]
-		if d == 0 {
-			*dr = tree.Dir{Parent: -1, Lo: 0, Hi: int(total)}
-		} else {
-			shared := hr.uvarint()
-			rest := hr.length("directory")
-			prevLen := len(paths) - prev
-			if hr.err == nil && (shared > uint64(prevLen) || d == 1 && shared > 0) {
-				return fmt.Errorf("%w: directory %d shares %d bytes with a path of %d", ErrCorrupt, d, shared, prevLen)
-			}
-			if hr.err != nil {
-				return corrupt(hr.err)
-			}
-			start := len(paths)
-			paths = append(paths, paths[prev:prev+int(shared)]...)
-			paths = append(paths, hr.b[hr.i:hr.i+rest]...)
-			prev = start
-			hr.i += rest
-			up, lo, n := hr.uvarint(), hr.uvarint(), hr.uvarint()
-			if hr.err != nil {
-				return corrupt(hr.err)
-			}
-			if up == 0 || up > uint64(d) || lo > total || n > total-lo {
-				return fmt.Errorf("%w: directory %d: parent %d back, entries %d and %d", ErrCorrupt, d, up, lo, n)
-			}
-			*dr = tree.Dir{Parent: d - int(up), Lo: int(lo), Hi: int(lo + n)}
-		}
-		ends[d] = len(paths)
-		nr := hr.count("directory rules", 2)
+	root.End = nd + 1
+	h.dirBlocks = make([]dirBlockInfo, nb)
+	sum, size := 0, 0
+	for b := range h.dirBlocks {
+		n := hr.uvarint()
+		first := hr.str("directory")
+		length := hr.uvarint()
 		if hr.err != nil {
 			return corrupt(hr.err)
 		}
-		r := -1
-		for range nr {
-			r += int(min(hr.uvarint(), uint64(len(h.rules)))) + 1
-			var mt time.Time
-			switch kind := hr.byte(); kind {
-			case 0:
-			case 1, 2:
-				sec := hr.varint()
-				var nsec uint64
-				if kind == 2 {
-					nsec = hr.uvarint()
-				}
-				if hr.err == nil && (nsec >= 1e9 || sec < minUnix || sec > maxUnix) {
-					return fmt.Errorf("%w: directory %d: time %d.%09d out of range", ErrCorrupt, d, sec, nsec)
-				}
-				mt = time.Unix(sec, int64(nsec)).UTC()
-			default:
-				if hr.err == nil {
-					return fmt.Errorf("%w: directory %d: time kind %d", ErrCorrupt, d, kind)
-				}
-			}
-			if hr.err != nil {
-				return corrupt(hr.err)
-			}
-			if r >= len(h.rules) {
-				return fmt.Errorf("%w: directory %d: rule %d of %d", ErrCorrupt, d, r, len(h.rules))
-			}
-			rts = append(rts, tree.RuleTime{Rule: r, ModTime: mt})
+		if n == 0 || n > uint64(nd-sum) || length > uint64(len(hr.b)) {
+			return fmt.Errorf("%w: directory block %d: %d directories, %d bytes", ErrCorrupt, b, n, length)
 		}
-		rtEnds[d] = len(rts)
+		h.dirBlocks[b] = dirBlockInfo{n: int(n), first: first}
+		sum += int(n)
+		size += int(length)
+		h.dirBlocks[b].b = hr.b[:length] // the length, for now
+	}
+	if sum != nd || size > len(hr.b)-hr.i {
+		return fmt.Errorf("%w: the directory blocks hold %d directories in %d bytes, the header %d and %d", ErrCorrupt, sum, size, nd, len(hr.b)-hr.i)
+	}
+	for b := range h.dirBlocks {
+		n := len(h.dirBlocks[b].b)
+		h.dirBlocks[b].b = hr.b[hr.i : hr.i+n : hr.i+n]
+		hr.i += n
+	}
+	h.root, h.dirs = root, nd
+	return nil
+}
+
+// readRuleTimes reads the rules below a directory (appendRuleTimes),
+// appending them to rts.
+func readRuleTimes(hr *reader, nrules int, rts []tree.RuleTime) ([]tree.RuleTime, error) {
+	nr := hr.count("directory rules", 2)
+	if hr.err != nil {
+		return nil, corrupt(hr.err)
+	}
+	r := -1
+	for range nr {
+		r += int(min(hr.uvarint(), uint64(nrules))) + 1
+		var mt time.Time
+		switch kind := hr.byte(); kind {
+		case 0:
+		case 1, 2:
+			sec := hr.varint()
+			var nsec uint64
+			if kind == 2 {
+				nsec = hr.uvarint()
+			}
+			if hr.err == nil && (nsec >= 1e9 || sec < minUnix || sec > maxUnix) {
+				return nil, fmt.Errorf("%w: directory time %d.%09d out of range", ErrCorrupt, sec, nsec)
+			}
+			mt = time.Unix(sec, int64(nsec)).UTC()
+		default:
+			if hr.err == nil {
+				return nil, fmt.Errorf("%w: directory time kind %d", ErrCorrupt, kind)
+			}
+		}
+		if hr.err != nil {
+			return nil, corrupt(hr.err)
+		}
+		if r >= nrules {
+			return nil, fmt.Errorf("%w: directory rule %d of %d", ErrCorrupt, r, nrules)
+		}
+		rts = append(rts, tree.RuleTime{Rule: r, ModTime: mt})
+	}
+	return rts, nil
+}
+
+// readDirBlock decodes directory block b, whose first directory is at
+// position start of the table, into out.
+func (h *Header) readDirBlock(b, start int, out []tree.Dir) error {
+	blk := h.dirBlocks[b]
+	if len(out) != blk.n {
+		return fmt.Errorf("%w: directory block %d: %d directories, want %d", ErrCorrupt, b, blk.n, len(out))
+	}
+	hr := &reader{b: blk.b}
+	var paths []byte
+	ends := make([]int, len(out))
+	var rts []tree.RuleTime
+	rtEnds := make([]int, len(out))
+	prev := 0 // where the previous path starts in paths
+	for k := range out {
+		shared := hr.uvarint()
+		rest := hr.length("directory")
+		if hr.err == nil && shared > uint64(len(paths)-prev) {
+			return fmt.Errorf("%w: directory %d shares %d bytes with a path of %d", ErrCorrupt, start+k, shared, len(paths)-prev)
+		}
+		if hr.err != nil {
+			return fmt.Errorf("%w: directory block %d: %v", ErrCorrupt, b, hr.err)
+		}
+		at := len(paths)
+		paths = append(paths, paths[prev:prev+int(shared)]...)
+		paths = append(paths, hr.b[hr.i:hr.i+rest]...)
+		prev = at
+		hr.i += rest
+		lo, n, desc := hr.uvarint(), hr.uvarint(), hr.uvarint()
+		if hr.err != nil {
+			return fmt.Errorf("%w: directory block %d: %v", ErrCorrupt, b, hr.err)
+		}
+		if lo > math.MaxInt32 || n > math.MaxInt32 || desc > math.MaxInt32 {
+			return fmt.Errorf("%w: directory %d: entries %d and %d, %d below", ErrCorrupt, start+k, lo, n, desc)
+		}
+		out[k] = tree.Dir{Lo: int(lo), Hi: int(lo + n), End: start + k + 1 + int(desc)}
+		ends[k] = len(paths)
+		var err error
+		if rts, err = readRuleTimes(hr, len(h.rules), rts); err != nil {
+			return err
+		}
+		rtEnds[k] = len(rts)
+	}
+	if hr.i != len(hr.b) {
+		return fmt.Errorf("%w: directory block %d: %d bytes left", ErrCorrupt, b, len(hr.b)-hr.i)
 	}
 	all := string(paths)
 	rts = slices.Clip(rts)
-	start, rstart := 0, 0
-	for d := range h.dirs {
-		dr := &h.dirs[d]
-		if d == 0 {
-			dr.Path = "."
-		} else {
-			dr.Path = all[start:ends[d]]
-		}
-		start = ends[d]
-		dr.Rules = rts[rstart:rtEnds[d]:rtEnds[d]]
-		rstart = rtEnds[d]
+	from, rfrom := 0, 0
+	for k := range out {
+		out[k].Path = all[from:ends[k]]
+		out[k].Rules = rts[rfrom:rtEnds[k]:rtEnds[k]]
+		from, rfrom = ends[k], rtEnds[k]
 	}
 	return nil
 }
@@ -308,7 +361,7 @@ func (h *Header) readDirs(hr *reader, total uint64) error {
 // as Decode checks it when it is decoded, and one that fails is reported
 // to onError (when set) and served nowhere. A lazy tree keeps the payload.
 func (h *Header) Lazy(l tree.Limits, onError func(error)) (ix *Index, ok bool, err error) {
-	if h.dirs == nil {
+	if h.root == nil {
 		return nil, false, nil
 	}
 	if l.MaxBytes <= 0 {
@@ -333,16 +386,26 @@ func (h *Header) Lazy(l tree.Limits, onError func(error)) (ix *Index, ok bool, e
 			tree.ErrTooLarge, raw, h.Entries, tree.BaseBytes, l.BytesPerEntry, l.MaxBytes)
 	}
 	src := tree.Source{
-		Entries: h.Entries,
-		Rules:   make([]tree.Rule, len(h.rules)),
-		Blocks:  make([]tree.Block, len(h.blocks)),
-		Dirs:    h.dirs,
-		OnError: onError,
+		Entries:   h.Entries,
+		Rules:     make([]tree.Rule, len(h.rules)),
+		Blocks:    make([]tree.Block, len(h.blocks)),
+		Root:      *h.root,
+		Dirs:      h.dirs,
+		DirBlocks: make([]tree.Block, len(h.dirBlocks)),
+		OnError:   onError,
+	}
+	start := 1
+	for b, bl := range h.dirBlocks {
+		src.DirBlocks[b] = tree.Block{First: bl.first, Start: start}
+		start += bl.n
+	}
+	src.DecodeDirs = func(b int, out []tree.Dir) error {
+		return h.readDirBlock(b, src.DirBlocks[b].Start, out)
 	}
 	for r, ru := range h.rules {
 		src.Rules[r] = tree.Rule{IsPublic: ru.isPublic, HasIsPublic: ru.hasIsPublic, Groups: ru.groups, Count: ru.count}
 	}
-	start := 0
+	start = 0
 	for b, bl := range h.blocks {
 		src.Blocks[b] = tree.Block{First: bl.first, Start: start}
 		start += bl.entries
@@ -385,12 +448,25 @@ func (h *Header) checkSummary(entries []tree.Entry, rules []int32) error {
 		}
 		start += bl.entries
 	}
-	if len(dirs) != len(h.dirs) {
-		return fmt.Errorf("%d directories in the table, the entries have %d", len(h.dirs), len(dirs))
+	if len(dirs)-1 != h.dirs {
+		return fmt.Errorf("%d directories in the table, the entries have %d", h.dirs, len(dirs)-1)
+	}
+	got := []tree.Dir{*h.root}
+	start = 1
+	for b, bl := range h.dirBlocks {
+		out := make([]tree.Dir, bl.n)
+		if err := h.readDirBlock(b, start, out); err != nil {
+			return err
+		}
+		if out[0].Path != bl.first {
+			return fmt.Errorf("directory block %d: first path %q, its first directory is %q", b, bl.first, out[0].Path)
+		}
+		got = append(got, out...)
+		start += bl.n
 	}
 	for d := range dirs {
-		a, b := &dirs[d], &h.dirs[d]
-		if a.Path != b.Path || a.Parent != b.Parent || a.Lo != b.Lo || a.Hi != b.Hi || len(a.Rules) != len(b.Rules) {
+		a, b := &dirs[d], &got[d]
+		if a.Path != b.Path || a.Lo != b.Lo || a.Hi != b.Hi || a.End != b.End || len(a.Rules) != len(b.Rules) {
 			return fmt.Errorf("directory %d: %q in the table, %q from the entries", d, b.Path, a.Path)
 		}
 		for k := range a.Rules {
@@ -483,7 +559,7 @@ func (h *Header) Decode(l tree.Limits) (*Index, error) {
 	}
 	entries := make([]tree.Entry, counted)
 	var rules []int32 // version 2: to check the summary
-	if h.dirs != nil {
+	if h.root != nil {
 		rules = make([]int32, counted)
 	}
 	errs := make([]error, len(blocks))

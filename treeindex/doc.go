@@ -39,18 +39,22 @@
 //	blocks                  uvarint count, each the uvarint number of its
 //	                        entries, raw size and compressed size, and the
 //	                        string of its first entry's path
-//	directories             uvarint count, then each directory in path
-//	                        order (tree.Summarize), the root first: but for
-//	                        the root, its path front-coded against the one
-//	                        before (uvarint shared length, string of the
-//	                        rest), the uvarint distance back to its parent,
-//	                        the uvarint position of its first entry and the
-//	                        uvarint number of entries below it; then for
-//	                        every directory the uvarint count of the rules
-//	                        below it, each the uvarint gap from the rule
-//	                        before minus one, a time kind byte (0 none, 1
-//	                        seconds, 2 seconds and nanoseconds) and the
-//	                        newest time of its entries with that rule
+//	root rules              the rules below the root (see below)
+//	directory table         uvarint number of directories (the root
+//	                        aside), uvarint number of blocks, each block's
+//	                        uvarint number of directories, the string of
+//	                        its first directory's path and its uvarint
+//	                        length in bytes; then the blocks, back to back
+//
+// The directory table (tree.Summarize) lists the directories in path
+// order, in blocks of up to 64. A directory is its path front-coded
+// against the one before in the block (uvarint shared length, string of
+// the rest), the uvarint position of its first entry, the uvarint number
+// of entries below it, the uvarint number of directories below it, and
+// the rules below it: a uvarint count, then each rule's uvarint gap from
+// the one before minus one, a time kind byte (0 none, 1 seconds, 2
+// seconds and nanoseconds) and that newest time of its entries with the
+// rule (a zigzag varint of Unix seconds, a uvarint of nanoseconds).
 //
 // A block holds up to [BlockEntries] consecutive entries in path order
 // (Encode writes 256), in
@@ -66,8 +70,8 @@
 // the tree). Blocks decode on their own: Decode inflates them in order
 // and decodes them on GOMAXPROCS goroutines; [Header.Lazy] makes a tree
 // (tree.NewLazy) that decodes a block when an operation first needs it,
-// from the block directory and the directory table, which it checks
-// first.
+// from the block directory and the directory table, decoding a block of
+// the table when it first needs one of its directories.
 //
 // # Limits
 //

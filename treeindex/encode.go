@@ -50,6 +50,34 @@ const (
 // its raw size passes blockBytes.
 const BlockEntries = 4096
 
+// dirBlockEntries is the number of directories in the blocks of the
+// directory table that Encode writes.
+const dirBlockEntries = 64
+
+// appendRuleTimes appends the rules below a directory: their count, then
+// each one's gap from the one before minus one, and its newest time (a
+// kind byte: 0 none, 1 seconds, 2 seconds and nanoseconds; then those).
+func appendRuleTimes(b []byte, rts []tree.RuleTime) []byte {
+	b = binary.AppendUvarint(b, uint64(len(rts)))
+	prev := -1
+	for _, rt := range rts {
+		b = binary.AppendUvarint(b, uint64(rt.Rule-prev-1))
+		prev = rt.Rule
+		switch {
+		case rt.ModTime.IsZero():
+			b = append(b, 0)
+		case rt.ModTime.Nanosecond() == 0:
+			b = append(b, 1)
+			b = binary.AppendVarint(b, rt.ModTime.Unix())
+		default:
+			b = append(b, 2)
+			b = binary.AppendVarint(b, rt.ModTime.Unix())
+			b = binary.AppendUvarint(b, uint64(rt.ModTime.Nanosecond()))
+		}
+	}
+	return b
+}
+
 // blockEntries is the number of entries in the blocks Encode writes: small
 // enough that a reader that looks up one path or lists one directory
 // decodes little (see Header.Lazy), large enough to compress.
@@ -295,37 +323,38 @@ func EncodeWith(entries []tree.Entry, stamp string, meta map[string]any, opt Opt
 		h = appendString(h, b.first)
 		size += len(b.enc)
 	}
-	// The directory table (tree.Summarize), the root first.
-	h = binary.AppendUvarint(h, uint64(len(dirs)))
-	prevDir := ""
-	for d := range dirs {
-		dr := &dirs[d]
-		if d > 0 {
+	// The root's rules, then the directory table (tree.Summarize) in
+	// blocks of dirBlockEntries directories: their directory, then their
+	// bytes.
+	h = appendRuleTimes(h, dirs[0].Rules)
+	table := dirs[1:]
+	var dirBlocks [][]byte
+	var rec []byte
+	for lo := 0; lo < len(table); lo += dirBlockEntries {
+		rec = rec[:0]
+		prevDir := ""
+		for k := lo; k < min(lo+dirBlockEntries, len(table)); k++ {
+			dr := &table[k]
 			shared := commonPrefix(prevDir, dr.Path)
-			h = binary.AppendUvarint(h, uint64(shared))
-			h = appendString(h, dr.Path[shared:])
-			h = binary.AppendUvarint(h, uint64(d-dr.Parent))
-			h = binary.AppendUvarint(h, uint64(dr.Lo))
-			h = binary.AppendUvarint(h, uint64(dr.Hi-dr.Lo))
+			rec = binary.AppendUvarint(rec, uint64(shared))
+			rec = appendString(rec, dr.Path[shared:])
+			rec = binary.AppendUvarint(rec, uint64(dr.Lo))
+			rec = binary.AppendUvarint(rec, uint64(dr.Hi-dr.Lo))
+			rec = binary.AppendUvarint(rec, uint64(dr.End-(k+1)-1)) // its descendants
+			rec = appendRuleTimes(rec, dr.Rules)
 			prevDir = dr.Path
 		}
-		h = binary.AppendUvarint(h, uint64(len(dr.Rules)))
-		prevRule := -1
-		for _, rt := range dr.Rules {
-			h = binary.AppendUvarint(h, uint64(rt.Rule-prevRule-1))
-			prevRule = rt.Rule
-			switch {
-			case rt.ModTime.IsZero():
-				h = append(h, 0)
-			case rt.ModTime.Nanosecond() == 0:
-				h = append(h, 1)
-				h = binary.AppendVarint(h, rt.ModTime.Unix())
-			default:
-				h = append(h, 2)
-				h = binary.AppendVarint(h, rt.ModTime.Unix())
-				h = binary.AppendUvarint(h, uint64(rt.ModTime.Nanosecond()))
-			}
-		}
+		dirBlocks = append(dirBlocks, slices.Clone(rec))
+	}
+	h = binary.AppendUvarint(h, uint64(len(table)))
+	h = binary.AppendUvarint(h, uint64(len(dirBlocks)))
+	for b, blk := range dirBlocks {
+		h = binary.AppendUvarint(h, uint64(min(dirBlockEntries, len(table)-b*dirBlockEntries)))
+		h = appendString(h, table[b*dirBlockEntries].Path)
+		h = binary.AppendUvarint(h, uint64(len(blk)))
+	}
+	for _, blk := range dirBlocks {
+		h = append(h, blk...)
 	}
 	out := make([]byte, 0, len(magic)+6+binary.MaxVarintLen64+len(h)+size)
 	out = append(out, magic...)
