@@ -225,14 +225,16 @@ func TestLazySummaryRefused(t *testing.T) {
 		"unsafe first slug":    func(s *tree.Source) { s.Blocks[1].First = "../x" },
 		"blocks out of order":  func(s *tree.Source) { s.Blocks[1].First, s.Blocks[2].First = s.Blocks[2].First, s.Blocks[1].First },
 		"directory block 0":    func(s *tree.Source) { s.DirBlocks[0].Start = 0 },
-		"directory blocks":     func(s *tree.Source) { s.DirBlocks[1].First, s.DirBlocks[2].First = s.DirBlocks[2].First, s.DirBlocks[1].First },
-		"unsafe directory":     func(s *tree.Source) { s.DirBlocks[1].First = "a/./b" },
-		"directory count":      func(s *tree.Source) { s.Dirs = s.DirBlocks[len(s.DirBlocks)-1].Start - 1 },
-		"root range":           func(s *tree.Source) { s.Root.Hi-- },
-		"root end":             func(s *tree.Source) { s.Root.End++ },
-		"root path":            func(s *tree.Source) { s.Root.Path = "" },
-		"root rule":            func(s *tree.Source) { s.Root.Rules = append(s.Root.Rules, tree.RuleTime{Rule: len(s.Rules)}) },
-		"root without rules":   func(s *tree.Source) { s.Root.Rules = nil },
+		"directory blocks": func(s *tree.Source) {
+			s.DirBlocks[1].First, s.DirBlocks[2].First = s.DirBlocks[2].First, s.DirBlocks[1].First
+		},
+		"unsafe directory":   func(s *tree.Source) { s.DirBlocks[1].First = "a/./b" },
+		"directory count":    func(s *tree.Source) { s.Dirs = s.DirBlocks[len(s.DirBlocks)-1].Start - 1 },
+		"root range":         func(s *tree.Source) { s.Root.Hi-- },
+		"root end":           func(s *tree.Source) { s.Root.End++ },
+		"root path":          func(s *tree.Source) { s.Root.Path = "" },
+		"root rule":          func(s *tree.Source) { s.Root.Rules = append(s.Root.Rules, tree.RuleTime{Rule: len(s.Rules)}) },
+		"root without rules": func(s *tree.Source) { s.Root.Rules = nil },
 	}
 	for name, mutate := range cases {
 		t.Run(name, func(t *testing.T) {
