@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -362,5 +363,69 @@ func TestLazyBadBlock(t *testing.T) {
 				t.Fatalf("Walk visited %d files and Entries has %d, want %d", walked, len(lz.Entries()), len(es)-50)
 			}
 		})
+	}
+}
+
+// TestLazyConcurrent looks up and lists every path of a fresh lazy tree
+// from several goroutines at once (run with -race): each block is decoded
+// once, and every goroutine gets the same nodes.
+func TestLazyConcurrent(t *testing.T) {
+	eager := tree.New(tree.GenEntries(1500, 10))
+	var names []string
+	eager.All().Walk(func(n *tree.Node) bool {
+		names = append(names, n.Path)
+		return true
+	})
+	var decoded atomic.Int32
+	src := lazySource(eager, 32, &decoded)
+	lz := mustLazy(t, src)
+	views := []*tree.View{lz.View(nil), lz.View([]string{"admin"}), lz.All()}
+	const workers = 4
+	type answer struct {
+		node *tree.Node
+		kids []*tree.Node
+	}
+	results := make([][]answer, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range names {
+				name := names[(i+w*131)%len(names)] // each from another place
+				for _, v := range views {
+					n, _ := v.Lookup(name)
+					kids, _ := v.ReadDir(name)
+					results[w] = append(results[w], answer{n, kids})
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	// Put each worker's answers back in names order and compare.
+	byName := func(w int) map[string][]answer {
+		m := map[string][]answer{}
+		for i := range names {
+			name := names[(i+w*131)%len(names)]
+			m[name] = append(m[name], results[w][i*len(views):(i+1)*len(views)]...)
+		}
+		return m
+	}
+	want := byName(0)
+	for w := 1; w < workers; w++ {
+		got := byName(w)
+		for name, as := range want {
+			for k := range as {
+				if got[name][k].node != as[k].node || !slices.Equal(got[name][k].kids, as[k].kids) {
+					t.Fatalf("worker %d: %q in view %d differs from worker 0's", w, name, k%len(views))
+				}
+			}
+		}
+	}
+	if n := int(decoded.Load()); n > len(src.Blocks) {
+		t.Fatalf("%d blocks decoded, %d exist", n, len(src.Blocks))
+	}
+	for _, set := range [][]string{nil, {"admin"}} {
+		compareViews(t, lz, eager, set)
 	}
 }
