@@ -59,6 +59,7 @@ type Shared struct {
 
 	preloads   sync.Map           // preloadKey -> *preloadRun in progress
 	badIndex   sync.Map           // collection id and version -> error: a lazy index with a bad block
+	noMarker   sync.Map           // collection id -> true: no tree version marker the last time (a hint for indexTree that Drop and Reset keep)
 	treeFlight singleflight.Group // by collection id and tree id
 	pageFlight singleflight.Group // by page cache key and layout
 
@@ -135,6 +136,12 @@ func (s *Shared) Drop(collectionID string) {
 	dropPrefix(s.latest, prefix)
 	dropPrefix(s.failed, prefix)
 	dropPrefix(s.coarse, strconv.Itoa(len(collectionID))+":"+collectionID)
+	s.badIndex.Range(func(k, _ any) bool {
+		if strings.HasPrefix(k.(string), prefix) {
+			s.badIndex.Delete(k)
+		}
+		return true
+	})
 }
 
 // Reset forgets every tree, search result, fetch and failure s holds, as Drop does for
@@ -144,6 +151,7 @@ func (s *Shared) Reset() {
 	s.latest.InvalidateAll()
 	s.failed.InvalidateAll()
 	s.coarse.InvalidateAll()
+	s.badIndex.Clear()
 }
 
 func dropPrefix[V any](c *otter.Cache[string, V], prefix string) {

@@ -11,6 +11,8 @@ import (
 	"log/slog"
 	"reflect"
 	"strings"
+	"sync"
+	"time"
 	"testing"
 	"testing/fstest"
 
@@ -376,4 +378,67 @@ func TestSharedCompactTreeRedisDown(t *testing.T) {
 		t.Fatalf("%d decodes; want the index", chromafs.TreeDecodes(sh))
 	}
 	sameFS(t, got, mustNew(t, jsonOnly{s, s}, chromafs.WithShared(chromafs.NewShared(0))))
+}
+
+// recordCounter counts the gets of each tree record, and hides the tree
+// version marker when noMarker is set (a collection of another writer).
+type recordCounter struct {
+	testbackend.Target
+	noMarker bool
+	mu       sync.Mutex
+	gets     map[string]int
+}
+
+func (s *recordCounter) TreeVersion(ctx context.Context) (string, error) {
+	if s.noMarker {
+		return "", nil
+	}
+	return s.Target.(collection.TreeVersioner).TreeVersion(ctx)
+}
+
+func (s *recordCounter) Tree(ctx context.Context, id string) (collection.TreeRecord, error) {
+	s.mu.Lock()
+	s.gets[id]++
+	s.mu.Unlock()
+	return s.Target.Tree(ctx, id)
+}
+
+// TestIndexFetchedEarly: without a shared cache New fetches the index
+// record while it looks the marker up; for a collection that had no
+// marker the last time it does not, so that a collection of another
+// writer costs one wasted get per Shared, not one per session.
+func TestIndexFetchedEarly(t *testing.T) {
+	treeID := collection.DefaultLayout().TreeID
+	for _, b := range testbackend.Backends() {
+		t.Run(b.Name, func(t *testing.T) {
+			target := b.New(t)
+			ingestIndexed(t, target, ingest.Options{Compressed: true})
+			want := mustNew(t, jsonOnly{target, target}, chromafs.WithShared(chromafs.NewShared(0)))
+			for _, noMarker := range []bool{false, true} {
+				s := &recordCounter{Target: target, noMarker: noMarker, gets: map[string]int{}}
+				sh := chromafs.NewShared(0)
+				for range 3 {
+					sh.Drop(target.CollectionID())
+					sameFS(t, mustNew(t, s, chromafs.WithShared(sh)), want)
+				}
+				// The early get of a New that found no marker is not
+				// waited for: give it time to be counted.
+				var index, json int
+				for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+					s.mu.Lock()
+					index, json = s.gets[treeindex.RecordID(treeID)], s.gets[treeID]
+					s.mu.Unlock()
+					if !noMarker || index > 0 || time.Now().After(deadline) {
+						break
+					}
+				}
+				if !noMarker && (index != 3 || json != 0) {
+					t.Errorf("with a marker: %d gets of the index, %d of the JSON tree; want 3 and 0", index, json)
+				}
+				if noMarker && (index != 1 || json != 3) {
+					t.Errorf("without a marker: %d gets of the index, %d of the JSON tree; want 1 and 3", index, json)
+				}
+			}
+		})
+	}
 }
