@@ -401,8 +401,10 @@ func DecodeDocument(doc []byte) ([]byte, error) {
 	b64 := doc[len(DocumentHeader):]
 	payload := make([]byte, base64.StdEncoding.DecodedLen(len(b64)))
 	parts := min(runtime.GOMAXPROCS(0), len(b64)/minBase64Part)
-	if parts < 2 || bytes.ContainsAny(b64, "\r\n") {
+	if parts < 2 || bytes.IndexByte(b64, '\n') >= 0 || bytes.IndexByte(b64, '\r') >= 0 {
 		// base64 skips line breaks: parts could not be cut at groups.
+		// (Two IndexByte scans: bytes.ContainsAny of two bytes is a
+		// tenth as fast.)
 		n, err := base64.StdEncoding.Decode(payload, b64)
 		if err != nil {
 			return nil, fmt.Errorf("%w: base64: %v", ErrCorrupt, err)
