@@ -12,9 +12,9 @@ import (
 	"reflect"
 	"strings"
 	"sync"
-	"time"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/chromafs/chromafs"
 	"github.com/chromafs/chromafs/cachepkg"
