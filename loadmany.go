@@ -254,6 +254,9 @@ func (b *bulkLoad) load(ctx context.Context) (size int64, readErr, pageErr error
 	close(b.jobs)
 	b.wg.Wait()
 	size += b.store(ctx)
+	if err == nil {
+		err = ctx.Err() // nothing was stored
+	}
 	for _, e := range b.errs {
 		if e != nil {
 			return size, err, e
@@ -264,8 +267,13 @@ func (b *bulkLoad) load(ctx context.Context) (size int64, readErr, pageErr error
 
 // store puts the pages assembled since the last call into the cache, and
 // returns their bytes. It is called once the read is over (no page's
-// result changes after that but by its pending job).
+// result changes after that but by its pending job). When ctx has ended
+// (a grep that stopped early), nothing is put, as a read that fails puts
+// nothing: a shared tier would only fail and warn.
 func (b *bulkLoad) store(ctx context.Context) int64 {
+	if ctx.Err() != nil {
+		return 0
+	}
 	b.mu.Lock()
 	values := map[string][]byte{}
 	var size int64

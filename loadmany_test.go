@@ -10,9 +10,11 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/chromafs/chromafs"
+	"github.com/chromafs/chromafs/cachepkg"
 	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/memstore"
 )
@@ -27,6 +29,7 @@ type partStore struct {
 	*memstore.Store
 	failAfter int
 	extra     []collection.Chunk
+	afterPart func(k int) // when set, called after part k is handed over
 }
 
 var errPartRead = errors.New("part read failed")
@@ -67,6 +70,9 @@ func (p *partStore) hand(chunks []collection.Chunk, fn func([]collection.Chunk) 
 		if err := fn([]collection.Chunk{c}); err != nil {
 			return err
 		}
+		if p.afterPart != nil {
+			p.afterPart(k)
+		}
 	}
 	if len(p.extra) > 0 {
 		return fn(slices.Clone(p.extra))
@@ -75,6 +81,22 @@ func (p *partStore) hand(chunks []collection.Chunk, fn func([]collection.Chunk) 
 }
 
 var _ collection.PartReader = (*partStore)(nil)
+
+// putCounter is a memory cache that counts its puts.
+type putCounter struct {
+	*cachepkg.Memory
+	puts atomic.Int32
+}
+
+func (c *putCounter) Put(ctx context.Context, key string, value []byte) error {
+	c.puts.Add(1)
+	return c.Memory.Put(ctx, key, value)
+}
+
+func (c *putCounter) PutMany(ctx context.Context, values map[string][]byte) error {
+	c.puts.Add(1)
+	return c.Memory.PutMany(ctx, values)
+}
 
 // prefetchAll runs PrefetchEach over names and returns what it handed
 // over, checking each page handed over against files.
@@ -208,6 +230,28 @@ func TestPrefetchInParts(t *testing.T) {
 			}
 		})
 	}
+
+	t.Run("by slug/canceled", func(t *testing.T) {
+		// The caller gives up during the read (grep | head): nothing is
+		// put into the cache, whose shared tier would only fail.
+		s := newMem(t, files, memstore.LoadOptions{ChunkSize: 64, WithSizes: true})
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		p := &partStore{Store: s, afterPart: func(k int) {
+			if k == 3 {
+				cancel()
+			}
+		}}
+		c := &putCounter{Memory: cachepkg.NewMemory(0)}
+		fsys := mustNew(t, p, chromafs.WithCache(c))
+		before := c.puts.Load()
+		if err := fsys.Prefetch(ctx, names); !errors.Is(err, context.Canceled) {
+			t.Fatalf("Prefetch = %v; want context.Canceled", err)
+		}
+		if n := c.puts.Load() - before; n != 0 {
+			t.Errorf("%d puts into the cache after the caller gave up", n)
+		}
+	})
 
 	t.Run("by slug/page again in a later part", func(t *testing.T) {
 		// A record of a.md that the store had not handed over with the
