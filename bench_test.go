@@ -261,8 +261,9 @@ func newBenchFS(b *testing.B, store collection.Store, opts ...chromafs.Option) *
 func largePage(n int) string { return gen.Large(n)[0] }
 
 // benchSessionCold creates sessions with an empty parsed-tree cache: a
-// tree fetch, a parse and a prune for a public user.
-func benchSessionCold(b *testing.B, store collection.Store) {
+// tree fetch, a parse and a prune for a public user; then, when given,
+// what first does with the session.
+func benchSessionCold(b *testing.B, store collection.Store, first ...func(*chromafs.FS) error) {
 	ctx := context.Background()
 	sh := chromafs.NewShared(0)
 	b.ReportAllocs()
@@ -275,6 +276,11 @@ func benchSessionCold(b *testing.B, store collection.Store) {
 		}
 		if len(fsys.Problems()) > 0 {
 			b.Fatal(fsys.Problems())
+		}
+		for _, f := range first {
+			if err := f(fsys); err != nil {
+				b.Fatal(err)
+			}
 		}
 	}
 	reportCPU(b, cpu)
@@ -300,26 +306,14 @@ func BenchmarkMemSessionCold(b *testing.B) {
 // blocks those need).
 func BenchmarkMemSessionColdFirst(b *testing.B) {
 	forSizes(b, func(b *testing.B, sz benchSize) {
-		ctx := context.Background()
-		store := memColl(b, sz.pages, false)
-		sh := chromafs.NewShared(0)
 		page := largePage(sz.pages)
-		b.ReportAllocs()
-		cpu := processCPU()
-		for b.Loop() {
-			sh.Reset()
-			fsys, err := chromafs.New(ctx, store, chromafs.WithShared(sh))
-			if err != nil {
-				b.Fatal(err)
-			}
+		benchSessionCold(b, memColl(b, sz.pages, false), func(fsys *chromafs.FS) error {
 			if ents, err := fs.ReadDir(fsys, "."); err != nil || len(ents) == 0 {
-				b.Fatal(len(ents), err)
+				return fmt.Errorf("ReadDir(.): %d entries, %v", len(ents), err)
 			}
-			if _, err := fs.Stat(fsys, page); err != nil {
-				b.Fatal(err)
-			}
-		}
-		reportCPU(b, cpu)
+			_, err := fs.Stat(fsys, page)
+			return err
+		})
 	})
 }
 

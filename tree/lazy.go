@@ -762,31 +762,14 @@ func Summarize(entries []Entry, rules []int32, nrules int) (dirs []Dir, counts [
 	for i := range entries {
 		e := &entries[i]
 		d := dir(e.Slug)
-		j := split(prev, d)
-		depth := 0 // the number of elements of d[:j]
-		if j > 0 {
-			depth = strings.Count(d[:j], "/") + 1
-		}
+		j, depth := ancestor(prev, d)
 		for len(stack) > depth+1 {
 			closeTop(i)
 		}
-		if j < len(d) {
-			start := j
-			if j > 0 {
-				start++ // skip the '/'
-			}
-			for start <= len(d) {
-				end := strings.IndexByte(d[start:], '/')
-				if end < 0 {
-					end = len(d)
-				} else {
-					end += start
-				}
-				dirs = append(dirs, Dir{Path: d[:end], Lo: i})
-				stack = append(stack, open{len(dirs) - 1, map[int]time.Time{}})
-				start = end + 1
-			}
-		}
+		eachBelow(d, j, func(path, _ string) {
+			dirs = append(dirs, Dir{Path: path, Lo: i})
+			stack = append(stack, open{len(dirs) - 1, map[int]time.Time{}})
+		})
 		r := int(rules[i])
 		counts[r]++
 		top := stack[len(stack)-1].times

@@ -147,37 +147,15 @@ func newView(entries []Entry, slugs []string) *View {
 	stack := []int32{0} // the directories of the previous file, from the root
 	prev := ""
 	for k, slug := range slugs {
+		// Pop to the common ancestor of d and prev, push the rest of d.
 		d := dir(slug)
-		j := split(prev, d)
-		if j < len(d) {
-			// Pop to the common ancestor d[:j], push the rest of d.
-			depth := 0
-			if j > 0 {
-				depth = strings.Count(d[:j], "/") + 1
-			}
-			stack = stack[:depth+1]
-			start := j
-			if j > 0 {
-				start++ // skip the '/'
-			}
-			for start <= len(d) {
-				end := strings.IndexByte(d[start:], '/')
-				if end < 0 {
-					end = len(d)
-				} else {
-					end += start
-				}
-				parent = append(parent, stack[len(stack)-1])
-				stack = append(stack, int32(len(v.nodes)))
-				v.nodes = append(v.nodes, Node{Path: d[:end], Name: d[start:end], IsDir: true})
-				start = end + 1
-			}
-		} else if j < len(prev) {
-			stack = stack[:strings.Count(d, "/")+2]
-			if d == "" {
-				stack = stack[:1]
-			}
-		}
+		j, depth := ancestor(prev, d)
+		stack = stack[:depth+1]
+		eachBelow(d, j, func(path, name string) {
+			parent = append(parent, stack[len(stack)-1])
+			stack = append(stack, int32(len(v.nodes)))
+			v.nodes = append(v.nodes, Node{Path: path, Name: name, IsDir: true})
+		})
 		e := &entries[k]
 		parent = append(parent, stack[len(stack)-1])
 		v.nodes = append(v.nodes, Node{Path: slug, Name: slug[len(d)+min(len(d), 1):], Entry: e})
@@ -213,6 +191,39 @@ func newView(entries []Entry, slugs []string) *View {
 	v.index = &lazyIndex{}
 	v.parent = parent
 	return v
+}
+
+// ancestor returns the common ancestor (or self) of directories prev and
+// d ("" is the root) as its length j in d, and its depth: its number of
+// elements.
+func ancestor(prev, d string) (j, depth int) {
+	j = split(prev, d)
+	if j > 0 {
+		depth = strings.Count(d[:j], "/") + 1
+	}
+	return j, depth
+}
+
+// eachBelow calls fn with the path and name of each directory of d below
+// d[:j] (j from ancestor), from the top down.
+func eachBelow(d string, j int, fn func(path, name string)) {
+	if j >= len(d) {
+		return
+	}
+	start := j
+	if j > 0 {
+		start++ // skip the '/'
+	}
+	for start <= len(d) {
+		end := strings.IndexByte(d[start:], '/')
+		if end < 0 {
+			end = len(d)
+		} else {
+			end += start
+		}
+		fn(d[:end], d[start:end])
+		start = end + 1
+	}
 }
 
 // dir returns the directory of a slug: "" for the root.
