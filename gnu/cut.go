@@ -134,28 +134,8 @@ func Cut(ctx context.Context, env *Env, args []string) int {
 		}
 		return false, false
 	}
-	st := 0
-	for _, a := range operands {
-		if r.stopped() {
-			break
-		}
-		f, err := r.openInput(a)
-		if err != nil {
-			r.warn("%s: %s", a, errText(err))
-			st = 1
-			continue
-		}
-		lr := newLineReader(f, eol)
-		for !r.stopped() {
-			line, err := lr.next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				r.warn("%s: %s", a, errText(err))
-				st = 1
-				break
-			}
+	return r.finish(r.eachInput(operands, func(f io.Reader) error {
+		return r.eachLine(f, eol, func(line []byte) {
 			line = bytes.TrimSuffix(line, []byte{eol})
 			if mode != 'f' {
 				printed := false
@@ -171,14 +151,14 @@ func Cut(ctx context.Context, env *Env, args []string) int {
 					r.out.WriteByte(c)
 				}
 				r.out.WriteByte(eol)
-				continue
+				return
 			}
 			if bytes.IndexByte(line, delim) < 0 {
 				if !onlyDelimited {
 					r.out.Write(line)
 					r.out.WriteByte(eol)
 				}
-				continue
+				return
 			}
 			printed := false
 			for i, field := range bytes.Split(line, []byte{delim}) {
@@ -192,10 +172,8 @@ func Cut(ctx context.Context, env *Env, args []string) int {
 				r.out.Write(field)
 			}
 			r.out.WriteByte(eol)
-		}
-		f.Close()
-	}
-	return r.finish(st)
+		})
+	}))
 }
 
 // parseCutList parses a LIST as coreutils' set_fields does, or returns

@@ -172,25 +172,8 @@ func Nl(ctx context.Context, env *Env, args []string) int {
 			r.out.WriteByte(' ')
 		}
 	}
-	st := 0
-	for _, a := range operands {
-		f, err := r.openInput(a)
-		if err != nil {
-			r.warn("%s: %s", a, errText(err))
-			st = 1
-			continue
-		}
-		lr := newLineReader(f, '\n')
-		for !r.stopped() {
-			line, err := lr.next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				r.warn("%s: %s", a, errText(err))
-				st = 1
-				break
-			}
+	return r.finish(r.eachInput(operands, func(f io.Reader) error {
+		return r.eachLine(f, '\n', func(line []byte) {
 			text := bytes.TrimSuffix(line, []byte("\n"))
 			if delim != "" && len(text) > 0 && len(text)%len(delim) == 0 && len(text)/len(delim) <= 3 && bytes.Equal(text, bytes.Repeat([]byte(delim), len(text)/len(delim))) {
 				section = 3 - len(text)/len(delim) // header 3, body 2, footer 1
@@ -198,7 +181,7 @@ func Nl(ctx context.Context, env *Env, args []string) int {
 					lineNo = start
 				}
 				r.out.WriteByte('\n')
-				continue
+				return
 			}
 			switch s := styles[section]; s.kind {
 			case 'a':
@@ -230,8 +213,6 @@ func Nl(ctx context.Context, env *Env, args []string) int {
 			}
 			r.out.Write(text)
 			r.out.WriteByte('\n')
-		}
-		f.Close()
-	}
-	return r.finish(st)
+		})
+	}))
 }

@@ -45,29 +45,16 @@ func Rev(ctx context.Context, env *Env, args []string) int {
 	if !r.open() {
 		return r.finish(1)
 	}
-	st := 0
 	var rev []byte
-	for _, a := range operands {
-		f, err := r.openInput(a)
-		if err != nil {
-			if isReadErr(err) {
-				r.warn("%s: 0: Is a directory", a) // util-linux 2.38 says so
-			} else {
-				r.warn("cannot open %s: %s", a, errText(err))
-			}
-			st = 1
-			continue
+	cannotOpen := func(a string, err error) {
+		if isReadErr(err) {
+			r.warn("%s: 0: Is a directory", a) // util-linux 2.38 says so
+		} else {
+			r.warn("cannot open %s: %s", a, errText(err))
 		}
-		lr := newLineReader(f, '\n')
-		for !r.stopped() {
-			l, err := lr.next()
-			if err != nil {
-				if err != io.EOF {
-					r.warn("%s: %s", a, errText(err))
-					st = 1
-				}
-				break
-			}
+	}
+	return r.finish(r.eachInputReporting(operands, cannotOpen, nil, func(f io.Reader) error {
+		return r.eachLine(f, '\n', func(l []byte) {
 			nl := len(l) > 0 && l[len(l)-1] == '\n'
 			if nl {
 				l = l[:len(l)-1]
@@ -82,8 +69,6 @@ func Rev(ctx context.Context, env *Env, args []string) int {
 			if nl {
 				r.out.WriteByte('\n')
 			}
-		}
-		f.Close()
-	}
-	return r.finish(st)
+		})
+	}))
 }

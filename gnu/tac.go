@@ -3,6 +3,7 @@ package gnu
 import (
 	"bytes"
 	"context"
+	"io"
 
 	"github.com/chromafs/chromafs/internal/getopt"
 )
@@ -51,27 +52,18 @@ func Tac(ctx context.Context, env *Env, args []string) int {
 	if !r.open() {
 		return r.finish(2)
 	}
-	st := 0
-	for _, a := range operands {
-		if r.stopped() {
-			break
+	cannotOpen := func(a string, err error) {
+		if isReadErr(err) {
+			r.warn("%s: read error: Invalid argument", a)
+		} else {
+			r.warn("failed to open %s for reading: %s", quote(a), errText(err))
 		}
-		f, err := r.openInput(a)
-		if err != nil {
-			if isReadErr(err) {
-				r.warn("%s: read error: Invalid argument", a)
-			} else {
-				r.warn("failed to open %s for reading: %s", quote(a), errText(err))
-			}
-			st = 1
-			continue
-		}
+	}
+	readError := func(a string, err error) { r.warn("%s: read error: %s", a, errText(err)) }
+	return r.finish(r.eachInputReporting(operands, cannotOpen, readError, func(f io.Reader) error {
 		data, err := readHeld(f)
-		f.Close()
 		if err != nil {
-			r.warn("%s: read error: %s", a, errText(err))
-			st = 1
-			continue
+			return err
 		}
 		// Records end after each separator (start at each with -b);
 		// they are written last first.
@@ -108,6 +100,6 @@ func Tac(ctx context.Context, env *Env, args []string) int {
 		for i := len(records) - 1; i >= 0; i-- {
 			r.out.Write(records[i])
 		}
-	}
-	return r.finish(st)
+		return nil
+	}))
 }

@@ -61,6 +61,21 @@ func (r *run) openInput(a string) (io.ReadCloser, error) {
 // which fn fails, is reported as "OPERAND: reason" and makes the status
 // 1; the others go on. It returns 0 or 1.
 func (r *run) eachInput(operands []string, fn func(f io.Reader) error) int {
+	return r.eachInputReporting(operands, nil, nil, fn)
+}
+
+// eachInputReporting is eachInput for commands that word their
+// diagnostics otherwise: openFailed reports an operand that cannot be
+// opened and readFailed one on which fn fails (nil for "OPERAND:
+// reason"). Either failure makes the status 1 and the others go on.
+func (r *run) eachInputReporting(operands []string, openFailed, readFailed func(a string, err error), fn func(f io.Reader) error) int {
+	report := func(a string, err error) { r.warn("%s: %s", a, errText(err)) }
+	if openFailed == nil {
+		openFailed = report
+	}
+	if readFailed == nil {
+		readFailed = report
+	}
 	st := 0
 	for _, a := range operands {
 		if r.stopped() {
@@ -68,17 +83,35 @@ func (r *run) eachInput(operands []string, fn func(f io.Reader) error) int {
 		}
 		f, err := r.openInput(a)
 		if err != nil {
-			r.warn("%s: %s", a, errText(err))
+			openFailed(a, err)
 			st = 1
 			continue
 		}
 		if err := fn(f); err != nil {
-			r.warn("%s: %s", a, errText(err))
+			readFailed(a, err)
 			st = 1
 		}
 		f.Close()
 	}
 	return st
+}
+
+// eachLine hands each line of rd, with its end byte eol where it has
+// one, to fn until the input or the context ends. It returns the read
+// error, or nil at the end of the input.
+func (r *run) eachLine(rd io.Reader, eol byte, fn func(line []byte)) error {
+	lr := newLineReader(rd, eol)
+	for !r.stopped() {
+		line, err := lr.next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		fn(line)
+	}
+	return nil
 }
 
 // inputName is how head and tail name an operand in diagnostics.
