@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -234,62 +233,30 @@ func BenchmarkGrepProcessShared(b *testing.B) {
 	// by the lazy DFA (grep -E reads the literals the same way).
 	for _, lit := range []string{"webhook", "webhook signature", "[[:upper:]][[:lower:]]{9,}"} {
 		b.Run(lit, func(b *testing.B) {
-			type tool struct {
-				name   string
-				args   []string
-				before func() // run before the timed command
-			}
-			tools := []tool{
-				{"rg", []string{"rg", "-n", "--no-config", "-uu", lit, dir}, nil},
-				{"chromafs-redis", append(append([]string{bin}, r...), "grep", "-rnE", lit, "/"), nil},
-				{"chromafs-cold", append(append([]string{bin}, g...), "grep", "-rnE", lit, "/"), nil},
+			tools := withOld([]namedCmd{
+				{"rg", []string{"rg", "-n", "--no-config", "-uu", lit, dir}},
+				{"chromafs-redis", append(append([]string{bin}, r...), "grep", "-rnE", lit, "/")},
+				{"chromafs-cold", append(append([]string{bin}, g...), "grep", "-rnE", lit, "/")},
 				// The first process for these literals: no coarse
 				// answers shared in Redis yet.
-				{"chromafs-first", append(append([]string{bin}, r...), "grep", "-rnE", lit, "/"), func() { dropSharedCoarse(b, rdb.URL) }},
-			}
-			if old := os.Getenv("CHROMAFS_BENCH_OLD"); old != "" {
-				tools = append(tools, tool{"old-redis", append(append([]string{old}, r...), "grep", "-rnE", lit, "/"), nil})
-			}
-			if os.Getenv("CHROMAFS_BENCH_TRACE") != "" {
-				cmd := exec.Command(tools[1].args[0], tools[1].args[1:]...)
-				cmd.Env = append(os.Environ(), "LC_ALL=C.UTF-8", "CHROMAFS_TRACE=1")
-				var errb bytes.Buffer
-				cmd.Stderr = &errb
-				_ = cmd.Run()
-				b.Logf("CHROMAFS_TRACE=1 %s:\n%s", tools[1].name, errb.String())
-			}
-			times := make([][]float64, len(tools))
+				{"chromafs-first", append(append([]string{bin}, r...), "grep", "-rnE", lit, "/")},
+			}, "old-redis", slices.Concat(r, []string{"grep", "-rnE", lit, "/"})...)
+			logTrace(b, tools[1])
 			var want []byte
-			for b.Loop() {
-				for i, tool := range tools {
-					if tool.before != nil {
-						tool.before()
-					}
-					cmd := exec.Command(tool.args[0], tool.args[1:]...)
-					cmd.Env = append(os.Environ(), "LC_ALL=C.UTF-8")
-					start := time.Now()
-					out, err := cmd.Output()
-					times[i] = append(times[i], float64(time.Since(start).Microseconds())/1000)
-					if err != nil || len(out) == 0 {
-						b.Fatalf("%v: %v (%d bytes)", tool.args, err, len(out))
-					}
-					if i == 1 {
-						want = out
-					} else if i > 1 && !bytes.Equal(out, want) {
-						b.Fatalf("%s printed %d bytes, chromafs-redis %d", tool.name, len(out), len(want))
-					}
+			pairedRuns(b, tools, func(i int) {
+				if tools[i].name == "chromafs-first" {
+					dropSharedCoarse(b, rdb.URL)
 				}
-			}
-			for i, tool := range tools {
-				b.ReportMetric(median(times[i]), tool.name+"-ms")
-				if i > 0 {
-					ratios := make([]float64, len(times[i]))
-					for j := range ratios {
-						ratios[j] = times[i][j] / times[0][j]
-					}
-					b.ReportMetric(median(ratios), tool.name+"/rg")
+			}, func(i int, out []byte) {
+				switch {
+				case len(out) == 0:
+					b.Fatalf("%v printed nothing", tools[i].args)
+				case i == 1:
+					want = out
+				case i > 1 && !bytes.Equal(out, want):
+					b.Fatalf("%s printed %d bytes, chromafs-redis %d", tools[i].name, len(out), len(want))
 				}
-			}
+			})
 		})
 	}
 }

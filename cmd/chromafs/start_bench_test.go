@@ -73,13 +73,16 @@ func startBinaries(b *testing.B) (empty, static string) {
 // pairedRuns runs the commands once each per round, in order, for
 // b.Loop's rounds, so that all of them meet the same load; it reports
 // each one's median wall time (NAME-ms) and the median of its per-round
-// ratio to the first command's (NAME/FIRST). check, if not nil, sees
-// every output.
-func pairedRuns(b *testing.B, tools []namedCmd, check func(i int, out []byte)) {
+// ratio to the first command's (NAME/FIRST). before, if not nil, runs
+// untimed ahead of each command i; check, if not nil, sees every output.
+func pairedRuns(b *testing.B, tools []namedCmd, before func(i int), check func(i int, out []byte)) {
 	b.Helper()
 	times := make([][]float64, len(tools))
 	for b.Loop() {
 		for i, tool := range tools {
+			if before != nil {
+				before(i)
+			}
 			cmd := exec.Command(tool.args[0], tool.args[1:]...)
 			cmd.Env = append(os.Environ(), "LC_ALL=C.UTF-8")
 			start := time.Now()
@@ -110,16 +113,31 @@ type namedCmd struct {
 	args []string
 }
 
+// logTrace runs tool once more with CHROMAFS_TRACE=1 and logs what it
+// traced, when CHROMAFS_BENCH_TRACE is set.
+func logTrace(b *testing.B, tool namedCmd) {
+	b.Helper()
+	if os.Getenv("CHROMAFS_BENCH_TRACE") == "" {
+		return
+	}
+	cmd := exec.Command(tool.args[0], tool.args[1:]...)
+	cmd.Env = append(os.Environ(), "LC_ALL=C.UTF-8", "CHROMAFS_TRACE=1")
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	_ = cmd.Run()
+	b.Logf("CHROMAFS_TRACE=1 %s:\n%s", tool.name, errb.String())
+}
+
 // withOld adds CHROMAFS_BENCH_OLD (another chromafs binary, to compare
-// before and after a change) to tools as "old", with args. Build it with
+// before and after a change) to tools as name, with args. Build it with
 // go build -o and do not copy it: here a copy (a file written with
 // write(2)) starts 1.5 ms faster than the file the linker wrote, which
 // is what the other binaries of the comparison are; and one just built
 // starts slower than one built minutes before (BENCHMARKS.md, "Process
 // start").
-func withOld(tools []namedCmd, args ...string) []namedCmd {
+func withOld(tools []namedCmd, name string, args ...string) []namedCmd {
 	if old := os.Getenv("CHROMAFS_BENCH_OLD"); old != "" {
-		tools = append(tools, namedCmd{"old", append([]string{old}, args...)})
+		tools = append(tools, namedCmd{name, append([]string{old}, args...)})
 	}
 	return tools
 }
@@ -137,8 +155,8 @@ func BenchmarkProcessStart(b *testing.B) {
 		{"empty", []string{empty}},
 		{"chromafs", []string{bin, "--help"}},
 		{"static", []string{static, "--help"}},
-	}, "--help")
-	pairedRuns(b, tools, nil)
+	}, "old", "--help")
+	pairedRuns(b, tools, nil, nil)
 }
 
 // BenchmarkLsProcess times `chromafs ls /` on a collection that chromafs
@@ -190,17 +208,10 @@ func BenchmarkLsProcess(b *testing.B) {
 			"-d", `{"ids":["__path_tree__"],"include":["documents","metadatas"]}`, getURL}},
 		{"chromafs", append(append([]string{bin}, g...), "ls", "/")},
 		{"static", append(append([]string{static}, g...), "ls", "/")},
-	}, append(g, "ls", "/")...)
-	if os.Getenv("CHROMAFS_BENCH_TRACE") != "" {
-		cmd := exec.Command(bin, append(g, "ls", "/")...)
-		cmd.Env = append(os.Environ(), "CHROMAFS_TRACE=1")
-		var errb bytes.Buffer
-		cmd.Stderr = &errb
-		_ = cmd.Run()
-		b.Logf("CHROMAFS_TRACE=1 chromafs ls /:\n%s", errb.String())
-	}
+	}, "old", append(g, "ls", "/")...)
+	logTrace(b, tools[1])
 	var want []byte
-	pairedRuns(b, tools, func(i int, out []byte) {
+	pairedRuns(b, tools, nil, func(i int, out []byte) {
 		switch {
 		case i == 0 && !bytes.Contains(out, []byte("__path_tree__")):
 			b.Fatalf("curl printed %.200q", out)
