@@ -53,15 +53,7 @@ func TestStringIndex(t *testing.T) {
 			if err := s.(collection.Writer).Upsert(ctx, stringIndexRecords()); err != nil {
 				t.Fatal(err)
 			}
-			rep, err := validate.Run(ctx, s, validate.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var all []string
-			for _, f := range rep.Findings {
-				all = append(all, f.String())
-			}
-			joined := strings.Join(all, "\n")
+			rep, joined := runFindings(t, s)
 			for _, want := range []string{
 				`error: s.md: 2 chunks have no valid chunk index, so the page cannot be read: chunk "s#0": chunk_index is the string "0", not a number`,
 				`chunk "s#1": chunk_index is the string "1", not a number`,

@@ -2,7 +2,6 @@ package validate_test
 
 import (
 	"context"
-	"strings"
 	"testing"
 	"time"
 
@@ -11,7 +10,6 @@ import (
 	"github.com/chromafs/chromafs/memstore"
 	"github.com/chromafs/chromafs/tree"
 	"github.com/chromafs/chromafs/treeindex"
-	"github.com/chromafs/chromafs/validate"
 )
 
 // TestIndex: Run checks the compact tree index against the tree record:
@@ -87,26 +85,8 @@ func TestIndex(t *testing.T) {
 			if err := s.SetMetadata(ctx, map[string]any{collection.TreeVersionKey: tt.marker}); err != nil {
 				t.Fatal(err)
 			}
-			rep, err := validate.Run(ctx, s, validate.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var all []string
-			for _, f := range rep.Findings {
-				all = append(all, f.String())
-			}
-			joined := strings.Join(all, "\n")
-			if rep.OK() != tt.ok {
-				t.Errorf("OK() = %v; want %v; findings:\n%s", rep.OK(), tt.ok, joined)
-			}
-			for _, want := range tt.findings {
-				if !strings.Contains(joined, want) {
-					t.Errorf("findings do not mention %q:\n%s", want, joined)
-				}
-			}
-			if tt.findings == nil && len(all) > 0 {
-				t.Errorf("unexpected findings:\n%s", joined)
-			}
+			rep, joined := runFindings(t, s)
+			checkReport(t, rep, joined, tt.ok, tt.findings)
 		})
 	}
 }

@@ -59,6 +59,38 @@ func shardedTree(t *testing.T, doc string, drop int) []collection.Record {
 	return append(out, treeRec(string(manifest)))
 }
 
+// runFindings runs validate.Run on s with no options and returns the
+// report and its findings, one a line.
+func runFindings(t *testing.T, s validate.Store) (*validate.Report, string) {
+	t.Helper()
+	rep, err := validate.Run(context.Background(), s, validate.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []string
+	for _, f := range rep.Findings {
+		all = append(all, f.String())
+	}
+	return rep, strings.Join(all, "\n")
+}
+
+// checkReport fails t unless rep.OK() is ok and the findings (joined,
+// from runFindings) mention each of want; nil want means no findings.
+func checkReport(t *testing.T, rep *validate.Report, joined string, ok bool, want []string) {
+	t.Helper()
+	if rep.OK() != ok {
+		t.Errorf("OK() = %v; want %v; findings:\n%s", rep.OK(), ok, joined)
+	}
+	for _, w := range want {
+		if !strings.Contains(joined, w) {
+			t.Errorf("findings do not mention %q:\n%s", w, joined)
+		}
+	}
+	if want == nil && len(rep.Findings) > 0 {
+		t.Errorf("unexpected findings:\n%s", joined)
+	}
+}
+
 func TestRun(t *testing.T) {
 	good := []collection.Record{chunk("a.md", 0, "hello "), chunk("a.md", 1, "world\n")}
 	stray := collection.Record{ID: "__path_tree__/shard/0123456789abcdef/0", Document: "x", System: true}
@@ -93,26 +125,8 @@ func TestRun(t *testing.T) {
 			if err := s.Upsert(context.Background(), tt.records); err != nil {
 				t.Fatal(err)
 			}
-			rep, err := validate.Run(context.Background(), s, validate.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var all []string
-			for _, f := range rep.Findings {
-				all = append(all, f.String())
-			}
-			joined := strings.Join(all, "\n")
-			if rep.OK() != tt.ok {
-				t.Errorf("OK() = %v; want %v; findings:\n%s", rep.OK(), tt.ok, joined)
-			}
-			for _, want := range tt.findings {
-				if !strings.Contains(joined, want) {
-					t.Errorf("findings do not mention %q:\n%s", want, joined)
-				}
-			}
-			if tt.findings == nil && len(all) > 0 {
-				t.Errorf("unexpected findings:\n%s", joined)
-			}
+			rep, joined := runFindings(t, s)
+			checkReport(t, rep, joined, tt.ok, tt.findings)
 		})
 	}
 }
