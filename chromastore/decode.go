@@ -131,13 +131,55 @@ func (s *rawString) set(v jsontext.Value) error {
 	}
 	// The decoder has checked the string: valid UTF-8 (decodeOptions
 	// allow none other), and without a backslash it needs no unquoting.
-	if in := v[1 : len(v)-1]; bytes.IndexByte(in, '\\') < 0 {
+	in := v[1 : len(v)-1]
+	if bytes.IndexByte(in, '\\') < 0 {
 		*s = rawString(in[:len(in):len(in)])
+		return nil
+	}
+	if b, ok := unquoteShort(in); ok {
+		*s = b
 		return nil
 	}
 	b, err := jsontext.AppendUnquote(nil, v)
 	*s = b
 	return err
+}
+
+// unquoteShort unquotes the inside of a JSON string that the decoder
+// checked, when its escapes are all of one character (such as the "\n"
+// that ends the first line of a tree index document): it copies the runs
+// between them, found with IndexByte, where jsontext.AppendUnquote looks
+// at every byte (a tenth of the speed on a 750 KB document). It reports
+// false for a string with a \u escape, which it leaves to AppendUnquote.
+func unquoteShort(in []byte) ([]byte, bool) {
+	out := make([]byte, 0, len(in))
+	for {
+		i := bytes.IndexByte(in, '\\')
+		if i < 0 {
+			return append(out, in...), true
+		}
+		if i+1 >= len(in) {
+			return nil, false
+		}
+		out = append(out, in[:i]...)
+		switch c := in[i+1]; c {
+		case '"', '\\', '/':
+			out = append(out, c)
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		default: // \u, or not JSON
+			return nil, false
+		}
+		in = in[i+2:]
+	}
 }
 
 // longString is the length from which treeResult.decodeAnswer takes a

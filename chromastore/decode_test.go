@@ -15,6 +15,7 @@ import (
 	"unsafe"
 
 	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/internal/testenv"
@@ -400,4 +401,47 @@ func TestStringChunkIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("Scan", chunks)
+}
+
+// TestRawStringUnquote: a document with escapes decodes to what
+// jsontext.AppendUnquote gives, whether its escapes are all short (the
+// fast path) or some are \u escapes: control characters, quotes,
+// backslashes, slashes, non-ASCII text and surrogate pairs, at the ends
+// and side by side.
+func TestRawStringUnquote(t *testing.T) {
+	docs := []string{
+		`"chromafs-tree-index/1\nAAAA"`,
+		`"\n"`, `"a\\"`, `"\"\"\\\/\b\f\n\r\t"`, `"x\ty\r\nz"`,
+		`"\u00e9t\u00e9"`, `"a\nb\u0001c"`, `"\ud83d\ude00 \n"`, `"é\n€\t😀"`,
+		`"\\u0041"`, `"end\\"`,
+	}
+	if _, ok := unquoteShort([]byte(`chromafs-tree-index/1\nAAAA`)); !ok {
+		t.Fatal("the first line of an index document is not unquoted by the short path")
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	alphabet := []rune("ab\n\t\r\"\\/\x01\x1fé€😀 ")
+	for range 300 {
+		var b strings.Builder
+		for range r.IntN(40) {
+			b.WriteRune(alphabet[r.IntN(len(alphabet))])
+		}
+		q, err := jsontext.AppendQuote(nil, b.String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs = append(docs, string(q))
+	}
+	for _, doc := range docs {
+		want, err := jsontext.AppendUnquote(nil, []byte(doc))
+		if err != nil {
+			t.Fatalf("%s: %v", doc, err)
+		}
+		var s rawString
+		if err := s.set(jsontext.Value(doc)); err != nil {
+			t.Fatalf("%s: %v", doc, err)
+		}
+		if string(s) != string(want) {
+			t.Fatalf("%s: got %q, want %q", doc, s, want)
+		}
+	}
 }
