@@ -36,13 +36,10 @@ func manyWords(n, hits int) []string {
 	return out
 }
 
-// BenchmarkManyPatterns searches 2,000 generated pages (8 MB) for 500
-// patterns (grep -r -c -f), with chromafs (grepx over an in-memory
-// filesystem) and with GNU grep over the same files on disk: words that
-// occur nowhere, and the same with ten common words among them, as fixed
-// strings, basic regular expressions and ignoring case.
-func BenchmarkManyPatterns(b *testing.B) {
-	pages := gen.Pages(2000, 1)
+// pagesTwice returns pages as an in-memory filesystem and as files in a
+// temporary directory, for chromafs and GNU grep to search the same.
+func pagesTwice(b *testing.B, pages map[string]string) (fstest.MapFS, string) {
+	b.Helper()
 	mfs := fstest.MapFS{}
 	dir := b.TempDir()
 	for slug, content := range pages {
@@ -55,13 +52,32 @@ func BenchmarkManyPatterns(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+	return mfs, dir
+}
+
+// listFile writes patterns, one a line, to a temporary file (grep -f
+// FILE) and returns its path.
+func listFile(b *testing.B, patterns []string) string {
+	b.Helper()
+	p := filepath.Join(b.TempDir(), "patterns")
+	if err := os.WriteFile(p, []byte(strings.Join(patterns, "\n")+"\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return p
+}
+
+// BenchmarkManyPatterns searches 2,000 generated pages (8 MB) for 500
+// patterns (grep -r -c -f), with chromafs (grepx over an in-memory
+// filesystem) and with GNU grep over the same files on disk: words that
+// occur nowhere, and the same with ten common words among them, as fixed
+// strings, basic regular expressions and ignoring case.
+func BenchmarkManyPatterns(b *testing.B) {
+	pages := gen.Pages(2000, 1)
+	mfs, dir := pagesTwice(b, pages)
 	gnu, gnuErr := exec.LookPath("grep")
 	for _, hits := range []int{0, 10} {
 		words := manyWords(500, hits)
-		patFile := filepath.Join(b.TempDir(), "patterns")
-		if err := os.WriteFile(patFile, []byte(strings.Join(words, "\n")+"\n"), 0o644); err != nil {
-			b.Fatal(err)
-		}
+		patFile := listFile(b, words)
 		for _, mode := range []struct {
 			name string
 			syn  pattern.Syntax
@@ -105,23 +121,9 @@ func BenchmarkManyPatterns(b *testing.B) {
 // over the same files on disk, in one run; -F alone, with -i and with -w.
 func BenchmarkHugeList(b *testing.B) {
 	pages := gen.Pages(1100, 1)
-	mfs := fstest.MapFS{}
-	dir := b.TempDir()
-	for slug, content := range pages {
-		mfs[slug] = &fstest.MapFile{Data: []byte(content)}
-		p := filepath.Join(dir, filepath.FromSlash(slug))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			b.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			b.Fatal(err)
-		}
-	}
+	mfs, dir := pagesTwice(b, pages)
 	list := gen.PatternList(80_660, pages)
-	patFile := filepath.Join(b.TempDir(), "patterns")
-	if err := os.WriteFile(patFile, []byte(strings.Join(list, "\n")+"\n"), 0o644); err != nil {
-		b.Fatal(err)
-	}
+	patFile := listFile(b, list)
 	gnu, gnuErr := exec.LookPath("grep")
 	for _, mode := range []struct {
 		name       string
