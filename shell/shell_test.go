@@ -120,6 +120,9 @@ func TestGrammar(t *testing.T) {
 		// xargs -s: at most what the environment leaves of 2 MiB.
 		{"echo a | xargs -s 99999999 echo", result{"a\n", fmt.Sprintf("xargs: value 99999999 for -s option should be <= %d\n", xargsSizeMax()), 0}},
 		{"echo a | xargs --max-chars=7 echo; echo a b | xargs --max-chars=8 --exit -n2 echo", result{"a\n", "xargs: argument list too long\n", 1}},
+		// Long options that take a value do what their short letters do.
+		{"echo a b c | xargs --max-args 2 echo; printf 'x,y' | xargs --delimiter=, echo; echo a b | xargs --max-args=0 echo", result{"a b\nc\nx y\n", "xargs: value 0 for -n option should be >= 1\nTry 'xargs --help' for more information.\n", 1}},
+		{"echo a b c | xargs -n 2 echo; printf 'x,y' | xargs -d , echo; echo a b | xargs -n 0 echo", result{"a b\nc\nx y\n", "xargs: value 0 for -n option should be >= 1\nTry 'xargs --help' for more information.\n", 1}},
 	} {
 		check(t, shell.New(docs()), c.line, c.want)
 	}

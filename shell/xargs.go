@@ -19,6 +19,10 @@ import (
 
 // xargsBuiltins are the shell builtins xargs can run, as GNU xargs runs
 // the programs of the same names.
+// xargsLongValue maps xargs's long options that take a value to their
+// short letters.
+var xargsLongValue = map[string]byte{"delimiter": 'd', "max-args": 'n', "max-lines": 'L', "max-chars": 's', "max-procs": 'P', "arg-file": 'a'}
+
 var xargsBuiltins = map[string]bool{"echo": true, "printf": true, "true": true, "false": true, "test": true, "[": true}
 
 type xargsOptions struct {
@@ -95,6 +99,38 @@ func (rs *runState) xargs(ctx context.Context, hc interp.HandlerContext, args []
 		o.maxChars = int(n)
 		return true
 	}
+	// setValue applies the option of short letter c that takes the value
+	// v; it is false when v is bad (and reported).
+	setValue := func(c byte, v string) bool {
+		var ok bool
+		switch c {
+		case 'I':
+			o.hasRepl, o.replace, o.maxLines = true, v, 1
+		case 'n':
+			o.maxArgs, ok = atoi("-n", v, 1)
+			return ok
+		case 'L':
+			o.maxLines, ok = atoi("-L", v, 1)
+			return ok
+		case 'd':
+			d, err := parseDelim(v)
+			if err != nil {
+				warn("%v", err)
+				return false
+			}
+			o.delim = d
+		case 's':
+			return maxChars(v)
+		case 'P':
+			_, ok = atoi("-P", v, 0)
+			return ok
+		case 'a':
+			o.argFile = v
+		case 'E':
+			o.eof = v
+		}
+		return true
+	}
 	i := 0
 	for i < len(args) {
 		a := args[i]
@@ -137,39 +173,12 @@ func (rs *runState) xargs(ctx context.Context, hc interp.HandlerContext, args []
 				o.maxLines = 1
 			case "eof":
 				o.eof = val
-			case "delimiter":
+			case "delimiter", "max-args", "max-lines", "max-procs", "max-chars", "arg-file":
 				if val, ok = need(); !ok {
 					return 1
 				}
-				d, err := parseDelim(val)
-				if err != nil {
-					warn("%v", err)
+				if !setValue(xargsLongValue[name], val) {
 					return 1
-				}
-				o.delim = d
-			case "max-args", "max-lines", "max-procs", "max-chars", "arg-file":
-				if val, ok = need(); !ok {
-					return 1
-				}
-				switch name {
-				case "max-args":
-					if o.maxArgs, ok = atoi("-n", val, 1); !ok {
-						return 1
-					}
-				case "max-lines":
-					if o.maxLines, ok = atoi("-L", val, 1); !ok {
-						return 1
-					}
-				case "max-chars":
-					if !maxChars(val) {
-						return 1
-					}
-				case "max-procs":
-					if _, ok = atoi("-P", val, 0); !ok {
-						return 1
-					}
-				case "arg-file":
-					o.argFile = val
 				}
 			case "help":
 				fmt.Fprint(hc.Stdout, xargsHelp)
@@ -227,36 +236,8 @@ func (rs *runState) xargs(ctx context.Context, hc interp.HandlerContext, args []
 				if v, ok = value(); !ok {
 					return 1
 				}
-				switch c {
-				case 'I':
-					o.hasRepl, o.replace, o.maxLines = true, v, 1
-				case 'n':
-					if o.maxArgs, ok = atoi("-n", v, 1); !ok {
-						return 1
-					}
-				case 'L':
-					if o.maxLines, ok = atoi("-L", v, 1); !ok {
-						return 1
-					}
-				case 'd':
-					d, err := parseDelim(v)
-					if err != nil {
-						warn("%v", err)
-						return 1
-					}
-					o.delim = d
-				case 's':
-					if !maxChars(v) {
-						return 1
-					}
-				case 'P':
-					if _, ok = atoi("-P", v, 0); !ok {
-						return 1
-					}
-				case 'a':
-					o.argFile = v
-				case 'E':
-					o.eof = v
+				if !setValue(c, v) {
+					return 1
 				}
 			default:
 				return usage("invalid option -- '%c'", c)
