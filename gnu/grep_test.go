@@ -557,31 +557,6 @@ func sortLines(s string) string {
 	return strings.Join(lines, "")
 }
 
-// hugePatternFile writes n distinct random 12-letter words to a file and
-// returns its path.
-func hugePatternFile(t *testing.T, n int) string {
-	t.Helper()
-	rng := rand.New(rand.NewPCG(uint64(n), 5))
-	seen := make(map[string]bool, n)
-	var b bytes.Buffer
-	w := make([]byte, 12)
-	for len(seen) < n {
-		for i := range w {
-			w[i] = byte('a' + rng.IntN(26))
-		}
-		if !seen[string(w)] {
-			seen[string(w)] = true
-			b.Write(w)
-			b.WriteByte('\n')
-		}
-	}
-	p := filepath.Join(t.TempDir(), "patterns")
-	if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
 // TestGrepManyPatternsVsGNU runs grep -f with lists of 500 and 5,000
 // patterns (words of the pages, with case changes, words that occur
 // nowhere, and for -G a few regular expressions around words) over
@@ -611,7 +586,7 @@ func TestGrepManyPatternsVsGNU(t *testing.T) {
 	patDir := t.TempDir()
 	fsys := os.DirFS(dir)
 	for _, n := range []int{500, 5000} {
-		words := strings.Split(strings.TrimSpace(string(readFileT(t, hugePatternFile(t, n)))), "\n")
+		words := gen.Words(n, 5)
 		var fixed, regex []string
 		for i, w := range words {
 			v := vocab[rng.IntN(len(vocab))]
@@ -650,15 +625,6 @@ func TestGrepManyPatternsVsGNU(t *testing.T) {
 			}
 		}
 	}
-}
-
-func readFileT(t *testing.T, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }
 
 // hugeListCorpus returns a list of n distinct patterns of about 13 bytes

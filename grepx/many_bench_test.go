@@ -3,7 +3,6 @@ package grepx_test
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,19 +18,7 @@ import (
 // manyWords returns n distinct random 12-letter words; with hits > 0,
 // that many of them are replaced by words of the generated pages.
 func manyWords(n, hits int) []string {
-	rng := rand.New(rand.NewPCG(uint64(n), 3))
-	seen := map[string]bool{}
-	var out []string
-	for len(out) < n {
-		b := make([]byte, 12)
-		for i := range b {
-			b[i] = byte('a' + rng.IntN(26))
-		}
-		if !seen[string(b)] {
-			seen[string(b)] = true
-			out = append(out, string(b))
-		}
-	}
+	out := gen.Words(n, 3)
 	copy(out, []string{"access_token", "webhook", "cursor", "refresh_token", "payload", "deploy", "integer", "optional", "retry", "scope"}[:hits])
 	return out
 }

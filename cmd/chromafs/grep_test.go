@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromafs/chromafs/internal/gen"
 	"github.com/chromafs/chromafs/internal/testenv"
 )
 
@@ -136,22 +136,8 @@ func TestGrepEndToEnd(t *testing.T) {
 // returns its path.
 func hugePatternFile(t *testing.T, n int) string {
 	t.Helper()
-	rng := rand.New(rand.NewPCG(uint64(n), 5))
-	seen := make(map[string]bool, n)
-	var b bytes.Buffer
-	w := make([]byte, 12)
-	for len(seen) < n {
-		for i := range w {
-			w[i] = byte('a' + rng.IntN(26))
-		}
-		if !seen[string(w)] {
-			seen[string(w)] = true
-			b.Write(w)
-			b.WriteByte('\n')
-		}
-	}
 	p := filepath.Join(t.TempDir(), "patterns")
-	if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(p, []byte(strings.Join(gen.Words(n, 5), "\n")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return p

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"maps"
 	"path"
+	"slices"
 	"strings"
 	"testing"
 
@@ -173,6 +174,30 @@ func BenchmarkWriteMemstore(b *testing.B) {
 	for b.Loop() {
 		if _, err := gen.Write(context.Background(), memstore.New("b"), pages, gen.Options{}); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestWords: Words gives n distinct 12-letter lowercase words, the same
+// for the same n and stream, others for another stream.
+func TestWords(t *testing.T) {
+	for _, n := range []int{0, 1, 500} {
+		w := gen.Words(n, 5)
+		if len(w) != n {
+			t.Fatalf("Words(%d): %d words", n, len(w))
+		}
+		seen := map[string]bool{}
+		for _, s := range w {
+			if len(s) != 12 || strings.Trim(s, "abcdefghijklmnopqrstuvwxyz") != "" || seen[s] {
+				t.Fatalf("Words(%d): bad or repeated word %q", n, s)
+			}
+			seen[s] = true
+		}
+		if !slices.Equal(w, gen.Words(n, 5)) {
+			t.Errorf("Words(%d, 5) differs between calls", n)
+		}
+		if n > 0 && slices.Equal(w, gen.Words(n, 3)) {
+			t.Errorf("Words(%d, 3) = Words(%d, 5)", n, n)
 		}
 	}
 }

@@ -41,3 +41,23 @@ func PatternList(n int, pages map[string]string) []string {
 	}
 	return out
 }
+
+// Words returns n distinct random words of 12 lowercase ASCII letters
+// (for pattern lists that select next to nothing); the same n and stream
+// give the same words in the same order.
+func Words(n int, stream uint64) []string {
+	rng := rand.New(rand.NewPCG(uint64(n), stream))
+	seen := make(map[string]bool, n)
+	out := make([]string, 0, n)
+	w := make([]byte, 12)
+	for len(out) < n {
+		for i := range w {
+			w[i] = byte('a' + rng.IntN(26))
+		}
+		if !seen[string(w)] {
+			seen[string(w)] = true
+			out = append(out, string(w))
+		}
+	}
+	return out
+}
