@@ -204,9 +204,11 @@ func (c *catter) char(ch byte) {
 		}
 	case !c.o.nonprinting:
 		c.out.WriteByte(ch)
-	case ch >= 128:
-		c.out.WriteString("M-")
-		ch -= 128
+	default:
+		if ch >= 128 {
+			c.out.WriteString("M-")
+			ch -= 128
+		}
 		switch {
 		case ch < 32:
 			c.out.WriteByte('^')
@@ -216,12 +218,5 @@ func (c *catter) char(ch byte) {
 		default:
 			c.out.WriteByte(ch)
 		}
-	case ch < 32:
-		c.out.WriteByte('^')
-		c.out.WriteByte(ch + 64)
-	case ch == 127:
-		c.out.WriteString("^?")
-	default:
-		c.out.WriteByte(ch)
 	}
 }
