@@ -3,6 +3,7 @@ package search_test
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -127,13 +128,7 @@ func TestIndependentSentence(t *testing.T) {
 	}
 
 	midLine := false
-	for _, name := range slices.Sorted(func(yield func(string) bool) {
-		for n := range pages {
-			if !yield(n) {
-				return
-			}
-		}
-	}) {
+	for _, name := range slices.Sorted(maps.Keys(pages)) {
 		content := pages[name]
 		n := 0
 		for i, l := range strings.Split(content, "\n") {

@@ -266,13 +266,7 @@ func TestSentence(t *testing.T) {
 			store, _ := collectionOf(t, pages, "", foreign)
 			fsys := newFS(t, store)
 			eng := engine(t, store)
-			for _, name := range slices.Sorted(func(yield func(string) bool) {
-				for n := range pages {
-					if !yield(n) {
-						return
-					}
-				}
-			}) {
+			for _, name := range slices.Sorted(maps.Keys(pages)) {
 				content := pages[name]
 				// The first line of at least 8 words that is not long.
 				n := 0
@@ -318,13 +312,7 @@ func TestLineRanges(t *testing.T) {
 	_ = foreignCount
 	eng := engine(t, ingested)
 	r := rand.New(rand.NewPCG(3, 4))
-	names := slices.Sorted(func(yield func(string) bool) {
-		for n := range pages {
-			if !yield(n) {
-				return
-			}
-		}
-	})
+	names := slices.Sorted(maps.Keys(pages))
 	lines := chunkLines(pages)
 	midLine := 0
 	for q := range 50 {
