@@ -5,21 +5,11 @@ import (
 	"io"
 	"math"
 	"strings"
-
-	"github.com/chromafs/chromafs/internal/getopt"
 )
 
-var tailSpec = getopt.Spec{
-	Short: "c:n:qvz0123456789",
-	Long: append([]getopt.Long{
-		{Name: "bytes", Key: 'c', HasArg: getopt.RequiredArgument},
-		{Name: "lines", Key: 'n', HasArg: getopt.RequiredArgument},
-		{Name: "quiet", Key: 'q'},
-		{Name: "silent", Key: 'q'},
-		{Name: "verbose", Key: 'v'},
-		{Name: "zero-terminated", Key: 'z'},
-	}, helpVersion...),
-}
+// tailSpec is head's options: tail takes the same (following, -f, is
+// not supported).
+var tailSpec = headSpec
 
 const tailHelp = `Usage: %s [OPTION]... [FILE]...
 Print the last 10 lines of each FILE to standard output.
