@@ -571,15 +571,7 @@ func sortLines(s string) string {
 func TestGrepManyPatternsVsGNU(t *testing.T) {
 	bin := gnuGrep(t)
 	dir := t.TempDir()
-	for slug, content := range gen.Pages(80, 2) {
-		p := filepath.Join(dir, filepath.FromSlash(slug))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, dir, gen.Pages(80, 2))
 	vocab := []string{"access_token", "webhook", "cursor", "refresh_token", "payload", "deploy", "integer", "optional",
 		"retry", "scope", "request", "response", "header", "status", "token", "client", "server", "the", "api_key"}
 	rng := rand.New(rand.NewPCG(9, 9))
@@ -694,15 +686,7 @@ func TestGrepHugeListVsGNU(t *testing.T) {
 	bin := gnuGrep(t)
 	dir := t.TempDir()
 	pages := gen.Pages(40, 5)
-	for slug, content := range pages {
-		p := filepath.Join(dir, filepath.FromSlash(slug))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, dir, pages)
 	list := hugeListCorpus(80_660, pages)
 	// GNU grep matches a list of basic regular expressions without
 	// special characters with its fixed-string matcher; with them, its

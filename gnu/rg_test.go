@@ -1,9 +1,7 @@
 package gnu
 
 import (
-	"os"
 	"os/exec"
-	"path/filepath"
 	"testing"
 )
 
@@ -24,15 +22,7 @@ var rgFiles = map[string]string{
 func rgDir(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	for name, data := range rgFiles {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, dir, rgFiles)
 	return dir
 }
 

@@ -29,15 +29,7 @@ var sedFiles = map[string]string{
 func sedDir(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	for name, data := range sedFiles {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, dir, sedFiles)
 	return dir
 }
 

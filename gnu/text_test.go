@@ -42,6 +42,14 @@ func textFixture(t testing.TB) string {
 		"dir/two.txt": "1\n2\n",
 		"keys.txt":    "b 2 x\na 10 y\nc 1 z\na 2 w\nB 3 v\n",
 	}
+	writeFiles(t, dir, files)
+	return dir
+}
+
+// writeFiles writes files (slash-separated names and their contents)
+// under dir, making the directories they need.
+func writeFiles(t testing.TB, dir string, files map[string]string) {
+	t.Helper()
 	for name, data := range files {
 		p := filepath.Join(dir, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -51,7 +59,6 @@ func textFixture(t testing.TB) string {
 			t.Fatal(err)
 		}
 	}
-	return dir
 }
 
 // runRealIn runs a real tool in dir with stdin from a pipe.
