@@ -89,6 +89,13 @@ func runReal(t *testing.T, dir, name string, args []string) result {
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "LC_ALL=C.UTF-8", "TZ=UTC", "POSIXLY_CORRECT=")
 	cmd.Env = slices.DeleteFunc(cmd.Env, func(s string) bool { return strings.HasPrefix(s, "POSIXLY_CORRECT") })
+	return runResult(t, cmd)
+}
+
+// runResult runs cmd and returns its output and exit status; it fails t
+// when cmd cannot be run.
+func runResult(t *testing.T, cmd *exec.Cmd) result {
+	t.Helper()
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
@@ -96,7 +103,7 @@ func runReal(t *testing.T, dir, name string, args []string) result {
 	if ee, ok := err.(*exec.ExitError); ok {
 		status = ee.ExitCode()
 	} else if err != nil {
-		t.Fatalf("%s %q: %v", name, args, err)
+		t.Fatalf("%s %q: %v", cmd.Path, cmd.Args[1:], err)
 	}
 	return result{out.String(), errb.String(), status}
 }

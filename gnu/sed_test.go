@@ -40,16 +40,7 @@ func runSedReal(t *testing.T, dir, stdin, name string, args []string) result {
 	cmd.Dir = dir
 	cmd.Env = []string{"LC_ALL=C.UTF-8", "PATH=/usr/bin:/bin"}
 	cmd.Stdin = strings.NewReader(stdin)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	status := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		status = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("%s %q: %v", name, args, err)
-	}
-	return result{out.String(), errb.String(), status}
+	return runResult(t, cmd)
 }
 
 func runSedOurs(dir, stdin string, f Func, args []string) result {

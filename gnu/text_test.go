@@ -71,16 +71,7 @@ func runRealIn(t *testing.T, dir, name string, args []string, stdin string) resu
 	cmd.Env = append(os.Environ(), "LC_ALL=C.UTF-8", "TZ=UTC")
 	cmd.Env = slices.DeleteFunc(cmd.Env, func(s string) bool { return strings.HasPrefix(s, "POSIXLY_CORRECT") })
 	cmd.Stdin = strings.NewReader(stdin)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	status := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		status = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("%s %q: %v", name, args, err)
-	}
-	return result{out.String(), errb.String(), status}
+	return runResult(t, cmd)
 }
 
 func runOursIn(dir, name string, args []string, stdin string) result {
