@@ -116,13 +116,7 @@ func TestServeChromaDownAtStart(t *testing.T) {
 // again the page is served and /readyz is 200.
 func TestServeFrozenChroma(t *testing.T) {
 	t.Parallel() // mostly waits for timeouts: other tests run meanwhile
-	srv := testenv.Chroma(t)
-	coll := ingestDocs(t, srv.URL)
-	u, err := url.Parse(srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fz := faulttest.NewProxy(t, u.Host)
+	coll, fz := docsBehindProxy(t)
 	httpURL, davURL, stop := startServeFlags(t,
 		[]string{"--chroma-url", "http://" + fz.Addr, "--collection", coll, "--chroma-timeout", "20s"},
 		[]string{"--tree-max-age", "1h"})
@@ -301,16 +295,23 @@ func TestRedisDownOneWarning(t *testing.T) {
 	}
 }
 
-// TestCLIFrozenChroma: a command against a frozen Chroma fails after
-// --chroma-timeout with an error that says so, instead of hanging.
-func TestCLIFrozenChroma(t *testing.T) {
+// docsBehindProxy ingests the docs into a new collection of the test
+// Chroma and returns it with a fault proxy in front of that Chroma.
+func docsBehindProxy(t *testing.T) (coll string, fz *faulttest.Proxy) {
+	t.Helper()
 	srv := testenv.Chroma(t)
-	coll := ingestDocs(t, srv.URL)
+	coll = ingestDocs(t, srv.URL)
 	u, err := url.Parse(srv.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
-	fz := faulttest.NewProxy(t, u.Host)
+	return coll, faulttest.NewProxy(t, u.Host)
+}
+
+// TestCLIFrozenChroma: a command against a frozen Chroma fails after
+// --chroma-timeout with an error that says so, instead of hanging.
+func TestCLIFrozenChroma(t *testing.T) {
+	coll, fz := docsBehindProxy(t)
 	fz.Freeze()
 	start := time.Now()
 	out, errOut, code := cli(t, "--chroma-url", "http://"+fz.Addr, "--collection", coll, "--chroma-timeout", "500ms", "cat", "/index.md")
