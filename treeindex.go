@@ -96,7 +96,12 @@ func (sh *Shared) indexTree(ctx context.Context, store collection.Store, treeID,
 			shared = nil // warned once; not asked again
 		}
 		if payload != nil {
-			st, t, err := sh.useIndex(payload, marker, store, key, cfg)
+			h, err := treeindex.ReadHeader(payload)
+			var st *treeState
+			var t *tree.Tree
+			if err == nil {
+				st, t, err = sh.useIndex(h, marker, store, key, cfg)
+			}
 			if err == nil {
 				return st, t, true
 			}
@@ -118,11 +123,21 @@ func (sh *Shared) indexTree(ctx context.Context, store collection.Store, treeID,
 		}
 		return nil, nil, false
 	}
-	payload, err := treeindex.DecodeDocument(doc)
+	// With a shared cache the payload is decoded whole, to be stored
+	// there; else only the header, and the blocks when they are needed.
+	var payload []byte
+	var h *treeindex.Header
+	if shared != nil {
+		if payload, err = treeindex.DecodeDocument(doc); err == nil {
+			h, err = treeindex.ReadHeader(payload)
+		}
+	} else {
+		h, err = treeindex.ReadDocument(doc)
+	}
 	var st *treeState
 	var t *tree.Tree
 	if err == nil {
-		st, t, err = sh.useIndex(payload, marker, store, key, cfg)
+		st, t, err = sh.useIndex(h, marker, store, key, cfg)
 	}
 	if err != nil {
 		cfg.logger.Warn("chromafs: tree index ignored; reading the JSON tree record",
@@ -160,10 +175,11 @@ func readIndex(ctx context.Context, store collection.Store, id string) ([]byte, 
 // errStamp is the error of an index made from another tree version.
 var errStamp = errors.New("the index was made from another version of the tree")
 
-// useIndex decodes an index payload whose stamp must be version (see
-// decodeIndex), and keeps the tree as fetchTree keeps a parsed one.
-func (sh *Shared) useIndex(payload []byte, version string, store collection.Store, key string, cfg *config) (*treeState, *tree.Tree, error) {
-	h, t, err := sh.decodeIndex(payload, version, store, cfg)
+// useIndex decodes the index whose header is h and whose stamp must be
+// version (see decodeIndex), and keeps the tree as fetchTree keeps a
+// parsed one.
+func (sh *Shared) useIndex(h *treeindex.Header, version string, store collection.Store, key string, cfg *config) (*treeState, *tree.Tree, error) {
+	t, err := sh.decodeIndex(h, version, store, cfg)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -173,23 +189,19 @@ func (sh *Shared) useIndex(payload []byte, version string, store collection.Stor
 	return st, t, nil
 }
 
-// decodeIndex decodes an index payload whose stamp must be version, and
+// decodeIndex decodes the index whose header is h, whose stamp must be version, and
 // keeps the tree in sh.parsed; a tree of this version parsed earlier is
 // reused.
-func (sh *Shared) decodeIndex(payload []byte, version string, store collection.Store, cfg *config) (*treeindex.Header, *tree.Tree, error) {
-	h, err := treeindex.ReadHeader(payload)
-	if err != nil {
-		return nil, nil, err
-	}
+func (sh *Shared) decodeIndex(h *treeindex.Header, version string, store collection.Store, cfg *config) (*tree.Tree, error) {
 	if h.Stamp != version {
-		return nil, nil, errStamp
+		return nil, errStamp
 	}
 	pkey := store.CollectionID() + "\x00" + version
 	if t, ok := sh.parsed.GetIfPresent(pkey); ok {
-		return h, t, nil
+		return t, nil
 	}
 	if err, ok := sh.badIndex.Load(pkey); ok {
-		return nil, nil, err.(error)
+		return nil, err.(error)
 	}
 	sh.decodes.Add(1)
 	ix, lazy, err := h.Lazy(cfg.treeLimits, func(err error) {
@@ -204,10 +216,10 @@ func (sh *Shared) decodeIndex(payload []byte, version string, store collection.S
 		ix, err = h.Decode(cfg.treeLimits) // format version 1
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	sh.parsed.Set(pkey, ix.Tree)
-	return h, ix.Tree, nil
+	return ix.Tree, nil
 }
 
 // stateOf returns the state of a tree fetched now whose record has the
@@ -245,7 +257,10 @@ func (sh *Shared) sharedJSON(ctx context.Context, shared cachepkg.Cache, store c
 	if payload == nil {
 		return nil, up
 	}
-	_, t, err := sh.decodeIndex(payload, version, store, cfg)
+	h, err := treeindex.ReadHeader(payload)
+	if err == nil {
+		t, err = sh.decodeIndex(h, version, store, cfg)
+	}
 	if err != nil {
 		cfg.logger.Warn("chromafs: the shared compact tree is unusable; parsing the tree record",
 			"collection", store.CollectionID(), "version", version, "err", err)

@@ -1,6 +1,7 @@
 package treeindex
 
 import (
+	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -47,7 +48,14 @@ type Header struct {
 	groups, types []string
 	rules         []rule
 	blocks        []blockInfo
-	data          []byte // the blocks, back to back
+	data          []byte // the blocks, back to back; nil when read from b64
+	dataLen       int    // their length
+
+	// b64 is the base64 text of the payload of a document read by
+	// ReadDocument, whose blocks start at payload byte dataOff: a block
+	// is decoded from it when it is needed.
+	b64     []byte
+	dataOff int
 
 	// Version 2 only: the root directory, the directory table's size and
 	// its blocks; dirs is nil for version 1.
@@ -96,7 +104,34 @@ func ReadHeader(payload []byte) (*Header, error) {
 	if crc32.Checksum(payload, castagnoli) != sum {
 		return nil, fmt.Errorf("%w: checksum mismatch (truncated or altered)", ErrCorrupt)
 	}
+	end, err := headerEnd(payload)
+	if err != nil {
+		return nil, err
+	}
+	h, err := parseHeader(payload[:end], len(payload)-end, v2)
+	if err != nil {
+		return nil, err
+	}
+	h.data = payload[end:]
+	return h, nil
+}
+
+// headerEnd returns where the header of payload (which starts with a
+// magic) ends: the blocks start there.
+func headerEnd(payload []byte) (int, error) {
 	r := &reader{b: payload, i: len(magic)}
+	r.byte() // the codec
+	n := r.length("header")
+	if r.err != nil {
+		return 0, corrupt(r.err)
+	}
+	return r.i + n, nil
+}
+
+// parseHeader reads the payload's part before its blocks, head (magic,
+// codec, header), for blocks of dataLen bytes.
+func parseHeader(head []byte, dataLen int, v2 bool) (*Header, error) {
+	r := &reader{b: head, i: len(magic)}
 	h := &Header{Codec: Codec(r.byte())}
 	if r.err == nil && h.Codec != Stored && h.Codec != Zstd {
 		return nil, fmt.Errorf("%w: unknown codec %d", ErrCorrupt, h.Codec)
@@ -105,8 +140,8 @@ func ReadHeader(payload []byte) (*Header, error) {
 	if r.err != nil {
 		return nil, corrupt(r.err)
 	}
-	hr := &reader{b: payload[r.i : r.i+n]}
-	h.data = payload[r.i+n:]
+	hr := &reader{b: head[r.i : r.i+n]}
+	h.dataLen = dataLen
 
 	h.Stamp = hr.str("stamp")
 	meta := hr.str("metadata")
@@ -149,7 +184,7 @@ func ReadHeader(payload []byte) (*Header, error) {
 		ru.groups = groups
 		if v2 {
 			c := hr.uvarint()
-			if c > uint64(len(payload)) && hr.err == nil {
+			if c > uint64(len(head)+dataLen) && hr.err == nil {
 				return nil, fmt.Errorf("%w: rule %d counts %d entries", ErrCorrupt, i, c)
 			}
 			ru.count = int(c)
@@ -168,7 +203,7 @@ func ReadHeader(payload []byte) (*Header, error) {
 		if hr.err != nil {
 			return nil, corrupt(hr.err)
 		}
-		if e == 0 || e > BlockEntries || raw > maxBlockBytes || raw < minEntryBytes*e || enc > uint64(len(h.data)) {
+		if e == 0 || e > BlockEntries || raw > maxBlockBytes || raw < minEntryBytes*e || enc > uint64(h.dataLen) {
 			return nil, fmt.Errorf("%w: block %d: %d entries, %d raw bytes, %d encoded bytes", ErrCorrupt, i, e, raw, enc)
 		}
 		var first string
@@ -192,8 +227,8 @@ func ReadHeader(payload []byte) (*Header, error) {
 	if sumEntries != total {
 		return nil, fmt.Errorf("%w: the blocks hold %d entries, the header declares %d", ErrCorrupt, sumEntries, total)
 	}
-	if sumEnc != uint64(len(h.data)) {
-		return nil, fmt.Errorf("%w: the blocks take %d bytes, %d follow the header", ErrCorrupt, sumEnc, len(h.data))
+	if sumEnc != uint64(h.dataLen) {
+		return nil, fmt.Errorf("%w: the blocks take %d bytes, %d follow the header", ErrCorrupt, sumEnc, h.dataLen)
 	}
 	h.Entries = int(total)
 	if err := json.Unmarshal([]byte(meta), &h.Metadata); err != nil {
@@ -370,8 +405,8 @@ func (h *Header) Lazy(l tree.Limits, onError func(error)) (ix *Index, ok bool, e
 	if l.BytesPerEntry <= 0 {
 		l.BytesPerEntry = tree.DefaultBytesPerEntry
 	}
-	if h.Entries > maxEntriesPerByte*(len(h.data)+1) {
-		return nil, false, fmt.Errorf("treeindex: %w: %d entries declared in %d bytes of blocks", ErrCorrupt, h.Entries, len(h.data))
+	if h.Entries > maxEntriesPerByte*(h.dataLen+1) {
+		return nil, false, fmt.Errorf("treeindex: %w: %d entries declared in %d bytes of blocks", ErrCorrupt, h.Entries, h.dataLen)
 	}
 	var raw int64
 	for _, b := range h.blocks {
@@ -478,10 +513,41 @@ func (h *Header) checkSummary(entries []tree.Entry, rules []int32) error {
 	return nil
 }
 
+// blockData returns the encoded bytes of block b: a slice of the payload,
+// or, for a header that ReadDocument read, the block's part of the base64
+// text decoded.
+func (h *Header) blockData(b int) ([]byte, error) {
+	bl := h.blocks[b]
+	if h.b64 == nil {
+		return h.data[bl.off : bl.off+bl.enc], nil
+	}
+	return decodeRange(h.b64, h.dataOff+bl.off, bl.enc)
+}
+
+// decodeRange decodes the bytes [off, off+n) of the payload whose
+// standard base64 (without line breaks) is b64: the 4-character groups
+// that hold them.
+func decodeRange(b64 []byte, off, n int) ([]byte, error) {
+	lo, hi := off/3*4, min((off+n+2)/3*4, len(b64))
+	buf := make([]byte, base64.StdEncoding.DecodedLen(hi-lo))
+	got, err := base64.StdEncoding.Decode(buf, b64[lo:hi])
+	if err != nil {
+		return nil, fmt.Errorf("%w: base64: %v", ErrCorrupt, err)
+	}
+	from := off - off/3*3
+	if from+n > got {
+		return nil, fmt.Errorf("%w: truncated base64", ErrCorrupt)
+	}
+	return buf[from : from+n : from+n], nil
+}
+
 // inflate returns the raw bytes of block b.
 func (h *Header) inflate(b int) ([]byte, error) {
 	bl := h.blocks[b]
-	enc := h.data[bl.off : bl.off+bl.enc]
+	enc, err := h.blockData(b)
+	if err != nil {
+		return nil, err
+	}
 	switch h.Codec {
 	case Stored:
 		if bl.enc != bl.raw {

@@ -15,8 +15,13 @@
 //
 // # Format
 //
-// The record's document is the line [DocumentHeader] followed by the
-// standard base64 encoding of the payload. The payload is
+// The record's document is a first line, "chromafs-tree-index/2
+// crc32c=" and the CRC-32C of the rest of the document in 8 lowercase hex
+// digits, followed by the standard base64 encoding of the payload
+// (documents of earlier versions start with the line [DocumentHeader] and
+// carry no checksum of their own). [ReadDocument] checks that checksum
+// and decodes the payload's header from the text, and a block's part of
+// the text when a tree first needs the block. The payload is
 //
 //	"CFTI" 0x02             magic and format version (version 1 has no
 //	                        rule counts, first paths or directory table)

@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/chromafs/chromafs/tree"
 	"github.com/chromafs/chromafs/treeindex"
 )
 
@@ -29,7 +30,9 @@ func TestDecodeDocumentParts(t *testing.T) {
 		for i := range payload {
 			payload[i] = byte(r.Uint32())
 		}
-		doc := treeindex.EncodeDocument(payload)
+		// A document of the earlier form (no checksum of its own), so
+		// that the base64 decoder meets the broken bytes below.
+		doc := base64.StdEncoding.AppendEncode([]byte(treeindex.DocumentHeader), payload)
 		got, err := treeindex.DecodeDocument(doc)
 		if err != nil || !bytes.Equal(got, payload) {
 			t.Fatalf("size %d: %d bytes back, %v", size, len(got), err)
@@ -65,3 +68,71 @@ func TestDecodeDocumentParts(t *testing.T) {
 		}
 	}
 }
+
+// TestReadDocument: ReadDocument reads the header that ReadHeader reads
+// from the decoded payload, and its blocks (decoded from the text when
+// needed) give the same tree; a document whose text was altered fails its
+// checksum; documents of the earlier form and with line breaks are read
+// whole.
+func TestReadDocument(t *testing.T) {
+	for _, n := range []int{0, 1, 700, 3000} {
+		es := genEntries(n, 21)
+		payload, err := treeindex.Encode(es, "v", map[string]any{"k": "x"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := treeindex.Decode(payload, tree.Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc := treeindex.EncodeDocument(payload)
+		b64 := base64.StdEncoding.EncodeToString(payload)
+		forms := map[string][]byte{
+			"current":     doc,
+			"earlier":     []byte(treeindex.DocumentHeader + b64),
+			"line breaks": []byte(treeindex.DocumentHeader + b64[:len(b64)/2/4*4] + "\r\n" + b64[len(b64)/2/4*4:]),
+		}
+		for name, d := range forms {
+			h, err := treeindex.ReadDocument(d)
+			if err != nil {
+				t.Fatalf("%d entries, %s: %v", n, name, err)
+			}
+			if h.Stamp != "v" || h.Entries != n || h.Metadata["k"] != "x" {
+				t.Fatalf("%d entries, %s: header %q %d %v", n, name, h.Stamp, h.Entries, h.Metadata)
+			}
+			ix, ok, err := h.Lazy(tree.Limits{}, nil)
+			if err != nil || !ok {
+				t.Fatalf("%d entries, %s: Lazy %v %v", n, name, ok, err)
+			}
+			sameEntries(t, ix.Tree.Entries(), want.Tree.Entries())
+			if ix.Tree.Err() != nil {
+				t.Fatal(ix.Tree.Err())
+			}
+			h, _ = treeindex.ReadDocument(d)
+			eager, err := h.Decode(tree.Limits{})
+			if err != nil {
+				t.Fatalf("%d entries, %s: Decode: %v", n, name, err)
+			}
+			sameEntries(t, eager.Tree.Entries(), want.Tree.Entries())
+		}
+		// Any altered character of the text fails the document's checksum.
+		for _, at := range []int{documentLine(doc), len(doc) / 2, len(doc) - 1} {
+			d := bytes.Clone(doc)
+			d[at] ^= 1
+			if _, err := treeindex.ReadDocument(d); !errors.Is(err, treeindex.ErrCorrupt) {
+				t.Fatalf("%d entries, byte %d altered: ReadDocument %v", n, at, err)
+			}
+			if _, err := treeindex.DecodeDocument(d); !errors.Is(err, treeindex.ErrCorrupt) {
+				t.Fatalf("%d entries, byte %d altered: DecodeDocument %v", n, at, err)
+			}
+		}
+		for _, bad := range [][]byte{nil, []byte("chromafs-tree-index/2 crc32c=zz\n"), []byte("{}"), doc[:len(doc)-3]} {
+			if _, err := treeindex.ReadDocument(bad); !errors.Is(err, treeindex.ErrCorrupt) {
+				t.Fatalf("ReadDocument(%.40q): %v", bad, err)
+			}
+		}
+	}
+}
+
+// documentLine returns the length of a document's first line.
+func documentLine(doc []byte) int { return bytes.IndexByte(doc, '\n') + 1 }

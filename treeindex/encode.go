@@ -10,6 +10,7 @@ import (
 	"hash/crc32"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -18,9 +19,19 @@ import (
 	"github.com/chromafs/chromafs/tree"
 )
 
-// DocumentHeader is the first line of an index record's document; the
-// base64 of the payload follows it.
+// DocumentHeader is the first line of an index record's document as
+// earlier versions wrote it; the base64 of the payload follows it.
+// EncodeDocument now writes the line documentPrefix, the CRC-32C of the
+// base64 text in 8 lowercase hex digits and a line feed, which lets
+// ReadDocument check the document without decoding all of it.
 const DocumentHeader = "chromafs-tree-index/1\n"
+
+// documentPrefix starts the first line of the documents EncodeDocument
+// writes.
+const documentPrefix = "chromafs-tree-index/2 crc32c="
+
+// documentLine is the length of that first line.
+const documentLine = len(documentPrefix) + 8 + 1
 
 // RecordSuffix is appended to the tree id to make the index record's id.
 const RecordSuffix = "/index"
@@ -383,28 +394,49 @@ const (
 const maxRules = 1 << 20
 
 // EncodeDocument returns the document of an index record for payload:
-// DocumentHeader and the standard base64 of payload.
+// its first line (documentPrefix and the CRC-32C of the rest) and the
+// standard base64 of payload.
 func EncodeDocument(payload []byte) []byte {
-	doc := make([]byte, 0, len(DocumentHeader)+base64.StdEncoding.EncodedLen(len(payload)))
-	doc = append(doc, DocumentHeader...)
-	return base64.StdEncoding.AppendEncode(doc, payload)
+	doc := make([]byte, documentLine, documentLine+base64.StdEncoding.EncodedLen(len(payload)))
+	doc = base64.StdEncoding.AppendEncode(doc, payload)
+	line := fmt.Appendf(nil, "%s%08x\n", documentPrefix, crc32.Checksum(doc[documentLine:], castagnoli))
+	copy(doc, line)
+	return doc
+}
+
+// documentText returns the base64 text of an index record's document,
+// having checked its first line (and the CRC-32C that a version 2 line
+// gives). A document that is not one is an error wrapping ErrCorrupt.
+func documentText(doc []byte) ([]byte, error) {
+	if rest, ok := bytes.CutPrefix(doc, []byte(DocumentHeader)); ok {
+		return rest, nil
+	}
+	if !bytes.HasPrefix(doc, []byte(documentPrefix)) || len(doc) < documentLine || doc[documentLine-1] != '\n' {
+		return nil, fmt.Errorf("%w: the document does not start with %q or %q", ErrCorrupt, strings.TrimSpace(DocumentHeader), documentPrefix+"...")
+	}
+	want, err := strconv.ParseUint(string(doc[len(documentPrefix):documentLine-1]), 16, 32)
+	if err != nil {
+		return nil, fmt.Errorf("%w: the document's first line: %v", ErrCorrupt, err)
+	}
+	text := doc[documentLine:]
+	if crc32.Checksum(text, castagnoli) != uint32(want) {
+		return nil, fmt.Errorf("%w: the document's checksum does not match (truncated or altered)", ErrCorrupt)
+	}
+	return text, nil
 }
 
 // DecodeDocument returns the payload of an index record's document. A
 // document that is not one is an error wrapping ErrCorrupt. A large
 // document without line breaks is decoded in GOMAXPROCS parts at once.
 func DecodeDocument(doc []byte) ([]byte, error) {
-	rest, ok := strings.CutPrefix(string(doc[:min(len(doc), len(DocumentHeader))]), DocumentHeader)
-	if !ok || rest != "" {
-		return nil, fmt.Errorf("%w: the document does not start with %q", ErrCorrupt, strings.TrimSpace(DocumentHeader))
+	b64, err := documentText(doc)
+	if err != nil {
+		return nil, err
 	}
-	b64 := doc[len(DocumentHeader):]
 	payload := make([]byte, base64.StdEncoding.DecodedLen(len(b64)))
 	parts := min(runtime.GOMAXPROCS(0), len(b64)/minBase64Part)
-	if parts < 2 || bytes.IndexByte(b64, '\n') >= 0 || bytes.IndexByte(b64, '\r') >= 0 {
+	if parts < 2 || hasLineBreak(b64) {
 		// base64 skips line breaks: parts could not be cut at groups.
-		// (Two IndexByte scans: bytes.ContainsAny of two bytes is a
-		// tenth as fast.)
 		n, err := base64.StdEncoding.Decode(payload, b64)
 		if err != nil {
 			return nil, fmt.Errorf("%w: base64: %v", ErrCorrupt, err)
@@ -448,6 +480,79 @@ func DecodeDocument(doc []byte) ([]byte, error) {
 		}
 	}
 	return payload[:(parts-1)*step/4*3+ns[parts-1]], nil
+}
+
+// hasLineBreak reports whether b holds a line feed or a carriage return
+// (two IndexByte scans: bytes.ContainsAny of two bytes is a tenth as
+// fast).
+func hasLineBreak(b []byte) bool {
+	return bytes.IndexByte(b, '\n') >= 0 || bytes.IndexByte(b, '\r') >= 0
+}
+
+// ReadDocument reads the header of an index record's document as
+// ReadHeader reads a payload's, without decoding the base64 of its
+// blocks: the header's blocks are decoded from the text when a tree needs
+// them. The document's checksum is checked at once (CRC-32C of the text,
+// on its first line); the payload's own is not, since it covers the same
+// bytes. A document of the earlier form (first line DocumentHeader, no
+// checksum of its own) or with line breaks in its base64 is decoded whole
+// and read by ReadHeader.
+func ReadDocument(doc []byte) (*Header, error) {
+	if bytes.HasPrefix(doc, []byte(DocumentHeader)) {
+		payload, err := DecodeDocument(doc)
+		if err != nil {
+			return nil, err
+		}
+		return ReadHeader(payload)
+	}
+	b64, err := documentText(doc)
+	if err != nil {
+		return nil, err
+	}
+	if hasLineBreak(b64) {
+		payload, err := DecodeDocument(doc)
+		if err != nil {
+			return nil, err
+		}
+		return ReadHeader(payload)
+	}
+	// The payload's length, from the text's and its padding.
+	size := len(b64) / 4 * 3
+	if len(b64)%4 != 0 {
+		return nil, fmt.Errorf("%w: base64 of %d characters", ErrCorrupt, len(b64))
+	}
+	for k := len(b64) - 1; k >= max(0, len(b64)-2) && b64[k] == '='; k-- {
+		size--
+	}
+	// The magic, the codec and the header's length come first; then
+	// the header, whose end tells where the blocks start.
+	first, err := decodeRange(b64, 0, min(size, len(magic)+1+binary.MaxVarintLen64))
+	if err != nil {
+		return nil, err
+	}
+	if !bytes.HasPrefix(first, []byte(magic)) || size < len(magic)+4 {
+		// Not version 2: the earlier format is read whole.
+		payload, err := DecodeDocument(doc)
+		if err != nil {
+			return nil, err
+		}
+		return ReadHeader(payload)
+	}
+	n, k := binary.Uvarint(first[len(magic)+1:])
+	if k <= 0 || n > uint64(size) || len(magic)+1+k+int(n) > size-4 {
+		return nil, fmt.Errorf("%w: truncated or bad header length", ErrCorrupt)
+	}
+	end := len(magic) + 1 + k + int(n)
+	head, err := decodeRange(b64, 0, end)
+	if err != nil {
+		return nil, err
+	}
+	h, err := parseHeader(head, size-end-4, true)
+	if err != nil {
+		return nil, err
+	}
+	h.b64, h.dataOff = b64, end
+	return h, nil
 }
 
 // minBase64Part is the fewest base64 bytes DecodeDocument decodes on a

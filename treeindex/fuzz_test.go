@@ -37,11 +37,21 @@ func FuzzDecode(f *testing.F) {
 				continue
 			}
 			if lazy != nil {
-				// What Decode accepts, the lazy tree serves whole.
+				// What Decode accepts, the lazy tree serves whole, also
+				// when it reads the blocks from a document's text.
 				if lazy.Err() != nil {
 					t.Fatalf("lazy tree of a valid index: %v", lazy.Err())
 				}
 				sameEntries(t, lazy.Entries(), ix.Tree.Entries())
+				h, err := treeindex.ReadDocument(treeindex.EncodeDocument(p))
+				if err != nil {
+					t.Fatalf("ReadDocument of a valid index: %v", err)
+				}
+				fromDoc, ok, err := h.Lazy(tree.Limits{MaxBytes: 64 << 20}, nil)
+				if err != nil || !ok {
+					t.Fatalf("Lazy of a document: %v %v", ok, err)
+				}
+				sameEntries(t, fromDoc.Tree.Entries(), ix.Tree.Entries())
 			}
 			if len(ix.Tree.Problems()) > 0 {
 				t.Fatalf("accepted an index with problems: %v", ix.Tree.Problems())
@@ -62,10 +72,20 @@ func FuzzDecode(f *testing.F) {
 // fuzzLazy reads p as a lazy tree, if it is one, and uses all of it: it
 // must not panic, whatever the blocks hold.
 func fuzzLazy(t *testing.T, p []byte) *tree.Tree {
+	// The same payload read from a document's text, blocks decoded from
+	// it: no panic either.
+	if h, err := treeindex.ReadDocument(treeindex.EncodeDocument(p)); err == nil {
+		useLazy(h)
+	}
 	h, err := treeindex.ReadHeader(p)
 	if err != nil {
 		return nil
 	}
+	return useLazy(h)
+}
+
+// useLazy makes the lazy tree of h, if it is one, and uses all of it.
+func useLazy(h *treeindex.Header) *tree.Tree {
 	ix, ok, err := h.Lazy(tree.Limits{MaxBytes: 64 << 20}, nil)
 	if err != nil || !ok {
 		return nil
