@@ -84,6 +84,13 @@ func (sh *Shared) indexTree(ctx context.Context, store collection.Store, treeID,
 		sh.noMarker.Delete(store.CollectionID())
 	}
 	if err != nil || marker == "" {
+		if early != nil {
+			// Not left running past New: when it was, searches of a
+			// foreign collection right after New got wrong hits
+			// (search's TestSentence, TestIndependentSentence); why was
+			// not found.
+			<-early
+		}
 		return nil, nil, false
 	}
 	if f, ok := sh.failed.GetIfPresent(key); ok && f.version == marker && f.limits == cfg.treeLimits {
