@@ -16,6 +16,41 @@ import (
 	"github.com/chromafs/chromafs/internal/testenv"
 )
 
+// staffSite writes the site of BenchmarkCoarseScope and
+// BenchmarkScopeForms into a new Chroma collection: 1,131 generated
+// pages, every fourth (by slug, 283) private to "staff". It returns the
+// collection, its server's URL, and the slugs (sorted) of the pages hidden
+// from and visible to the public view.
+func staffSite(b *testing.B) (store *chromastore.Collection, url string, hidden, visible []string) {
+	b.Helper()
+	pages := gen.Pages(1131, 11)
+	slugs := slices.Sorted(maps.Keys(pages))
+	private := map[string]bool{}
+	for i, s := range slugs {
+		if i%4 == 0 {
+			private[s] = true
+		}
+	}
+	url = testenv.Chroma(b).URL
+	store = testbackend.OpenChroma(b, chromastore.Config{URL: url, Embedding: chromastore.HashEmbedding(benchDim)})
+	if _, err := gen.Write(context.Background(), store, pages, gen.Options{Access: func(slug string) (bool, []string) {
+		if private[slug] {
+			return false, []string{"staff"}
+		}
+		return true, nil
+	}}); err != nil {
+		b.Fatal(err)
+	}
+	for _, s := range slugs {
+		if private[s] {
+			hidden = append(hidden, s)
+		} else {
+			visible = append(visible, s)
+		}
+	}
+	return store, url, hidden, visible
+}
+
 // BenchmarkCoarseScope times the coarse filter on an ingest-written
 // (line-aligned) collection of 1,131 generated pages, every fourth (by
 // slug, 283) private to "staff", against Chroma's single query for the
@@ -32,31 +67,7 @@ import (
 //     (nothing hidden), with no remembered answer.
 func BenchmarkCoarseScope(b *testing.B) {
 	ctx := context.Background()
-	pages := gen.Pages(1131, 11)
-	slugs := slices.Sorted(maps.Keys(pages))
-	private := map[string]bool{}
-	for i, s := range slugs {
-		if i%4 == 0 {
-			private[s] = true
-		}
-	}
-	store := testbackend.OpenChroma(b, chromastore.Config{URL: testenv.Chroma(b).URL, Embedding: chromastore.HashEmbedding(benchDim)})
-	if _, err := gen.Write(ctx, store, pages, gen.Options{Access: func(slug string) (bool, []string) {
-		if private[slug] {
-			return false, []string{"staff"}
-		}
-		return true, nil
-	}}); err != nil {
-		b.Fatal(err)
-	}
-	var hidden, visible []string
-	for _, s := range slugs {
-		if private[s] {
-			hidden = append(hidden, s)
-		} else {
-			visible = append(visible, s)
-		}
-	}
+	store, _, hidden, visible := staffSite(b)
 	layout := collection.DefaultLayout()
 	shared := chromafs.NewShared(0)
 	pub := newBenchFS(b, store, chromafs.WithShared(shared))

@@ -6,19 +6,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"maps"
 	"net/http"
 	"regexp"
-	"slices"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/chromafs/chromafs/chromastore"
 	"github.com/chromafs/chromafs/collection"
-	"github.com/chromafs/chromafs/internal/gen"
-	"github.com/chromafs/chromafs/internal/testbackend"
-	"github.com/chromafs/chromafs/internal/testenv"
 )
 
 // BenchmarkScopeForms sends Chroma, over bare HTTP, the coarse query of
@@ -34,32 +28,8 @@ import (
 // ids of the visible pages' chunks.
 func BenchmarkScopeForms(b *testing.B) {
 	ctx := context.Background()
-	pages := gen.Pages(1131, 11)
-	slugs := slices.Sorted(maps.Keys(pages))
-	private := map[string]bool{}
-	for i, s := range slugs {
-		if i%4 == 0 {
-			private[s] = true
-		}
-	}
-	url := testenv.Chroma(b).URL
-	store := testbackend.OpenChroma(b, chromastore.Config{URL: url, Embedding: chromastore.HashEmbedding(benchDim)})
-	if _, err := gen.Write(ctx, store, pages, gen.Options{Access: func(slug string) (bool, []string) {
-		if private[slug] {
-			return false, []string{"staff"}
-		}
-		return true, nil
-	}}); err != nil {
-		b.Fatal(err)
-	}
-	var hidden, visible, visibleIDs []string
-	for _, s := range slugs {
-		if private[s] {
-			hidden = append(hidden, s)
-		} else {
-			visible = append(visible, s)
-		}
-	}
+	store, url, hidden, visible := staffSite(b)
+	var visibleIDs []string
 	ids, err := store.ChunkIDs(ctx, collection.DefaultLayout(), visible)
 	if err != nil {
 		b.Fatal(err)
