@@ -73,7 +73,8 @@ type Source struct {
 	Decode     func(b int, out []Entry, rules []int32) error
 	DecodeDirs func(b int, out []Dir) error
 	// OnError, when set, is told of a block that fails to decode or
-	// whose entries disagree with the summary. The entries of such a
+	// whose entries disagree with the summary; it may be called from
+	// several goroutines at once. The entries of such a
 	// block are left out of every view (they are never served), as are
 	// the directories of a directory block that fails, and Tree.Err
 	// reports the first such error.

@@ -281,15 +281,15 @@ func TestLazyBadDirBlock(t *testing.T) {
 				}
 				return spoil(out)
 			}
-			var reported int
-			src.OnError = func(error) { reported++ }
+			var reported atomic.Int32 // OnError may be told from several goroutines
+			src.OnError = func(error) { reported.Add(1) }
 			lz := mustLazy(t, src)
 			first := src.DirBlocks[0].First
 			if _, ok := lz.All().Lookup(first); ok {
 				t.Fatalf("Lookup(%q) found a directory of a bad block", first)
 			}
-			if lz.Err() == nil || reported == 0 {
-				t.Fatalf("Err() = %v, OnError told %d times", lz.Err(), reported)
+			if lz.Err() == nil || reported.Load() == 0 {
+				t.Fatalf("Err() = %v, OnError told %d times", lz.Err(), reported.Load())
 			}
 			lz.All().Walk(func(n *tree.Node) bool {
 				if n.Path == first || strings.HasPrefix(n.Path, first+"/") {
@@ -335,16 +335,20 @@ func TestLazyBadBlock(t *testing.T) {
 				}
 				return spoil(out, rules)
 			}
-			var reported []error
-			src.OnError = func(err error) { reported = append(reported, err) }
+			var mu sync.Mutex
+			var reported []error // OnError may be told from several goroutines
+			src.OnError = func(err error) { mu.Lock(); reported = append(reported, err); mu.Unlock() }
 			lz := mustLazy(t, src)
 			all := lz.All()
 			bad := es[100].Slug // in block 2
 			if _, ok := all.Lookup(bad); ok {
 				t.Fatalf("Lookup(%q) found an entry of a bad block", bad)
 			}
-			if lz.Err() == nil || len(reported) != 1 {
-				t.Fatalf("Err() = %v, OnError told %d times", lz.Err(), len(reported))
+			mu.Lock()
+			told := len(reported)
+			mu.Unlock()
+			if lz.Err() == nil || told != 1 {
+				t.Fatalf("Err() = %v, OnError told %d times", lz.Err(), told)
 			}
 			if _, ok := all.Lookup(es[10].Slug); !ok {
 				t.Fatalf("Lookup(%q) of a good block failed", es[10].Slug)
