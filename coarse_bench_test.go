@@ -51,6 +51,40 @@ func staffSite(b *testing.B) (store *chromastore.Collection, url string, hidden,
 	return store, url, hidden, visible
 }
 
+// benchVariant is a variant that pairedVariants times.
+type benchVariant struct {
+	name string
+	run  func() error
+}
+
+// pairedVariants runs every variant once per iteration, in turn (so that
+// all meet the same load), and reports each one's median in ms and, for
+// all but the first, its median ratio to the first's time in the same
+// round, as NAME/FIRST.
+func pairedVariants(b *testing.B, variants []benchVariant) {
+	b.Helper()
+	times := make([][]float64, len(variants))
+	for b.Loop() {
+		for i, v := range variants {
+			start := time.Now()
+			if err := v.run(); err != nil {
+				b.Fatal(v.name, err)
+			}
+			times[i] = append(times[i], float64(time.Since(start).Microseconds())/1000)
+		}
+	}
+	for i, v := range variants {
+		b.ReportMetric(medianOf(times[i]), v.name+"-ms")
+		if i > 0 {
+			r := make([]float64, len(times[i]))
+			for j := range r {
+				r[j] = times[i][j] / times[0][j]
+			}
+			b.ReportMetric(medianOf(r), v.name+"/"+variants[0].name)
+		}
+	}
+}
+
 // BenchmarkCoarseScope times the coarse filter on an ingest-written
 // (line-aligned) collection of 1,131 generated pages, every fourth (by
 // slug, 283) private to "staff", against Chroma's single query for the
@@ -91,10 +125,7 @@ func BenchmarkCoarseScope(b *testing.B) {
 					return err
 				}
 			}
-			variants := []struct {
-				name string
-				run  func() error
-			}{
+			variants := []benchVariant{
 				{"single", search(collection.Scope{Exclude: true}, contains)},
 				{"single-regex", search(collection.Scope{Exclude: true}, re)},
 				{"nin-hidden", search(collection.Scope{Exclude: true, Slugs: hidden}, re)},
@@ -102,26 +133,7 @@ func BenchmarkCoarseScope(b *testing.B) {
 				{"candidates-public", candidates(pub, pubNames)},
 				{"candidates-staff", candidates(staff, staffNames)},
 			}
-			times := make([][]float64, len(variants))
-			for b.Loop() {
-				for i, v := range variants {
-					start := time.Now()
-					if err := v.run(); err != nil {
-						b.Fatal(err)
-					}
-					times[i] = append(times[i], float64(time.Since(start).Microseconds())/1000)
-				}
-			}
-			for i, v := range variants {
-				b.ReportMetric(medianOf(times[i]), v.name+"-ms")
-				if i > 0 {
-					r := make([]float64, len(times[i]))
-					for j := range r {
-						r[j] = times[i][j] / times[0][j]
-					}
-					b.ReportMetric(medianOf(r), v.name+"/single")
-				}
-			}
+			pairedVariants(b, variants)
 		})
 	}
 }

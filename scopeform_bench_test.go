@@ -10,7 +10,6 @@ import (
 	"regexp"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/chromafs/chromafs/collection"
 )
@@ -87,10 +86,7 @@ func BenchmarkScopeForms(b *testing.B) {
 			in := func(l []string) map[string]any { return map[string]any{"page_slug": map[string]any{"$in": l}} }
 			nin := func(l []string) map[string]any { return map[string]any{"page_slug": map[string]any{"$nin": l}} }
 			h := len(hidden) / 2
-			variants := []struct {
-				name string
-				run  func() error
-			}{
+			variants := []benchVariant{
 				{"unscoped", one(nil, nil)},
 				{"nin-hidden", one(nin(hidden), nil)},
 				{"in-visible", one(in(visible), nil)},
@@ -102,31 +98,9 @@ func BenchmarkScopeForms(b *testing.B) {
 			if lit == "x-api-key" {
 				// With "webhook" (2,000 matching chunks) this form took
 				// 20 s a query on Chroma 1.0.
-				variants = append(variants, struct {
-					name string
-					run  func() error
-				}{"ids-visible", one(nil, visibleIDs)})
+				variants = append(variants, benchVariant{"ids-visible", one(nil, visibleIDs)})
 			}
-			times := make([][]float64, len(variants))
-			for b.Loop() {
-				for i, v := range variants {
-					start := time.Now()
-					if err := v.run(); err != nil {
-						b.Fatal(v.name, err)
-					}
-					times[i] = append(times[i], float64(time.Since(start).Microseconds())/1000)
-				}
-			}
-			for i, v := range variants {
-				b.ReportMetric(medianOf(times[i]), v.name+"-ms")
-				if i > 0 {
-					r := make([]float64, len(times[i]))
-					for j := range r {
-						r[j] = times[i][j] / times[0][j]
-					}
-					b.ReportMetric(medianOf(r), v.name+"/unscoped")
-				}
-			}
+			pairedVariants(b, variants)
 		})
 	}
 }
