@@ -72,12 +72,12 @@ type Source struct {
 	DirBlocks  []Block // Start is a position in the directory table, from 1
 	Decode     func(b int, out []Entry, rules []int32) error
 	DecodeDirs func(b int, out []Dir) error
-	// OnError, when set, is told of a block that fails to decode or
-	// whose entries disagree with the summary; it may be called from
-	// several goroutines at once. The entries of such a
-	// block are left out of every view (they are never served), as are
-	// the directories of a directory block that fails, and Tree.Err
-	// reports the first such error.
+	// OnError, when set, is told of the first block that fails to
+	// decode or whose entries disagree with the summary (the error that
+	// Tree.Err reports), once, on whichever goroutine met it. The
+	// entries of such a block are left out of every view (they are
+	// never served), as are the directories of a directory block that
+	// fails.
 	OnError func(error)
 }
 
@@ -247,11 +247,7 @@ func (t *Tree) block(b int) bool {
 	bl.once.Do(func() {
 		defer lz.decoded.Add(1)
 		if err := t.decodeBlock(b); err != nil {
-			err = fmt.Errorf("tree: block %d: %w", b, err)
-			lz.err.CompareAndSwap(nil, &err)
-			if lz.src.OnError != nil {
-				lz.src.OnError(err)
-			}
+			t.fail(fmt.Errorf("tree: block %d: %w", b, err))
 			return
 		}
 		bl.ok.Store(true)
@@ -689,7 +685,8 @@ func (v *lazyView) readDir(name string) ([]*Node, bool) {
 	return out, true
 }
 
-// fail records an inconsistency found after a block was decoded.
+// fail records a block that failed, or an inconsistency found after a
+// block was decoded: the first is Err's, and OnError's.
 func (t *Tree) fail(err error) {
 	if t.lazy.err.CompareAndSwap(nil, &err) && t.lazy.src.OnError != nil {
 		t.lazy.src.OnError(err)
