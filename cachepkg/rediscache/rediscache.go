@@ -16,6 +16,7 @@
 package rediscache
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -52,9 +53,11 @@ type Options struct {
 	// Timeout bounds each call when the context has no earlier deadline
 	// (DefaultTimeout if zero): a slow cache must not slow reads down
 	// more than a miss would. A batch gets 50 µs more per key. With
-	// [New] it is also the client's dial, read and write timeout; a
-	// client given to [NewClient] keeps its own, and honours the
-	// per-call deadline only with ContextTimeoutEnabled.
+	// [New], a zero Timeout is the URL's read_timeout when it sets one,
+	// and Timeout is also the client's dial, read and write timeout
+	// where the URL sets none (dial_timeout, read_timeout,
+	// write_timeout); a client given to [NewClient] keeps its own, and
+	// honours the per-call deadline only with ContextTimeoutEnabled.
 	Timeout time.Duration
 	// Backoff is how long calls fail fast with [cachepkg.ErrUnavailable]
 	// after one found the server unreachable (DefaultBackoff if zero);
@@ -129,7 +132,9 @@ var _ interface {
 // A URL that is none of these is an error wrapping [ErrBadURL] that
 // names the problem and shows the URL without its credentials. New makes
 // the client, which Close closes, with settings for a cache: no retries,
-// one dial a call, Options.Timeout as the dial, read and write timeout,
+// one dial a call, Options.Timeout as the dial, read and write timeout
+// where the URL sets none (its read_timeout is the per-call bound when
+// Options.Timeout is zero: ?read_timeout=5s for a loaded machine),
 // context deadlines honoured, and a pool of at least 64 connections (per
 // master in a cluster). It does not contact the servers: an unreachable
 // one shows up as errors from the cache's methods (and Ping).
@@ -137,6 +142,9 @@ func New(url string, opt Options) (*Cache, error) {
 	p, err := parseURL(url)
 	if err != nil {
 		return nil, err
+	}
+	if opt.Timeout <= 0 {
+		opt.Timeout = p.readTimeout()
 	}
 	r := newCache(opt)
 	// Fail fast: the cache is an optimisation, and a read that waits for
@@ -152,7 +160,7 @@ func New(url string, opt Options) (*Cache, error) {
 		// A cluster client tries a key's master again (and MOVED
 		// redirections) up to MaxRedirects times: without sleeping.
 		o.MinRetryBackoff, o.MaxRetryBackoff = -1, -1
-		o.DialTimeout, o.ReadTimeout, o.WriteTimeout = r.timeout, r.timeout, r.timeout
+		o.DialTimeout, o.ReadTimeout, o.WriteTimeout = cmp.Or(o.DialTimeout, r.timeout), cmp.Or(o.ReadTimeout, r.timeout), cmp.Or(o.WriteTimeout, r.timeout)
 		o.ContextTimeoutEnabled = true
 		o.PoolSize = max(o.PoolSize, 64)
 		r.cc = redis.NewClusterClient(o)
@@ -160,14 +168,14 @@ func New(url string, opt Options) (*Cache, error) {
 	case sentinel:
 		o := p.failover
 		o.MaxRetries, o.DialerRetries = -1, 1
-		o.DialTimeout, o.ReadTimeout, o.WriteTimeout = r.timeout, r.timeout, r.timeout
+		o.DialTimeout, o.ReadTimeout, o.WriteTimeout = cmp.Or(o.DialTimeout, r.timeout), cmp.Or(o.ReadTimeout, r.timeout), cmp.Or(o.WriteTimeout, r.timeout)
 		o.ContextTimeoutEnabled = true
 		o.PoolSize = max(o.PoolSize, 64)
 		r.c, r.all = redis.NewFailoverClient(o), &node{addr: "master " + o.MasterName + " of sentinels " + strings.Join(o.SentinelAddrs, ",")}
 	default:
 		o := p.single
 		o.MaxRetries, o.DialerRetries = -1, 1
-		o.DialTimeout, o.ReadTimeout, o.WriteTimeout = r.timeout, r.timeout, r.timeout
+		o.DialTimeout, o.ReadTimeout, o.WriteTimeout = cmp.Or(o.DialTimeout, r.timeout), cmp.Or(o.ReadTimeout, r.timeout), cmp.Or(o.WriteTimeout, r.timeout)
 		o.ContextTimeoutEnabled = true
 		o.PoolSize = max(o.PoolSize, 64)
 		r.c, r.all = redis.NewClient(o), &node{addr: o.Addr}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -32,6 +33,21 @@ type parsed struct {
 	single   *redis.Options
 	cluster  *redis.ClusterOptions
 	failover *redis.FailoverOptions
+}
+
+// readTimeout returns the read_timeout that the URL sets, or 0 if it sets
+// none (or no timeout: a negative one).
+func (p *parsed) readTimeout() time.Duration {
+	var d time.Duration
+	switch p.mode {
+	case cluster:
+		d = p.cluster.ReadTimeout
+	case sentinel:
+		d = p.failover.ReadTimeout
+	default:
+		d = p.single.ReadTimeout
+	}
+	return max(d, 0)
 }
 
 // parseURL reads raw in one of the forms of [New]. Its errors wrap

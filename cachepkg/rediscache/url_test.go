@@ -1,11 +1,15 @@
 package rediscache_test
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/chromafs/chromafs/cachepkg/rediscache"
+	"github.com/chromafs/chromafs/internal/testenv"
 )
 
 // TestNewURLs checks the URL forms of New: each accepted form makes a
@@ -68,5 +72,36 @@ func TestRedactURL(t *testing.T) {
 		if got := rediscache.RedactURL(in); got != want {
 			t.Errorf("RedactURL(%q) = %q; want %q", in, got, want)
 		}
+	}
+}
+
+// TestURLReadTimeout checks that a URL's read_timeout is the per-call
+// bound when Options.Timeout is zero: while the server holds writes back
+// for a second (CLIENT PAUSE), a Put with the default bound (500 ms)
+// fails with a timeout, and one through ?read_timeout=10s waits for the
+// pause to end and succeeds.
+func TestURLReadTimeout(t *testing.T) {
+	srv := testenv.NewRedis(t) // its own: the pause holds every client back
+	ctx := context.Background()
+	def := newRedis(t, srv.URL, "t:")
+	patient := newRedis(t, srv.URL+"?read_timeout=10s", "t:")
+	for _, r := range []*rediscache.Cache{def, patient} {
+		if err := r.Ping(ctx); err != nil { // connected before the pause
+			t.Fatal(err)
+		}
+	}
+	admin := redis.NewClient(&redis.Options{Addr: srv.Addr})
+	defer admin.Close()
+	if err := admin.Do(ctx, "CLIENT", "PAUSE", "1000", "WRITE").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := def.Put(ctx, "k", []byte("v")); err == nil || errors.Is(err, context.Canceled) {
+		t.Errorf("Put with the default timeout during a 1 s pause = %v; want a timeout", err)
+	}
+	if err := patient.Put(ctx, "k", []byte("v")); err != nil {
+		t.Fatalf("Put with ?read_timeout=10s during a 1 s pause: %v", err)
+	}
+	if v, ok, err := patient.Get(ctx, "k"); err != nil || !ok || string(v) != "v" {
+		t.Errorf("Get after the pause = %q, %v, %v; want \"v\"", v, ok, err)
 	}
 }

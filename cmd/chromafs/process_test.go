@@ -97,7 +97,7 @@ func TestTwoProcessesShareRedis(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Keys carry the collection id, so other tests' keys cannot interfere.
-	env := append(os.Environ(), "CHROMAFS_REDIS_URL="+rdb.URL)
+	env := append(os.Environ(), "CHROMAFS_REDIS_URL="+patientRedis(rdb.URL))
 	run := func() []byte {
 		cmd := exec.Command(bin, "--chroma-url", counter.srv.URL, "--collection", coll, "cat", "/guides/auth/oauth.mdx")
 		cmd.Env = env

@@ -19,6 +19,20 @@ import (
 	"github.com/chromafs/chromafs/memstore"
 )
 
+// patientRedis returns the Redis URL u with a per-call timeout of 10 s
+// (rediscache's default is 500 ms) for the chromafs processes of tests
+// that require every page to reach the cache, or every read to hit it:
+// on a loaded machine a process or a Redis server can be off the CPU for
+// longer than 500 ms, and the process then rightly gives up on the
+// cache (a warning, pages read from Chroma), which such a test would
+// report as a failure of what it checks.
+func patientRedis(u string) string {
+	if strings.Contains(u, "?") {
+		return u + "&read_timeout=10s"
+	}
+	return u + "?read_timeout=10s"
+}
+
 // TestScaleOutRedisCluster is the scale-out path: stateless chromafs
 // processes share pages through a real Redis Cluster of 3 masters. The
 // first `chromafs --redis-url redis+cluster://… grep -rc` reads every page
@@ -40,7 +54,7 @@ func TestScaleOutRedisCluster(t *testing.T) {
 		// Every page: grep reads them all, in batches that span the
 		// cluster's masters.
 		cmd := exec.Command(bin, "--chroma-url", counter.srv.URL, "--collection", coll, "grep", "-rc", "", "/")
-		cmd.Env = append(os.Environ(), "CHROMAFS_REDIS_URL="+cl.URL)
+		cmd.Env = append(os.Environ(), "CHROMAFS_REDIS_URL="+patientRedis(cl.URL))
 		var errb bytes.Buffer
 		cmd.Stderr = &errb
 		out, err := cmd.Output()
@@ -121,7 +135,7 @@ func TestGrepSecondProcessRedis(t *testing.T) {
 		cmd := exec.Command(bin, append([]string{"--chroma-url", counter.srv.URL, "--collection", coll, "grep"}, args...)...)
 		cmd.Env = os.Environ()
 		if redisURL != "" {
-			cmd.Env = append(cmd.Env, "CHROMAFS_REDIS_URL="+redisURL)
+			cmd.Env = append(cmd.Env, "CHROMAFS_REDIS_URL="+patientRedis(redisURL))
 		}
 		var errb bytes.Buffer
 		cmd.Stderr = &errb
