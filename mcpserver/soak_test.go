@@ -180,10 +180,12 @@ func (v *soakView) op(ctx context.Context, cs *mcp.ClientSession, r *rand.Rand) 
 	}
 }
 
-// TestSoak runs 100 concurrent MCP sessions of 10 group sets (ten servers,
-// one per group set, every session of them over its own chromafs.FS of
-// one Shared and one page cache, as a server makes them) over 300
-// generated pages in a real Chroma, for CHROMAFS_SOAK (5 s by default):
+// TestSoak runs concurrent MCP sessions (100 with CHROMAFS_SOAK set, 25
+// in the brief default run; see testenv.SoakWorkers) of 10 group sets
+// (ten servers, one per group set, every session of them over its own
+// chromafs.FS of one Shared and one page cache, as a server makes them)
+// over 300 generated pages in a real Chroma, for CHROMAFS_SOAK
+// (testenv.DefaultSoak by default):
 // reads of visible and hidden pages, ls, grep through bash and the grep
 // tool, each answer checked against the source. It requires zero errors
 // and reports the calls made and the process's RSS.
@@ -209,7 +211,10 @@ func TestSoak(t *testing.T) {
 		})
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "soak", Version: "1"}, nil)
-	const sessions = 100
+	// Each session makes soakMinCalls calls however short the soak: with
+	// the brief default, 100 sessions cost 500 calls of which the
+	// duration adds few; 25 still run every group set at once.
+	sessions := testenv.SoakWorkers(100)
 	var (
 		mu       sync.Mutex
 		calls    = map[string]int{}
