@@ -138,11 +138,11 @@ var errIsDir = errors.New("is a directory")
 
 func (c *catter) fail(a string, err error) {
 	text, std := errTextStd(err)
-	c.warn("%s: %s", a, text)
+	c.warn("%s: %s", quotef(a), text)
 	// A standard message is followed by the whole error, which says what
 	// failed, unless it is as plain as a missing file or a directory.
 	if std && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, errIsDir) {
-		c.warn("%s: %v", a, err)
+		c.warn("%s: %v", quotef(a), err)
 	}
 	c.status = 1
 }

@@ -110,7 +110,7 @@ func Comm(ctx context.Context, env *Env, args []string) int {
 				in[i] = newLineReader(errReader{err}, eol)
 				continue
 			}
-			r.warn("%s: %s", a, errText(err))
+			r.warn("%s: %s", quotef(a), errText(err))
 			return r.finish(1)
 		}
 		defer f.Close()

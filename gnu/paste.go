@@ -82,7 +82,7 @@ func Paste(ctx context.Context, env *Env, args []string) int {
 				readers[i] = newLineReader(errReader{err}, eol)
 				continue
 			}
-			r.warn("%s: %s", a, errText(err))
+			r.warn("%s: %s", quotef(a), errText(err))
 			return r.finish(1)
 		}
 		defer f.Close()

@@ -222,7 +222,7 @@ func Realpath(ctx context.Context, env *Env, args []string) int {
 		c, err := r.canonicalize(a, mode)
 		if err != nil {
 			if !quiet {
-				r.warn("%s: %s", a, ErrText(err))
+				r.warn("%s: %s", quotef(a), ErrText(err))
 			}
 			st = 1
 			continue
@@ -288,7 +288,7 @@ func Readlink(ctx context.Context, env *Env, args []string) int {
 		}
 		if err != nil {
 			if verbose {
-				r.warn("%s: %s", a, ErrText(err))
+				r.warn("%s: %s", quotef(a), ErrText(err))
 			}
 			st = 1
 			continue

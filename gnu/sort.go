@@ -169,7 +169,7 @@ func Sort(ctx context.Context, env *Env, args []string) int {
 			if isReadErr(err) {
 				r.warn("read failed: %s: %s", a, errText(err))
 			} else {
-				r.warn("cannot read: %s: %s", a, errText(err))
+				r.warn("cannot read: %s: %s", quotef(a), errText(err))
 			}
 			return r.finish(2)
 		}

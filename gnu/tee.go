@@ -56,7 +56,7 @@ func Tee(ctx context.Context, env *Env, args []string) int {
 		case text == textNoEnt:
 			text = r.createText(name)
 		}
-		r.warn("%s: %s", a, text)
+		r.warn("%s: %s", quotef(a), text)
 		st = 1
 	}
 	if env.Stdin != nil {

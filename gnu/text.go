@@ -69,7 +69,7 @@ func (r *run) eachInput(operands []string, fn func(f io.Reader) error) int {
 // opened and readFailed one on which fn fails (nil for "OPERAND:
 // reason"). Either failure makes the status 1 and the others go on.
 func (r *run) eachInputReporting(operands []string, openFailed, readFailed func(a string, err error), fn func(f io.Reader) error) int {
-	report := func(a string, err error) { r.warn("%s: %s", a, errText(err)) }
+	report := func(a string, err error) { r.warn("%s: %s", quotef(a), errText(err)) }
 	if openFailed == nil {
 		openFailed = report
 	}

@@ -103,7 +103,7 @@ func Uniq(ctx context.Context, env *Env, args []string) int {
 		return r.finish(2)
 	}
 	if len(operands) == 2 && operands[1] != "-" {
-		r.warn("%s: Read-only file system", operands[1])
+		r.warn("%s: Read-only file system", quotef(operands[1]))
 		return r.finish(1)
 	}
 	f, err := r.openInput(in)
@@ -111,7 +111,7 @@ func Uniq(ctx context.Context, env *Env, args []string) int {
 		if isReadErr(err) {
 			r.warn("error reading %s", quote(in))
 		} else {
-			r.warn("%s: %s", in, errText(err))
+			r.warn("%s: %s", quotef(in), errText(err))
 		}
 		return r.finish(1)
 	}

@@ -144,7 +144,7 @@ func Wc(ctx context.Context, env *Env, args []string) int {
 		}
 		f, err := r.openInput(a)
 		if err != nil && !isReadErr(err) {
-			r.warn("%s: %s", a, errText(err))
+			r.warn("%s: %s", quotef(a), errText(err))
 			st = 1
 			continue
 		}
@@ -154,7 +154,7 @@ func Wc(ctx context.Context, env *Env, args []string) int {
 			f.Close()
 		}
 		if err != nil {
-			r.warn("%s: %s", a, errText(err))
+			r.warn("%s: %s", quotef(a), errText(err))
 			st = 1
 		}
 		total.add(c)

@@ -295,6 +295,11 @@ var bashLines = []string{
 	`find . -iregex '.*READ.*' | sort`,
 	`find . -regextype posix-extended -regex '.*/v(1|2)\.md' | sort`,
 	`find . -regextype nope -regex x`,
+	// names in diagnostics are quoted as coreutils' quotef does
+	`cat 'no pe' 'a:b' '#x' x~ '{' 'a=b' é; echo $?`,
+	`wc 'no pe'; sort 'no pe'; uniq 'no pe'; nl 'no pe'; echo $?`,
+	`fold 'no pe'; expand 'no pe'; paste 'no pe'; cut -c1 'no pe'; echo $?`,
+	`comm 'no pe' README.md; realpath -e 'no pe'; tee 'no pe' </dev/null; echo $?`,
 	// checksums
 	`md5sum README.md 'guides/with space.md' i18n/café.md empty.md`,
 	`sha256sum README.md guides nope notrail.md; echo $?`,
