@@ -276,23 +276,10 @@ func (s *sumRun) sum(a string, bits int) (string, error) {
 	}
 	defer f.Close()
 	h := s.d.make(bits)
-	if _, err := io.Copy(h, ctxReader{s.ctx, f}); err != nil {
+	if _, err := io.Copy(h, readerCtx{s.ctx, f}); err != nil {
 		return "", err
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
-}
-
-// ctxReader stops a long read when the context ends.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
 }
 
 // tagName is the BSD-style tag: "SHA256", or "BLAKE2b-256" for b2sum -l.
