@@ -40,21 +40,26 @@ type PrefetchEachFS interface {
 	PrefetchEach(ctx context.Context, names []string, loaded func(name string, data []byte)) error
 }
 
-// loading is a prefetched file that matching waits for: done is closed
-// when the file is handed over (data set) or its batch is over (data
-// nil). The first to take data takes it, so that a file named twice is
-// read the second time, and Search keeps no file alive after matching
-// it.
+// loading is a prefetched file that delivery waits for: done is closed
+// when the file is handed over or its batch is over. A file handed over
+// by a PrefetchEachFS is matched at once, on the goroutine that hands it
+// over, for the first of the items that name it (item), and file holds
+// the result; one handed over by a PrefetchFS's batch is read by the
+// worker that reaches it. The first to take file takes it, so that a
+// file named twice is read the second time, and Search keeps no file
+// alive after matching it.
 type loading struct {
 	done chan struct{}
 	once sync.Once
-	data atomic.Pointer[[]byte]
+	item int // the first item that names the file
+	file atomic.Pointer[File]
 }
 
-func (l *loading) finish(data *[]byte) {
+// finish closes done, with f, when not nil, the file's result.
+func (l *loading) finish(f *File) {
 	l.once.Do(func() {
-		if data != nil {
-			l.data.Store(data)
+		if f != nil {
+			l.file.Store(f)
 		}
 		close(l.done)
 	})
@@ -159,6 +164,11 @@ func Search(ctx context.Context, fsys fs.FS, q Query, fn func(*File) error) (Sta
 		}
 	}
 
+	// match scans the content of f, a file that has no error.
+	match := func(f *File, data []byte) {
+		scanFile(f, data, m, &q)
+	}
+
 	// Prefetch in batches, ahead of matching; a file waits for its batch,
 	// or, with a PrefetchEachFS, only for itself.
 	ready := make(map[string]*loading)
@@ -179,19 +189,43 @@ func Search(ctx context.Context, fsys fs.FS, q Query, fn func(*File) error) (Sta
 			var own []*loading
 			for _, n := range b {
 				if _, ok := ready[n]; !ok { // a repeated name waits for its first batch
-					l := &loading{done: make(chan struct{})}
+					l := &loading{done: make(chan struct{}), item: -1}
 					ready[n] = l
 					own = append(own, l)
 				}
 			}
 			batches, owned = append(batches, b), append(owned, own)
 		}
-		// handed is called by PrefetchEach, possibly concurrently; ready
-		// is not written once the batches are made.
-		handed := func(name string, data []byte) {
-			if l := ready[name]; l != nil {
-				l.finish(&data)
+		for i, it := range items {
+			if l := ready[it.path]; l != nil && l.item < 0 && it.err == nil {
+				l.item = i
 			}
+		}
+		// handed is called by PrefetchEach, possibly concurrently; ready
+		// is not written once the batches are made. Matching each file
+		// as it comes, rather than when the workers, which take files in
+		// walk order, reach it, keeps up with a store that answers the
+		// batches' parts out of walk order: the files of a part that
+		// comes in early are matched while the parts before it are still
+		// in flight, not after the last answer.
+		handed := func(name string, data []byte) {
+			l := ready[name]
+			if l == nil || l.item < 0 {
+				return
+			}
+			select {
+			case <-l.done: // handed over before, or its batch is over
+				return
+			default:
+			}
+			if ctx.Err() != nil {
+				l.finish(nil)
+				return
+			}
+			it := items[l.item]
+			f := &File{Operand: it.operand, Path: it.path}
+			match(f, data)
+			l.finish(f)
 		}
 		sem := make(chan struct{}, prefetchAhead)
 		prefetching.Add(1)
@@ -242,25 +276,24 @@ func Search(ctx context.Context, fsys fs.FS, q Query, fn func(*File) error) (Sta
 					it := items[i]
 					f := &File{Operand: it.operand, Path: it.path, Err: it.err}
 					if it.err == nil && q.MaxCount >= 0 && !skip[it.path] && ctx.Err() == nil {
-						var data []byte
-						var err error
-						handed := false
+						matched := false
 						if l, ok := ready[it.path]; ok {
 							select {
 							case <-l.done:
-								if p := l.data.Swap(nil); p != nil {
-									data, handed = *p, true
+								if l.item == i {
+									if p := l.file.Swap(nil); p != nil {
+										f, matched = p, true
+									}
 								}
 							case <-ctx.Done():
 							}
 						}
-						if !handed {
-							data, err = readFile(fsys, it.path)
-						}
-						if err != nil {
-							f.Err = err
-						} else {
-							scanFile(f, data, m, &q)
+						if !matched {
+							if data, err := readFile(fsys, it.path); err != nil {
+								f.Err = err
+							} else {
+								match(f, data)
+							}
 						}
 					}
 					files[i] = f
