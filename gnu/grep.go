@@ -37,7 +37,11 @@ import (
 // Env.Stdin. Env.Open is called once the arguments have parsed, or
 // earlier for such a file.
 //
-// Differences from GNU grep: -P, -a, -I, -z, --binary-files=text
+// -P reads patterns as PCRE2 does (see pattern.Perl); constructs it
+// cannot match (recursion, conditionals, \G...) are refused with
+// status 2.
+//
+// Differences from GNU grep: -a, -I, -z, --binary-files=text
 // or without-match and --color=always are refused with status 2;
 // directories are searched in name order; --max-total, --max-bytes and
 // --no-pointers are extensions (see grepx.Query). A deadline or
@@ -471,9 +475,6 @@ func (p *grepParser) parse(args []string) (*grepOptions, error) {
 	if p.colorAlways {
 		return nil, p.fatal("--color=always is not supported")
 	}
-	if p.matcher == "perl" {
-		return nil, p.fatal("-P (Perl regular expressions) is not supported")
-	}
 	if o.unsupported != "" {
 		return nil, p.fatal("%s is not supported", o.unsupported)
 	}
@@ -540,6 +541,8 @@ func (p *grepParser) setMatcher(m string) error {
 		p.o.syntax = pattern.Extended
 	case "fgrep":
 		p.o.syntax = pattern.Fixed
+	case "perl":
+		p.o.syntax = pattern.Perl
 	default:
 		p.o.syntax = pattern.Basic
 	}
@@ -742,6 +745,9 @@ func stripTrailingSlashes(s string) string {
 // grepErrText is the C library's text for an error: ErrText, capitalized
 // as strerror(3) is.
 func grepErrText(err error) string {
+	if errors.Is(err, pattern.ErrMatchLimit) {
+		return err.Error()
+	}
 	s := ErrText(err)
 	r, n := utf8.DecodeRuneInString(s)
 	if n == 0 {

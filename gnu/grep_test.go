@@ -159,7 +159,7 @@ func TestParseGrepExits(t *testing.T) {
 		{[]string{"-m", "1x", "p"}, 2, "grep: invalid max count\n"},
 		{[]string{"-E", "-F", "p"}, 2, "conflicting matchers specified"},
 		{[]string{"-X", "foo", "p"}, 2, "invalid matcher foo"},
-		{[]string{"-P", "p", "f"}, 2, "-P (Perl regular expressions) is not supported"},
+		{[]string{"-P", "-E", "p", "f"}, 2, "conflicting matchers specified"},
 		{[]string{"--color=always", "p", "f"}, 2, "--color=always is not supported"},
 		{[]string{"-a", "p", "f"}, 2, "-a (--text) is not supported"},
 		{[]string{"-f", "missing", "p"}, 2, "grep: missing: No such file or directory\n"},
@@ -406,6 +406,10 @@ var grepCorpus = map[string]string{
 	"context.md":             "1 foo\n2\n3\n4 foo\n5\n6\n7\n8\n9 foo\n10\n11 foo\n12\n",
 	".hidden/secret.md":      "foo hidden\n",
 	"reference/api/users.md": "list users foo\nno match\n",
+	"perl.txt": "version: 1.2.3\nVersion: 10.20\nrelease v2.0.1-rc1 and v3.14\n" +
+		"<a href=\"https://example.com/a\">A</a> <a href=\"/b\">B</a>\nfoo bar\nfoo  bar\nfoobar foobaz\n" +
+		"tab\tseparated\tline\nprice: $42.50, qty 7\nStraße ÉCOLE école naïve Kelvin \u212a\ncrlf line\r\n" +
+		"KEY=value\nkey = other\naaa aab abb\nemail: john.doe@example.org\nword-foo foo_bar foos\n",
 }
 
 func writeCorpus(t *testing.T) string {
@@ -481,7 +485,35 @@ var grepBattery = [][]string{
 	{"-m1", "-c", "-v", "foo", "README.md", "empty.md"}, {"-l", "-m1", "foo", "README.md", "empty.md"},
 	// Invalid patterns and unsupported features.
 	{"a\\{1", "README.md"}, {"[", "README.md"}, {"\\(", "README.md"}, {"-E", "(", "README.md"}, {"-E", "a)", "README.md"},
-	{"\\)", "README.md"}, {"[[:foo:]]", "README.md"}, {"[:space:]", "README.md"}, {"a\\", "README.md"}, {"-w", "x\\{2,1\\}", "README.md"},
+	{"\\)", "README.md"}, {"[[:foo:]]", "README.md"},
+	// Perl regular expressions (-P): agent idioms, then PCRE2 specifics.
+	{"-oP", `\d+\.\d+`, "perl.txt"}, {"-P", `\bfoo\s+bar`, "perl.txt"}, {"-oP", `version: \K\S+`, "perl.txt"},
+	{"-oP", `(?<=href=")[^"]+`, "perl.txt"}, {"-P", `foo(?!bar)`, "perl.txt"}, {"-cP", `\t`, "perl.txt"},
+	{"-oP", `foo(?=ba[rz])`, "perl.txt"}, {"-noP", `(?<!f)oo\w*`, "perl.txt"}, {"-oP", `a|ab`, "perl.txt"},
+	{"-oP", `v\d+(?:\.\d+)+`, "perl.txt"}, {"-iP", `VERSION:`, "perl.txt"}, {"-oiP", `école`, "perl.txt"},
+	{"-oP", `\w+`, "perl.txt"}, {"-oP", `[[:alpha:]]+`, "perl.txt"}, {"-P", `\r$`, "perl.txt"}, {"-cP", `\s$`, "perl.txt"},
+	{"-oP", `(\w)\1`, "perl.txt"}, {"-oP", `(?<k>a)\k<k>`, "perl.txt"}, {"-xP", `foo bar`, "perl.txt"},
+	{"-wP", `foo`, "perl.txt"}, {"-owP", `fo+\w*`, "perl.txt"}, {"-vcP", `\d`, "perl.txt"}, {"-P", `zzz`, "perl.txt"},
+	{"-oP", `\Qa.b\E|\$\d+\.\d+`, "perl.txt"}, {"-oP", `a++b`, "perl.txt"}, {"-cP", `a*+a`, "perl.txt"},
+	{"-oP", `(?>a+)b`, "perl.txt"}, {"-oP", `\x{e9}cole`, "perl.txt"}, {"-oP", `\p{Lu}\p{Ll}+`, "perl.txt"},
+	{"-oP", `[^\x00-\x7f]+`, "perl.txt"}, {"-oP", `key\h*=\h*\K\w+`, "perl.txt"}, {"-oiP", `(?-i)Key|VALUE`, "perl.txt"},
+	{"-oP", `(?i)key(?-i)=value`, "perl.txt"}, {"-oP", `[\w.]+@[\w.]+`, "perl.txt"}, {"-cP", ``, "perl.txt"},
+	{"-P", `x{,3}`, "perl.txt"}, {"-oP", `ab{1,}?`, "perl.txt"}, {"-oP", `(?x) \d + \. \d+ # comment`, "perl.txt"},
+	{"-lP", `foo`, "perl.txt", "README.md"}, {"-cP", `caf.`, "latin1.md"}, {"-P", `^plain`, "latin1.md"},
+	{"-P", `more.`, "latin1.md"}, {"-cP", `\xff|e\b`, "latin1.md"}, {"-rlP", `\bfoo\b`}, {"-nP", `^\S+$`, "guides/intro.md"},
+	{"-oP", `\bfoo`, "guides/deep/nested.md"}, {"-oP", `(?|(a)|(b))\1`, "perl.txt"}, {"-oP", `\bw\B.`, "perl.txt"},
+	{"-oiP", `k\w+`, "perl.txt"}, {"-ocP", `(?s).`, "perl.txt"}, {"-xcP", `.*`, "perl.txt", "latin1.md"},
+	{"-wcP", `foo|bar`, "perl.txt"}, {"-owP", `\w+o`, "perl.txt"}, {"-oP", `\d+(?=\.\d)`, "perl.txt"},
+	{"-oP", `(?<=\$)\d+`, "perl.txt"}, {"-oP", `\d{2}(?!\d)`, "perl.txt"}, {"-oP", `^\w+(?=:)`, "perl.txt"},
+	{"-oP", `(?<year>\d+)\.(?P=year)`, "perl.txt"}, {"-oP", `\s\K\w`, "perl.txt"}, {"-oP", `a\K|b`, "perl.txt"},
+	{"-oP", `\N+$`, "perl.txt"}, {"-oP", `\R`, "perl.txt"}, {"-oP", `[[:space:][:^alpha:]]+`, "perl.txt"}, {"-oP", `\S+`, "perl.txt"}, {"-oP", `[\S]+`, "perl.txt"},
+	{"-P", `(`, "perl.txt"}, {"-P", `)`, "perl.txt"}, {"-P", `*a`, "perl.txt"}, {"-P", `\i`, "perl.txt"},
+	{"-P", `a{2,1}`, "perl.txt"}, {"-P", `[z-a]`, "perl.txt"}, {"-P", `(?<=a+)b`, "perl.txt"}, {"-P", `[a`, "perl.txt"},
+	{"-P", `a\`, "perl.txt"}, {"-P", `(?z)`, "perl.txt"}, {"-P", `\p{Foo}`, "perl.txt"}, {"-P", `[[:foo:]]`, "perl.txt"},
+	{"-P", `(a)\2`, "perl.txt"}, {"-P", `\k`, "perl.txt"}, {"-P", `\U`, "perl.txt"}, {"-P", `[\d-z]`, "perl.txt"},
+	{"-P", "-e", "a", "-e", "b", "perl.txt"}, {"-P", "a\nb", "perl.txt"}, {"-PE", "x", "perl.txt"}, {"-FP", "x", "perl.txt"},
+	{"-P", "-f", "pats.txt", "perl.txt"}, {"-P", "-f", "pat1.txt", "perl.txt"},
+	{"[:space:]", "README.md"}, {"a\\", "README.md"}, {"-w", "x\\{2,1\\}", "README.md"},
 }
 
 // grepExpectedDiffs are the cases where chromafs deliberately differs:
@@ -490,7 +522,7 @@ var grepExpectedDiffs = map[string]struct {
 	stderr string
 	code   int
 }{
-	"-P foo README.md":      {"-P (Perl regular expressions) is not supported", 2},
+	"-P (?R) README.md":     {"recursion and subroutine calls ((?R), (?1), (?&name)) is not supported with -P", 2},
 	"\\(a\\)\\1 README.md":  {"", 2},
 	"-E (foo)\\1 README.md": {"", 2},
 }
@@ -502,6 +534,9 @@ func TestGrepDifferential(t *testing.T) {
 	dir := writeCorpus(t)
 	t.Chdir(dir) // -f files are local, relative to the working directory
 	if err := os.WriteFile("pats.txt", []byte("nothing\nbar\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile("pat1.txt", []byte("fo+(?=b)\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	fsys := os.DirFS(dir)

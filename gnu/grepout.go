@@ -464,6 +464,7 @@ Pattern selection and interpretation:
   -E, --extended-regexp     PATTERNS are extended regular expressions
   -F, --fixed-strings       PATTERNS are strings
   -G, --basic-regexp        PATTERNS are basic regular expressions
+  -P, --perl-regexp         PATTERNS are Perl regular expressions
   -e, --regexp=PATTERNS     use PATTERNS for matching
   -f, --file=FILE           FILE_OPT
   -i, --ignore-case         ignore case distinctions in patterns and data
@@ -511,7 +512,7 @@ Context control:
       --color[=WHEN]        WHEN is 'never' or 'auto' (no colors are used)
 
 With -r and no FILE, search ROOT_DIR. With fewer than two FILEs, assume -h.
-Not supported: -P, -a, -I, -T, -z, --binary-files=text|without-matchSTDIN
+Not supported: -a, -I, -T, -z, --binary-files=text|without-matchSTDIN
 Exit status is 0 if any line is selected, 1 otherwise;
 if any error occurs and -q is not given, the exit status is 2.
 `

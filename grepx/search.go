@@ -2,6 +2,7 @@ package grepx
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"runtime"
@@ -166,7 +167,13 @@ func Search(ctx context.Context, fsys fs.FS, q Query, fn func(*File) error) (Sta
 
 	// match scans the content of f, a file that has no error.
 	match := func(f *File, data []byte) {
+		clean := m.Err() == nil
 		scanFile(f, data, m, &q)
+		if err := m.Err(); clean && err != nil {
+			// A -P pattern gave up on a line of this file (or of one
+			// matched meanwhile).
+			f.Err = err
+		}
 	}
 
 	// Prefetch in batches, ahead of matching; a file waits for its batch,
@@ -335,6 +342,10 @@ func Search(ctx context.Context, fsys fs.FS, q Query, fn func(*File) error) (Sta
 			files[i] = nil
 			if !report(&q, f) {
 				continue
+			}
+			if errors.Is(f.Err, pattern.ErrMatchLimit) {
+				// GNU grep -P stops at the first line PCRE2 gives up on.
+				return st, fn(f)
 			}
 			if trimmed := limit(&q, f, &lines, &bytesOut); trimmed {
 				st.Truncated = true

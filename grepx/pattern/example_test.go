@@ -62,3 +62,25 @@ func ExampleTranslate() {
 	fmt.Println(src)
 	// Output: \A(?:ab)*c{2,}\z
 }
+
+func ExampleCompile_perl() {
+	// grep -oP: lookbehind, \K and leftmost-first alternation.
+	for _, p := range []string{`(?<=href=")[^"]+`, `version: \K\S+`, `a|ab`} {
+		m, err := pattern.Compile(pattern.Options{Patterns: []string{p}, Syntax: pattern.Perl})
+		if err != nil {
+			panic(err)
+		}
+		line := []byte(`<a href="/docs">version: 1.2.3 ab`)
+		for _, loc := range m.FindAll(line, nil) {
+			fmt.Printf("%s: %s\n", p, line[loc[0]:loc[1]])
+		}
+	}
+	_, err := pattern.Compile(pattern.Options{Patterns: []string{`(a`}, Syntax: pattern.Perl})
+	fmt.Println("grep:", err)
+	// Output:
+	// (?<=href=")[^"]+: /docs
+	// version: \K\S+: 1.2.3
+	// a|ab: a
+	// a|ab: a
+	// grep: missing closing parenthesis
+}

@@ -39,6 +39,9 @@ type Matcher struct {
 	noLits   string // why litsOK is false
 	pre      *prefilter
 	warnings []string
+	// perl matches a -P pattern (sel, when set, is only its Go
+	// selection engine, for Next's DFA scan).
+	perl *perlMatcher
 }
 
 // engine is one compiled form of the patterns.
@@ -130,6 +133,9 @@ type patInfo struct {
 func (c *compiler) compile(o Options) (*Matcher, error) {
 	if err := c.check(); err != nil {
 		return nil, err
+	}
+	if o.Syntax == Perl {
+		return c.compilePerl(o)
 	}
 	m := &Matcher{word: o.Word && !o.Line, line: o.Line, fold: o.IgnoreCase, fexec: gnuFixed(o)}
 	pats := make([]patInfo, 0, len(o.Patterns))
@@ -425,6 +431,9 @@ func (m *Matcher) Match(line []byte) bool {
 	if m.all {
 		return true
 	}
+	if m.perl != nil {
+		return m.perl.match(line)
+	}
 	if m.multi != nil {
 		return m.multi.match(m, line)
 	}
@@ -629,6 +638,9 @@ func wordDelimited(line []byte, s, e int) bool {
 // them) and the search goes on one character later. With -v grep -o prints
 // nothing at all; that is the caller's business.
 func (m *Matcher) FindAll(line []byte, dst [][2]int) [][2]int {
+	if m.perl != nil {
+		return m.perl.findAll(line, dst)
+	}
 	if m.literal != nil {
 		for cur := 0; ; {
 			s, e := m.findLiteral(line, cur)

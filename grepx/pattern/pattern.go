@@ -84,6 +84,26 @@ const (
 	// as for the other syntaxes; \d, \s and \w are ASCII classes, as in
 	// Go (Unicode in Rust). Groups do not capture.
 	RE2
+	// Perl is Perl-compatible regular expressions as GNU grep 3.8 -P
+	// reads them (PCRE2 10.42 with PCRE2_UTF and without PCRE2_UCP):
+	// \d \s \w \b \B and the POSIX classes are ASCII (\s includes
+	// \v), while '.', case folding (-i, (?i)), \h \v \R and \p{...} are
+	// Unicode; matches are leftmost-first, as a backtracking matcher
+	// finds them (grep -o 'a|ab' prints "a"). Options hold at most one
+	// pattern ("the -P option only supports a single pattern"); -w is
+	// (?<!\w)(?:P)(?!\w) and -x ^(?:P)$, as in GNU grep.
+	//
+	// Patterns that Go's regexp can express with the same meaning are
+	// matched by it (and its DFA); lookarounds, back-references, \K,
+	// atomic groups and possessive quantifiers use a backtracking
+	// matcher (github.com/dlclark/regexp2), bounded per line: a line it
+	// gives up on counts as not matching and Matcher.Err then returns
+	// ErrMatchLimit. Recursion, subroutine calls, conditionals,
+	// backtracking verbs, callouts, \G, \C and \X are refused with a
+	// *Error wrapping ErrUnsupported; syntax errors have PCRE2's
+	// messages ("missing closing parenthesis"). Required literals are
+	// taken outside lookarounds and back-references only.
+	Perl
 )
 
 // ErrUnsupported is wrapped by errors for patterns that are valid for GNU

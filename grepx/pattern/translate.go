@@ -15,7 +15,22 @@ import (
 // Constructs with no Go equivalent give a *Error wrapping ErrUnsupported:
 // back-references, GNU's Unicode word assertions \< \> \b \B, bytes that
 // are not valid UTF-8, and repetition counts above 1000.
+//
+// For Perl, the result is the Go regexp that matches lines as PCRE2
+// would (leftmost-first, without Longest), and patterns that need the
+// backtracking engine give a *Error wrapping ErrUnsupported.
 func Translate(expr string, syn Syntax) (string, error) {
+	if syn == Perl {
+		t, err := parsePerl(expr, false)
+		if err != nil {
+			return "", err
+		}
+		re, ok := perlGoTree(t.root, true, true)
+		if !ok || t.bt {
+			return "", &Error{Pattern: expr, Msg: "pattern needs a backtracking matcher (lookaround, back-reference, atomic group or possessive quantifier)", Err: ErrUnsupported}
+		}
+		return re.String(), nil
+	}
 	return translate(&parser{src: expr, ere: syn == Extended}, syn)
 }
 
