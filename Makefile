@@ -38,14 +38,14 @@ deps-redis:
 		if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq redis-server; \
 		else sudo apt-get update -qq && sudo apt-get install -y -qq redis-server; fi; }
 
-# From Debian: GNU grep and GNU tree (oracles of the grep and tree tests), ripgrep (a baseline
+# From Debian: GNU grep, GNU tree and GNU awk (oracles of the grep, tree and awk tests), ripgrep (a baseline
 # of the grep benchmarks), and the real clients of the adapter tests:
 # litmus, cadaver, rclone and davfs2 (WebDAV), curl and wget (HTTP).
 deps-tools:
-	@command -v rg >/dev/null 2>&1 && command -v jq >/dev/null 2>&1 && command -v tree >/dev/null 2>&1 && command -v grep >/dev/null 2>&1 && command -v litmus >/dev/null 2>&1 && command -v cadaver >/dev/null 2>&1 && command -v rclone >/dev/null 2>&1 && command -v curl >/dev/null 2>&1 && command -v wget >/dev/null 2>&1 && command -v mount.davfs >/dev/null 2>&1 || { \
-		echo "installing grep, tree, ripgrep, jq and the WebDAV/HTTP test clients"; \
-		if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq grep tree ripgrep jq litmus cadaver rclone curl wget davfs2; \
-		else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq grep tree ripgrep jq litmus cadaver rclone curl wget davfs2; fi; }
+	@command -v rg >/dev/null 2>&1 && command -v jq >/dev/null 2>&1 && command -v gawk >/dev/null 2>&1 && command -v tree >/dev/null 2>&1 && command -v grep >/dev/null 2>&1 && command -v litmus >/dev/null 2>&1 && command -v cadaver >/dev/null 2>&1 && command -v rclone >/dev/null 2>&1 && command -v curl >/dev/null 2>&1 && command -v wget >/dev/null 2>&1 && command -v mount.davfs >/dev/null 2>&1 || { \
+		echo "installing grep, tree, ripgrep, jq, gawk and the WebDAV/HTTP test clients"; \
+		if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq grep tree ripgrep jq gawk litmus cadaver rclone curl wget davfs2; \
+		else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq grep tree ripgrep jq gawk litmus cadaver rclone curl wget davfs2; fi; }
 
 # chromafs is built static (CGO_ENABLED=0: the pure-Go resolver, no dynamic
 # loader or libc start-up in every process). chromafs-embed runs ingest

@@ -92,6 +92,7 @@ type Func func(ctx context.Context, env *Env, args []string) int
 
 // Commands maps each command's name to its function.
 var Commands = map[string]Func{
+	"awk":       Awk,
 	"b2sum":     B2sum,
 	"basename":  Basename,
 	"cat":       Cat,

@@ -400,7 +400,7 @@ func (rs *runState) runCommand(ctx context.Context, hc interp.HandlerContext, ar
 		Now:      rs.s.now,
 		Location: rs.s.loc,
 	}
-	if args[0] == "jq" {
+	if args[0] == "jq" || args[0] == "awk" {
 		env.Environ = exported(hc)
 	}
 	// find -exec runs its commands as xargs does, writing where find

@@ -1,0 +1,740 @@
+package awk
+
+import (
+	"fmt"
+	"math"
+	"math/big"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+func (in *interp) builtin(b *builtinExpr) (value, error) {
+	args := b.args
+	evalStr := func(i int) (string, error) {
+		v, err := in.eval(args[i])
+		return in.toStr(v), err
+	}
+	evalNum := func(i int) (float64, error) {
+		v, err := in.eval(args[i])
+		return in.toNum(v), err
+	}
+	switch b.fn {
+	case fLength:
+		if len(args) == 0 {
+			return num(float64(utf8.RuneCountInString(in.record))), nil
+		}
+		if v, ok := args[0].(*varExpr); ok {
+			s := in.slotOf(v)
+			if !v.local && (v.idx == vENVIRON || v.idx == vARGV) || s.a != nil {
+				a, err := in.arrayOf(v)
+				if err != nil {
+					return value{}, err
+				}
+				return num(float64(len(a.m))), nil
+			}
+			if s.ref != nil {
+				r := s.ref
+				for r.ref != nil && r.a == nil {
+					r = r.ref
+				}
+				if r.a != nil {
+					return num(float64(len(r.a.m))), nil
+				}
+			}
+		}
+		s, err := evalStr(0)
+		return num(float64(utf8.RuneCountInString(s))), err
+	case fSubstr:
+		s, err := evalStr(0)
+		if err != nil {
+			return value{}, err
+		}
+		m, err := evalNum(1)
+		if err != nil {
+			return value{}, err
+		}
+		n := math.Inf(1)
+		if len(args) == 3 {
+			if n, err = evalNum(2); err != nil {
+				return value{}, err
+			}
+		}
+		return str(substr(s, m, n)), nil
+	case fIndex:
+		s, err := evalStr(0)
+		if err != nil {
+			return value{}, err
+		}
+		t, err := evalStr(1)
+		if err != nil {
+			return value{}, err
+		}
+		if t == "" {
+			return num(1), nil
+		}
+		i := strings.Index(s, t)
+		if i < 0 {
+			return num(0), nil
+		}
+		return num(float64(utf8.RuneCountInString(s[:i]) + 1)), nil
+	case fSplit:
+		return in.split(args)
+	case fSub, fGsub:
+		return in.sub(args, b.fn == fGsub)
+	case fMatch:
+		s, err := evalStr(0)
+		if err != nil {
+			return value{}, err
+		}
+		re, err := in.regexOf(args[1])
+		if err != nil {
+			return value{}, err
+		}
+		loc := re.FindStringIndex(s)
+		if loc == nil {
+			in.globals[vRSTART].v = num(0)
+			in.globals[vRLENGTH].v = num(-1)
+			return num(0), nil
+		}
+		start := utf8.RuneCountInString(s[:loc[0]]) + 1
+		in.globals[vRSTART].v = num(float64(start))
+		in.globals[vRLENGTH].v = num(float64(utf8.RuneCountInString(s[loc[0]:loc[1]])))
+		return num(float64(start)), nil
+	case fSprintf:
+		vals := make([]value, len(args))
+		for i, a := range args {
+			v, err := in.eval(a)
+			if err != nil {
+				return value{}, err
+			}
+			vals[i] = v
+		}
+		s, err := sprintf(in.toStr(vals[0]), vals[1:], in)
+		return str(s), err
+	case fTolower, fToupper:
+		s, err := evalStr(0)
+		if err != nil {
+			return value{}, err
+		}
+		if b.fn == fTolower {
+			return str(strings.ToLower(s)), nil
+		}
+		return str(strings.ToUpper(s)), nil
+	case fInt:
+		n, err := evalNum(0)
+		return num(math.Trunc(n)), err
+	case fSqrt:
+		n, err := evalNum(0)
+		if n < 0 {
+			in.warn("sqrt: called with negative argument %s", formatNum(n, "%.6g"))
+			return num(negNaN), err
+		}
+		return num(math.Sqrt(n)), err
+	case fExp:
+		n, err := evalNum(0)
+		return num(math.Exp(n)), err
+	case fLog:
+		n, err := evalNum(0)
+		if n < 0 {
+			in.warn("log: received negative argument %s", formatNum(n, "%.6g"))
+			return num(negNaN), err
+		}
+		return num(math.Log(n)), err
+	case fSin:
+		n, err := evalNum(0)
+		return num(math.Sin(n)), err
+	case fCos:
+		n, err := evalNum(0)
+		return num(math.Cos(n)), err
+	case fAtan2:
+		y, err := evalNum(0)
+		if err != nil {
+			return value{}, err
+		}
+		x, err := evalNum(1)
+		return num(math.Atan2(y, x)), err
+	case fRand:
+		return num(in.rand()), nil
+	case fSrand:
+		prev := in.seed
+		seed := 0.0
+		if len(args) == 1 {
+			n, err := evalNum(0)
+			if err != nil {
+				return value{}, err
+			}
+			seed = n
+		}
+		in.srandSeed(seed)
+		return num(prev), nil
+	case fSystem:
+		c, err := evalStr(0)
+		if err != nil {
+			return value{}, err
+		}
+		in.out.Flush()
+		in.warn("system(\"%s\"): running commands is not supported", c)
+		return num(127), nil
+	case fClose:
+		name, err := evalStr(0)
+		if err != nil {
+			return value{}, err
+		}
+		return num(in.closeStream(name)), nil
+	case fFflush:
+		if len(args) == 1 {
+			if _, err := evalStr(0); err != nil {
+				return value{}, err
+			}
+		}
+		for _, o := range in.outs {
+			o.w.Flush()
+		}
+		in.out.Flush()
+		return num(0), nil
+	}
+	return value{}, in.fatal("unknown builtin %s", b.name)
+}
+
+// substr is awk's substr on characters: from position m (rounded), n
+// characters (rounded), clipped to the string.
+func substr(s string, m, n float64) string {
+	if math.IsNaN(m) || math.IsNaN(n) {
+		return ""
+	}
+	// as gawk 5.2: positions and lengths truncate, and a start before 1
+	// is 1 with the length kept
+	m = math.Trunc(m)
+	if !math.IsInf(n, 1) {
+		n = math.Trunc(n)
+	}
+	if m < 1 {
+		m = 1
+	}
+	end := m + n // exclusive, 1-based
+	count := utf8.RuneCountInString(s)
+	if end > float64(count+1) {
+		end = float64(count + 1)
+	}
+	if end <= m {
+		return ""
+	}
+	start, stop := int(m)-1, int(end)-1
+	if count == len(s) {
+		return s[start:stop]
+	}
+	i, bs, be := 0, len(s), len(s)
+	for bi := range s {
+		if i == start {
+			bs = bi
+		}
+		if i == stop {
+			be = bi
+			break
+		}
+		i++
+	}
+	return s[bs:be]
+}
+
+func (in *interp) split(args []expr) (value, error) {
+	sv, err := in.eval(args[0])
+	if err != nil {
+		return value{}, err
+	}
+	s := in.toStr(sv)
+	arr, err := in.arrayOf(args[1].(*varExpr))
+	if err != nil {
+		return value{}, err
+	}
+	var seps *array
+	if len(args) == 4 {
+		if seps, err = in.arrayOf(args[3].(*varExpr)); err != nil {
+			return value{}, err
+		}
+	}
+	fs := in.globals[vFS].v.s
+	re := in.fsRe
+	if len(args) >= 3 {
+		if r, ok := args[2].(*regexExpr); ok {
+			fs, re = "\x00re", r.re
+		} else {
+			fv, err := in.eval(args[2])
+			if err != nil {
+				return value{}, err
+			}
+			fs, re = in.toStr(fv), nil
+		}
+	}
+	var parts, sepv []string
+	switch {
+	case fs == " ":
+		parts, sepv = splitBlanks(s)
+	case re == nil && (fs == "" || utf8.RuneCountInString(fs) == 1 && fs != "\\"):
+		parts, err = in.splitWith(s, fs, nil, false)
+		for range max(len(parts)-1, 0) {
+			sepv = append(sepv, fs)
+		}
+	default:
+		if re == nil {
+			if re, err = in.regex(fs); err != nil {
+				return value{}, err
+			}
+		}
+		if s != "" {
+			start := 0
+			for _, m := range re.FindAllStringIndex(s, -1) {
+				if m[1] == m[0] {
+					continue
+				}
+				parts = append(parts, s[start:m[0]])
+				sepv = append(sepv, s[m[0]:m[1]])
+				start = m[1]
+			}
+			parts = append(parts, s[start:])
+		}
+	}
+	if err != nil {
+		return value{}, err
+	}
+	if args[1].(*varExpr) == nil {
+		return value{}, nil
+	}
+	clear(arr.m)
+	if len(parts) > in.maxArray {
+		return value{}, in.fatalErr(ErrLimit, "split: more than %d elements", in.maxArray)
+	}
+	for i, p := range parts {
+		arr.set(strconv.Itoa(i+1), strnum(p))
+	}
+	if seps != nil {
+		clear(seps.m)
+		for i, p := range sepv {
+			seps.set(strconv.Itoa(i+1), str(p))
+		}
+	}
+	return num(float64(len(parts))), nil
+}
+
+// splitBlanks splits on runs of blanks, returning the separators (seps
+// has the leading blanks at index 0 in gawk; here only between fields).
+func splitBlanks(s string) (parts, seps []string) {
+	i := 0
+	for i < len(s) {
+		for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n') {
+			i++
+		}
+		if i >= len(s) {
+			break
+		}
+		j := i
+		for j < len(s) && s[j] != ' ' && s[j] != '\t' && s[j] != '\n' {
+			j++
+		}
+		parts = append(parts, s[i:j])
+		k := j
+		for k < len(s) && (s[k] == ' ' || s[k] == '\t' || s[k] == '\n') {
+			k++
+		}
+		if k < len(s) {
+			seps = append(seps, s[j:k])
+		}
+		i = k
+	}
+	return parts, seps
+}
+
+// sub does sub and gsub: & in the replacement is the match, \& a
+// literal &, \\ a backslash.
+func (in *interp) sub(args []expr, global bool) (value, error) {
+	re, err := in.regexOf(args[0])
+	if err != nil {
+		return value{}, err
+	}
+	rv, err := in.eval(args[1])
+	if err != nil {
+		return value{}, err
+	}
+	repl := in.toStr(rv)
+	var target expr = &fieldExpr{&numExpr{0}}
+	if len(args) == 3 {
+		target = args[2]
+	}
+	tv, err := in.eval(target)
+	if err != nil {
+		return value{}, err
+	}
+	s := in.toStr(tv)
+	var locs [][]int
+	if global {
+		locs = re.FindAllStringIndex(s, -1)
+	} else if loc := re.FindStringIndex(s); loc != nil {
+		locs = [][]int{loc}
+	}
+	if len(locs) == 0 {
+		return num(0), nil
+	}
+	var b strings.Builder
+	last := 0
+	for _, m := range locs {
+		b.WriteString(s[last:m[0]])
+		expandRepl(&b, repl, s[m[0]:m[1]])
+		last = m[1]
+		if b.Len() > in.maxString {
+			return value{}, in.checkLen(b.String())
+		}
+	}
+	b.WriteString(s[last:])
+	if isLvalue(target) || isGroupLvalue(target) {
+		if err := in.assign(target, str(b.String())); err != nil {
+			return value{}, err
+		}
+	}
+	return num(float64(len(locs))), nil
+}
+
+func isGroupLvalue(x expr) bool {
+	g, ok := x.(*groupExpr)
+	return ok && isLvalue(g.x)
+}
+
+func expandRepl(b *strings.Builder, repl, match string) {
+	for i := 0; i < len(repl); i++ {
+		c := repl[i]
+		switch {
+		case c == '\\' && i+1 < len(repl) && (repl[i+1] == '&' || repl[i+1] == '\\'):
+			b.WriteByte(repl[i+1])
+			i++
+		case c == '&':
+			b.WriteString(match)
+		default:
+			b.WriteByte(c)
+		}
+	}
+}
+
+// rand is a deterministic generator: srand(seed) restarts it, and a
+// run starts as srand(0) would.
+func (in *interp) srandSeed(seed float64) {
+	in.prevSeed = in.seed
+	in.seed = seed
+	in.rng = math.Float64bits(seed) ^ 0x9E3779B97F4A7C15
+}
+
+func (in *interp) rand() float64 {
+	// splitmix64
+	in.rng += 0x9E3779B97F4A7C15
+	z := in.rng
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EB
+	z ^= z >> 31
+	return float64(z>>11) / (1 << 53)
+}
+
+// sprintf formats as awk's printf: %c %d %i %o %x %X %u %e %E %f %F
+// %g %G %s %%, with the flags - + space # 0, widths and precisions
+// (* from the arguments). in may be nil (numbers then convert with
+// %.6g).
+func sprintf(format string, args []value, in *interp) (string, error) {
+	var b strings.Builder
+	ai, convStart := 0, 0
+	toStr := func(v value) string {
+		if in != nil {
+			return in.toStr(v)
+		}
+		if v.k == kNum {
+			return formatNum(v.n, "%.6g")
+		}
+		return v.s
+	}
+	toNum := func(v value) float64 {
+		if v.k == kNum {
+			return v.n
+		}
+		return strToNum(v.s)
+	}
+	next := func() (value, error) {
+		if ai >= len(args) {
+			if in != nil {
+				return value{}, in.fatal("not enough arguments to satisfy format string\n\t`%s'\n\t%s^ ran out for this one", format, strings.Repeat(" ", convStart+1))
+			}
+			return value{}, fmt.Errorf("not enough arguments to satisfy format string")
+		}
+		ai++
+		return args[ai-1], nil
+	}
+	for i := 0; i < len(format); i++ {
+		c := format[i]
+		if c != '%' {
+			b.WriteByte(c)
+			continue
+		}
+		start := i
+		convStart = i
+		i++
+		var flags string
+		for i < len(format) && strings.IndexByte("-+ #0", format[i]) >= 0 {
+			if !strings.ContainsRune(flags, rune(format[i])) {
+				flags += string(format[i])
+			}
+			i++
+		}
+		width, prec := -1, -1
+		if i < len(format) && format[i] == '*' {
+			v, err := next()
+			if err != nil {
+				return "", err
+			}
+			width = int(toNum(v))
+			if width < 0 {
+				flags += "-"
+				width = -width
+			}
+			i++
+		} else {
+			for i < len(format) && format[i] >= '0' && format[i] <= '9' {
+				width = max(width, 0)*10 + int(format[i]-'0')
+				if width > 1<<20 {
+					width = 1 << 20
+				}
+				i++
+			}
+		}
+		if i < len(format) && format[i] == '.' {
+			i++
+			prec = 0
+			if i < len(format) && format[i] == '*' {
+				v, err := next()
+				if err != nil {
+					return "", err
+				}
+				prec = int(toNum(v))
+				if prec < 0 {
+					prec = -1
+				}
+				i++
+			} else {
+				for i < len(format) && format[i] >= '0' && format[i] <= '9' {
+					prec = prec*10 + int(format[i]-'0')
+					if prec > 1<<20 {
+						prec = 1 << 20
+					}
+					i++
+				}
+			}
+		}
+		// gawk accepts and ignores h, l, L, q, j, z, t
+		for i < len(format) && strings.IndexByte("hlLqjzt", format[i]) >= 0 {
+			i++
+		}
+		if i >= len(format) {
+			b.WriteString(format[start:])
+			break
+		}
+		verb := format[i]
+		if verb == '%' {
+			b.WriteByte('%')
+			continue
+		}
+		if strings.IndexByte("cdiouxXeEfFgGs", verb) < 0 {
+			// not a conversion: printed as it is
+			b.WriteString(format[start : i+1])
+			continue
+		}
+		v, err := next()
+		if err != nil {
+			return "", err
+		}
+		var body string
+		switch verb {
+		case 's':
+			s := toStr(v)
+			if prec >= 0 && prec < utf8.RuneCountInString(s) {
+				s = substr(s, 1, float64(prec))
+			}
+			body = s
+			flags = strings.NewReplacer("0", "", "+", "", " ", "", "#", "").Replace(flags)
+		case 'c':
+			if v.k == kNum || v.k == kStrnum && looksNumeric(v.s) {
+				n := toNum(v)
+				r := rune(int64(n))
+				if n < 0 || n > utf8.MaxRune {
+					r = rune(int64(n) & 0xff)
+				}
+				body = string(r)
+			} else {
+				body = firstChar(toStr(v))
+			}
+			flags = strings.NewReplacer("0", "", "+", "", " ", "", "#", "").Replace(flags)
+		case 'd', 'i':
+			body, flags = formatInt(toNum(v), flags, prec)
+		case 'o', 'x', 'X', 'u':
+			body, flags = formatUnsigned(toNum(v), verb, flags, prec)
+		case 'e', 'E', 'f', 'F', 'g', 'G':
+			body, flags = formatFloat(toNum(v), verb, flags, prec)
+		}
+		b.WriteString(pad(body, width, flags))
+		if b.Len() > 64<<20 {
+			return "", fmt.Errorf("%w: printf output longer than 64 MiB", ErrLimit)
+		}
+	}
+	return b.String(), nil
+}
+
+func firstChar(s string) string {
+	if s == "" {
+		return ""
+	}
+	_, n := utf8.DecodeRuneInString(s)
+	return s[:n]
+}
+
+// pad pads body to width: left-justified with '-', with zeros after the
+// sign with '0' (flags has '0' only for numbers that allow it).
+func pad(body string, width int, flags string) string {
+	n := utf8.RuneCountInString(body)
+	if width <= n {
+		return body
+	}
+	fill := width - n
+	switch {
+	case strings.Contains(flags, "-"):
+		return body + strings.Repeat(" ", fill)
+	case strings.Contains(flags, "0"):
+		sign := ""
+		if body != "" && (body[0] == '-' || body[0] == '+' || body[0] == ' ') {
+			sign, body = body[:1], body[1:]
+		}
+		if strings.HasPrefix(body, "0x") || strings.HasPrefix(body, "0X") {
+			sign, body = sign+body[:2], body[2:]
+		}
+		return sign + strings.Repeat("0", fill) + body
+	}
+	return strings.Repeat(" ", fill) + body
+}
+
+func special(n float64, flags string) (string, bool) {
+	if math.IsInf(n, 0) {
+		return infText(n), true
+	}
+	if math.IsNaN(n) {
+		return nanText(n), true
+	}
+	return "", false
+}
+
+func noZero(flags string) string { return strings.ReplaceAll(flags, "0", "") }
+
+func formatInt(n float64, flags string, prec int) (string, string) {
+	if s, ok := special(n, flags); ok {
+		return s, noZero(flags)
+	}
+	n = math.Trunc(n)
+	var digits string
+	neg := n < 0
+	if math.Abs(n) < 1e18 {
+		digits = strconv.FormatInt(int64(math.Abs(n)), 10)
+	} else {
+		digits = new(big.Float).SetFloat64(math.Abs(n)).Text('f', 0)
+	}
+	if prec >= 0 {
+		flags = noZero(flags)
+		if prec == 0 && n == 0 {
+			digits = ""
+		}
+		for len(digits) < prec {
+			digits = "0" + digits
+		}
+	}
+	sign := ""
+	switch {
+	case neg:
+		sign = "-"
+	case strings.Contains(flags, "+"):
+		sign = "+"
+	case strings.Contains(flags, " "):
+		sign = " "
+	}
+	return sign + digits, flags
+}
+
+func formatUnsigned(n float64, verb byte, flags string, prec int) (string, string) {
+	if s, ok := special(n, flags); ok {
+		return s, noZero(flags)
+	}
+	n = math.Trunc(n)
+	var u uint64
+	var digits string
+	if n < 0 {
+		if n >= -9.223372036854775808e18 {
+			u = uint64(int64(n))
+		} else {
+			// gawk prints such values as %g numbers
+			return formatFloat(n, 'g', flags, prec)
+		}
+	} else if n >= 1.8446744073709552e19 {
+		return formatFloat(n, 'g', flags, prec)
+	} else {
+		u = uint64(n)
+	}
+	switch verb {
+	case 'o':
+		digits = strconv.FormatUint(u, 8)
+		if strings.Contains(flags, "#") && digits[0] != '0' {
+			digits = "0" + digits
+		}
+	case 'x':
+		digits = strconv.FormatUint(u, 16)
+	case 'X':
+		digits = strings.ToUpper(strconv.FormatUint(u, 16))
+	default:
+		digits = strconv.FormatUint(u, 10)
+	}
+	if prec >= 0 {
+		flags = noZero(flags)
+		if prec == 0 && u == 0 {
+			digits = ""
+		}
+		for len(digits) < prec {
+			digits = "0" + digits
+		}
+	}
+	if strings.Contains(flags, "#") && u != 0 {
+		switch verb {
+		case 'x':
+			digits = "0x" + digits
+		case 'X':
+			digits = "0X" + digits
+		}
+	}
+	return digits, flags
+}
+
+func formatFloat(n float64, verb byte, flags string, prec int) (string, string) {
+	if s, ok := special(n, flags); ok {
+		if verb == 'E' || verb == 'F' || verb == 'G' {
+			s = strings.ToUpper(s)
+		}
+		return s, noZero(flags)
+	}
+	if prec < 0 {
+		prec = 6
+	}
+	f := "%"
+	for _, c := range "+ #" {
+		if strings.ContainsRune(flags, c) {
+			f += string(c)
+		}
+	}
+	v := verb
+	if v == 'F' {
+		v = 'f'
+	}
+	if (v == 'g' || v == 'G') && prec == 0 {
+		prec = 1
+	}
+	s := fmt.Sprintf(f+"."+strconv.Itoa(prec)+string(v), n)
+	return s, flags
+}
+
