@@ -262,7 +262,7 @@ type diffCase struct {
 func (c diffCase) patterns() []string { return strings.Split(c.pat, "\n") }
 
 func (c diffCase) args() []string {
-	a := []string{[]string{"-G", "-E", "-F"}[c.syn]}
+	a := []string{map[Syntax]string{Basic: "-G", Extended: "-E", Fixed: "-F", Perl: "-P"}[c.syn]}
 	if c.i {
 		a = append(a, "-i")
 	}

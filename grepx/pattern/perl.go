@@ -119,6 +119,7 @@ const (
 	pmsgCodeTooBig    = "character code point value in \\x{} or \\o{} is too large"
 	pmsgNonOctal      = "non-octal character in \\o{} (closing brace missing?)"
 	pmsgNonHex        = "non-hex character in \\x{} (closing brace missing?)"
+	pmsgDigitsMissing = "digits missing in \\x{} or \\o{} or \\N{U+}"
 	pmsgCollating     = "POSIX collating elements are not supported"
 	pmsgPosixOutside  = "POSIX named classes are supported only within a class"
 	pmsgUTF           = "UTF-8 error: illegal byte (0xfe or 0xff)"
@@ -829,6 +830,9 @@ func (p *perlParser) hexBraced() rune {
 		digits++
 		p.pos++
 	}
+	if digits == 0 && p.has("}") {
+		p.fail(pmsgDigitsMissing)
+	}
 	if !p.eat("}") || digits == 0 {
 		p.fail(pmsgNonHex)
 	}
@@ -884,6 +888,9 @@ func (p *perlParser) charEscape(inClass bool) rune {
 			digits++
 			p.pos++
 		}
+		if digits == 0 && p.has("}") {
+			p.fail(pmsgDigitsMissing)
+		}
 		if !p.eat("}") || digits == 0 {
 			p.fail(pmsgNonOctal)
 		}
@@ -903,7 +910,10 @@ func (p *perlParser) charEscape(inClass bool) rune {
 		}
 		return v
 	case 'c':
-		if p.eof() || p.src[p.pos] < 0x20 || p.src[p.pos] > 0x7e {
+		if p.eof() {
+			p.fail("\\c at end of pattern")
+		}
+		if p.src[p.pos] < 0x20 || p.src[p.pos] > 0x7e {
 			p.fail(pmsgCEscape)
 		}
 		x := rune(p.src[p.pos])
@@ -1271,7 +1281,20 @@ func foldRunes(s runeSet) runeSet {
 	}
 	b.WriteString("])")
 	re, err := syntax.Parse(b.String(), syntax.Perl)
-	if err != nil || re.Op != syntax.OpCharClass {
+	switch {
+	case err != nil:
+		return s
+	case re.Op == syntax.OpLiteral:
+		// A single character: Parse gives a case-folded literal.
+		var out runeSet
+		for _, r := range re.Rune {
+			out = append(out, r, r)
+			for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+				out = append(out, f, f)
+			}
+		}
+		return out.normalize()
+	case re.Op != syntax.OpCharClass:
 		return s
 	}
 	return runeSet(append([]rune(nil), re.Rune...)).normalize()

@@ -242,8 +242,20 @@ func (c *compiler) compilePerl(o Options) (*Matcher, error) {
 		m.noLits = "no pattern"
 	} else {
 		src = o.Patterns[0]
+		// GNU grep 3.8 compiles -x with PCRE2_EXTRA_MATCH_LINE, but
+		// wraps the text of a -w pattern, so that the pattern can reach
+		// into the wrapper (a trailing backslash escapes its
+		// parenthesis).
+		text := src
+		if o.Word && !o.Line {
+			text = `(?<!\w)(?:` + src + `)(?!\w)`
+		}
 		var err error
-		if t, err = parsePerl(src, o.IgnoreCase); err != nil {
+		if t, err = parsePerl(text, o.IgnoreCase); err != nil {
+			var pe *Error
+			if errors.As(err, &pe) {
+				pe.Pattern = src
+			}
 			return nil, err
 		}
 		if src == "" && !o.Word && !o.Line {
@@ -251,24 +263,25 @@ func (c *compiler) compilePerl(o Options) (*Matcher, error) {
 		}
 	}
 	root := t.root
+	if o.Line {
+		root = &pnode{op: pConcat, subs: []*pnode{{op: pBegin}, {op: pGroup, subs: []*pnode{root}}, {op: pEnd}}}
+	}
 	sel, find := root, root
-	selGo, findGo := !t.bt, !t.bt && !t.keep
-	switch {
-	case o.Line:
-		sel = &pnode{op: pConcat, subs: []*pnode{{op: pBegin}, {op: pGroup, subs: []*pnode{root}}, {op: pEnd}}}
-		find = sel
-	case o.Word:
-		nonWord := &pnode{op: pClass, set: perlWord.negate()}
-		sel = &pnode{op: pConcat, subs: []*pnode{
-			{op: pAlt, subs: []*pnode{{op: pSegBegin}, nonWord}},
-			{op: pGroup, subs: []*pnode{root}},
-			{op: pAlt, subs: []*pnode{nonWord, {op: pSegEnd}}},
-		}}
-		if !selGo {
-			sel = perlWordWrap(root)
+	_, selGo := perlGoTree(root, true, true)
+	findGo := selGo && !t.keep
+	if inner := wordWrapped(root); o.Word && !o.Line && inner != nil {
+		// Where a match is needs the lookarounds, but whether a line
+		// has one does not: a non-word character or the end on each
+		// side.
+		if _, ok := perlGoTree(inner, true, true); ok {
+			nonWord := &pnode{op: pClass, set: perlWord.negate()}
+			sel = &pnode{op: pConcat, subs: []*pnode{
+				{op: pAlt, subs: []*pnode{{op: pSegBegin}, nonWord}},
+				{op: pGroup, subs: []*pnode{inner}},
+				{op: pAlt, subs: []*pnode{nonWord, {op: pSegEnd}}},
+			}}
+			selGo = true
 		}
-		find = perlWordWrap(root)
-		findGo = false
 	}
 	pm := &perlMatcher{sel: perlVariants{tree: sel, useGo: selGo}, find: perlVariants{tree: find, useGo: findGo}}
 	selProg, err := pm.sel.get(true, true)
@@ -295,14 +308,22 @@ func (c *compiler) compilePerl(o Options) (*Matcher, error) {
 	return m, nil
 }
 
-// perlWordWrap is GNU grep -P's -w: (?<!\w)(?:P)(?!\w).
-func perlWordWrap(root *pnode) *pnode {
-	word := &pnode{op: pClass, set: perlWord}
-	return &pnode{op: pConcat, subs: []*pnode{
-		{op: pLook, behind: true, neg: true, subs: []*pnode{word}},
-		{op: pGroup, subs: []*pnode{root}},
-		{op: pLook, neg: true, subs: []*pnode{word}},
-	}}
+// wordWrapped returns P of a tree parsed from GNU grep -P's -w wrapper
+// (?<!\w)(?:P)(?!\w), or nil when the pattern reached into the
+// wrapper and the tree has another shape.
+func wordWrapped(t *pnode) *pnode {
+	isWord := func(n *pnode) bool {
+		return len(n.subs) == 1 && n.subs[0].op == pClass && equalSets(n.subs[0].set, perlWord)
+	}
+	if t.op != pConcat || len(t.subs) != 3 {
+		return nil
+	}
+	b, g, a := t.subs[0], t.subs[1], t.subs[2]
+	if b.op != pLook || !b.behind || !b.neg || !isWord(b) || g.op != pGroup || g.cap != 0 ||
+		a.op != pLook || a.behind || !a.neg || !isWord(a) {
+		return nil
+	}
+	return g.subs[0]
 }
 
 // perlGoTree converts t for Go's regexp; ok is false when it needs the
@@ -422,9 +443,8 @@ func perlNet(b *strings.Builder, t *pnode, atStart, atEnd bool) {
 		b.WriteString("(?<k0>)")
 	case pLit:
 		if t.fold {
-			b.WriteString("(?i:")
-			netChar(b, t.r, false)
-			b.WriteString(")")
+			// Spelled out: regexp2's folding of title case differs.
+			netClass(b, foldRunes(runeSet{t.r, t.r}))
 		} else {
 			netChar(b, t.r, false)
 		}
