@@ -158,45 +158,72 @@ type loaded struct {
 	store fullStore
 }
 
-// stores loads the site into memstore and real Chroma, once with
-// chromafs's ingest (line-aligned chunks) and once the way foreign writers
-// do (97-byte chunks cut mid-line, shuffled, gzip tree without sizes).
-func stores(t *testing.T, files map[string]string) []loaded {
+// stores returns the site loaded into memstore and real Chroma, once
+// with chromafs's ingest (line-aligned chunks) and once the way foreign
+// writers do (97-byte chunks cut mid-line, shuffled, gzip tree without
+// sizes). The tests only read them (through a recorder of their own), so
+// they are written once per test binary, by the first test that asks;
+// the Chroma collections are deleted when the tests end.
+func stores(t *testing.T) []loaded {
 	t.Helper()
-	ctx := context.Background()
-	var out []loaded
-	for _, backend := range []string{"memstore", "chroma"} {
-		for _, writer := range []string{"ingest", "foreign"} {
-			var s fullStore
-			if backend == "memstore" {
-				s = memstore.New(t.Name() + backend + writer)
-			} else {
-				s = testbackend.Chroma(t)
+	return loadedSite.Get(t, func(t testing.TB) []loaded {
+		files := site()
+		ctx := context.Background()
+		var out []loaded
+		for _, backend := range []string{"memstore", "chroma"} {
+			for _, writer := range []string{"ingest", "foreign"} {
+				var s fullStore
+				if backend == "memstore" {
+					s = memstore.New("accel-" + writer)
+				} else {
+					s = testbackend.SharedChroma(t, "accel-"+writer)
+				}
+				if writer == "ingest" {
+					rules, err := ingest.ParseRules(strings.NewReader("** public\n" + gen.PrivateDir + "/** private groups=" + gen.PrivateGroup + "\n"))
+					if err != nil {
+						t.Fatal(err)
+					}
+					if _, err := ingest.Run(ctx, s, mapFS(files), ingest.Options{Rules: rules, MaxChunk: 256, Compressed: true}); err != nil {
+						t.Fatal(err)
+					}
+				} else {
+					mem := memstore.New("foreign")
+					err := memstore.Load(mem, collection.DefaultLayout(), files, memstore.LoadOptions{
+						ChunkSize: 97, Shuffle: rand.New(rand.NewPCG(1, 2)), Access: gen.Access, Compressed: true,
+					})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if err := s.Upsert(ctx, mem.Records()); err != nil {
+						t.Fatal(err)
+					}
+				}
+				out = append(out, loaded{backend + "/" + writer, s})
 			}
-			if writer == "ingest" {
-				rules, err := ingest.ParseRules(strings.NewReader("** public\n" + gen.PrivateDir + "/** private groups=" + gen.PrivateGroup + "\n"))
-				if err != nil {
-					t.Fatal(err)
-				}
-				if _, err := ingest.Run(ctx, s, mapFS(files), ingest.Options{Rules: rules, MaxChunk: 256, Compressed: true}); err != nil {
-					t.Fatal(err)
-				}
-			} else {
-				mem := memstore.New("foreign")
-				err := memstore.Load(mem, collection.DefaultLayout(), files, memstore.LoadOptions{
-					ChunkSize: 97, Shuffle: rand.New(rand.NewPCG(1, 2)), Access: gen.Access, Compressed: true,
-				})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := s.Upsert(ctx, mem.Records()); err != nil {
-					t.Fatal(err)
-				}
-			}
-			out = append(out, loaded{backend + "/" + writer, s})
 		}
+		return out
+	})
+}
+
+var loadedSite testenv.Shared[[]loaded]
+
+// plainResults are the results of queries over a plain copy of the files
+// that a group set sees, which several tests compare with for every
+// store and cache state: the query's name and the groups → collect's
+// output.
+var plainResults sync.Map
+
+// plainResult returns collect's output for query i of queries over a
+// plain copy of the site's files that groups see, computed once.
+func plainResult(t *testing.T, groups []string, i int) string {
+	t.Helper()
+	key := fmt.Sprint(queries[i].name, groups)
+	if want, ok := plainResults.Load(key); ok {
+		return want.(string)
 	}
-	return out
+	want, _ := collect(t, mapFS(visible(site(), groups)), queries[i].q)
+	plainResults.Store(key, want)
+	return want
 }
 
 var queries = []struct {
@@ -230,7 +257,7 @@ var queries = []struct {
 func TestAcceleratedEqualsPlain(t *testing.T) {
 	files := site()
 	ctx := context.Background()
-	for _, l := range stores(t, files) {
+	for _, l := range stores(t) {
 		t.Run(l.name, func(t *testing.T) {
 			rec := newRecorder(l.store)
 			// One Shared per query: the first group set starts cold, the
@@ -240,10 +267,9 @@ func TestAcceleratedEqualsPlain(t *testing.T) {
 				shared[i] = chromafs.NewShared(0)
 			}
 			for _, groups := range [][]string{nil, {gen.PrivateGroup}} {
-				plain := mapFS(visible(files, groups))
 				for i, tc := range queries {
 					t.Run(fmt.Sprintf("%s/%v", tc.name, groups), func(t *testing.T) {
-						want, _ := collect(t, plain, tc.q)
+						want := plainResult(t, groups, i)
 						open := func() *chromafs.FS {
 							fsys, err := chromafs.New(ctx, rec, chromafs.WithGroups(groups...), chromafs.WithShared(shared[i]))
 							if err != nil {
@@ -309,7 +335,7 @@ func TestNoLeak(t *testing.T) {
 	}
 	groupSets := [][]string{nil, {"sales"}, {gen.PrivateGroup}, {"sales", gen.PrivateGroup}, {""}}
 	r := rand.New(rand.NewPCG(3, 4))
-	for _, l := range stores(t, files) {
+	for _, l := range stores(t) {
 		t.Run(l.name, func(t *testing.T) {
 			rec := newRecorder(l.store)
 			for i := range 60 {
@@ -383,7 +409,7 @@ func TestAcceleratedEqualsPlainSharedCache(t *testing.T) {
 	files := site()
 	slugs := slices.Sorted(maps.Keys(files))
 	ctx := context.Background()
-	for _, l := range stores(t, files) {
+	for _, l := range stores(t) {
 		t.Run(l.name, func(t *testing.T) {
 			rec := newRecorder(l.store)
 			for si, state := range []string{"none", "part", "all"} {
@@ -415,10 +441,9 @@ func TestAcceleratedEqualsPlainSharedCache(t *testing.T) {
 				}
 				for _, groups := range [][]string{nil, {gen.PrivateGroup}} {
 					vis := visible(files, groups)
-					plain := mapFS(vis)
-					for _, tc := range queries {
+					for i, tc := range queries {
 						t.Run(fmt.Sprintf("%s/%s/%v", state, tc.name, groups), func(t *testing.T) {
-							want, _ := collect(t, plain, tc.q)
+							want := plainResult(t, groups, i)
 							rec.reset()
 							fsys, err := chromafs.New(ctx, rec, chromafs.WithGroups(groups...), chromafs.WithShared(chromafs.NewShared(0)),
 								chromafs.WithCache(cachepkg.NewTiered(cachepkg.NewMemory(0), readOnly{rc})))

@@ -82,3 +82,19 @@ func OpenChroma(tb testing.TB, cfg chromastore.Config) *chromastore.Collection {
 	tb.Cleanup(func() { c.Close() })
 	return c
 }
+
+// SharedChroma opens a new collection on the shared Chroma server of
+// testenv.Chroma for data that several tests of the binary read, written
+// once by the first of them (see testenv.Shared): it is named by
+// testenv.SharedCollectionName(base), stays open when tb ends, and is
+// deleted when testenv.Main ends the tests. It fails tb if Open fails.
+func SharedChroma(tb testing.TB, base string) *chromastore.Collection {
+	tb.Helper()
+	c, err := chromastore.Open(context.Background(), chromastore.Config{
+		URL: testenv.Chroma(tb).URL, Collection: testenv.SharedCollectionName(base), Create: true,
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return c
+}
