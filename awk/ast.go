@@ -60,6 +60,7 @@ type (
 		fn   *funcDef
 		args []expr
 		pos  int
+		line int
 	}
 	getlineExpr struct {
 		kind int  // getPlain, getFile, getCmd

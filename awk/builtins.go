@@ -399,15 +399,27 @@ func isGroupLvalue(x expr) bool {
 	return ok && isLvalue(g.x)
 }
 
+// expandRepl expands a sub/gsub replacement as gawk does by default:
+// & is the match, \& a literal &, \\& a backslash and the match,
+// \\\& a literal \&; other backslashes are kept.
 func expandRepl(b *strings.Builder, repl, match string) {
 	for i := 0; i < len(repl); i++ {
 		c := repl[i]
 		switch {
-		case c == '\\' && i+1 < len(repl) && (repl[i+1] == '&' || repl[i+1] == '\\'):
-			b.WriteByte(repl[i+1])
-			i++
 		case c == '&':
 			b.WriteString(match)
+		case c != '\\':
+			b.WriteByte(c)
+		case strings.HasPrefix(repl[i:], `\\\&`):
+			b.WriteString(`\&`)
+			i += 3
+		case strings.HasPrefix(repl[i:], `\\&`):
+			b.WriteByte('\\')
+			b.WriteString(match)
+			i += 2
+		case strings.HasPrefix(repl[i:], `\&`):
+			b.WriteByte('&')
+			i++
 		default:
 			b.WriteByte(c)
 		}
@@ -563,8 +575,8 @@ func sprintf(format string, args []value, in *interp) (string, error) {
 					r = rune(int64(n) & 0xff)
 				}
 				body = string(r)
-			} else {
-				body = firstChar(toStr(v))
+			} else if body = firstChar(toStr(v)); body == "" {
+				body = "\x00"
 			}
 			flags = strings.NewReplacer("0", "", "+", "", " ", "", "#", "").Replace(flags)
 		case 'd', 'i':
@@ -737,4 +749,3 @@ func formatFloat(n float64, verb byte, flags string, prec int) (string, string) 
 	s := fmt.Sprintf(f+"."+strconv.Itoa(prec)+string(v), n)
 	return s, flags
 }
-

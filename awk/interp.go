@@ -209,6 +209,11 @@ func (prog *Program) Run(ctx context.Context, cfg *Config) (status int, err erro
 			status = 2
 		}
 	}()
+	for _, w := range prog.warnings {
+		in.line = w.line
+		in.warn("%s", w.msg)
+	}
+	in.line = 0
 	if err := in.setup(); err != nil {
 		return 2, err
 	}
@@ -1245,6 +1250,10 @@ func (in *interp) regex(src string) (*regexp.Regexp, error) {
 // call calls a user function.
 func (in *interp) call(c *callExpr) (value, error) {
 	f := c.fn
+	if f == nil {
+		in.line = c.line
+		return value{}, in.fatal("function `%s' not defined", c.name)
+	}
 	if in.depth >= in.maxDepth {
 		return value{}, in.fatalErr(ErrLimit, "function `%s': call depth exceeds %d", f.name, in.maxDepth)
 	}
@@ -1253,6 +1262,13 @@ func (in *interp) call(c *callExpr) (value, error) {
 	}
 	frame := make([]slot, len(f.params))
 	for i, a := range c.args {
+		if i >= len(frame) {
+			// extra arguments are evaluated and dropped, as gawk does
+			if _, err := in.eval(a); err != nil {
+				return value{}, err
+			}
+			continue
+		}
 		if v, ok := a.(*varExpr); ok {
 			s := in.slotOf(v)
 			if !v.local && v.idx < numSpecial {

@@ -747,7 +747,6 @@ func (in *interp) closeStream(name string) float64 {
 	return -1
 }
 
-
 func (in *interp) argv0() string {
 	if in.cfg.Argv0 == "" {
 		return "awk"

@@ -376,7 +376,7 @@ func (lx *lexer) str(t token) (token, *SyntaxError) {
 	var b strings.Builder
 	for {
 		if lx.pos >= len(lx.src) || lx.src[lx.pos] == '\n' {
-			return t, lx.errAt(lx.pos, "unterminated string")
+			return t, lx.errAt(t.pos, "unterminated string")
 		}
 		c := lx.src[lx.pos]
 		lx.pos++
@@ -465,7 +465,7 @@ func (lx *lexer) regex(t token) (token, *SyntaxError) {
 	inBracket := false
 	for {
 		if lx.pos >= len(lx.src) || lx.src[lx.pos] == '\n' {
-			return t, lx.errAt(lx.pos, "unterminated regexp")
+			return t, lx.errAt(t.pos+1, "unterminated regexp")
 		}
 		c := lx.src[lx.pos]
 		lx.pos++

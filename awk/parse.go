@@ -68,15 +68,22 @@ func (e *SyntaxError) locate() {
 // Program is a compiled awk program, safe to run several times (not at
 // once).
 type Program struct {
-	begins  [][]stmt
-	items   []*item
-	ends    [][]stmt
-	funcs   map[string]*funcDef
-	globals map[string]int
-	nglobal int
-	srcs    []Source
-	offs    []int // start offset of each source in the joined text
-	text    string
+	begins   [][]stmt
+	items    []*item
+	ends     [][]stmt
+	funcs    map[string]*funcDef
+	globals  map[string]int
+	nglobal  int
+	srcs     []Source
+	offs     []int // start offset of each source in the joined text
+	text     string
+	warnings []warning
+}
+
+// warning is a parse-time warning, printed when the program runs.
+type warning struct {
+	line int
+	msg  string
 }
 
 // Special variables have the first global slots.
@@ -228,12 +235,10 @@ func (p *parser) program() error {
 		p.skipTerms()
 	}
 	for _, c := range p.calls {
+		// an undefined function is an error when called, as in gawk
 		f := p.prog.funcs[c.name]
-		if f == nil {
-			return p.errf(c.pos, "function `%s' called but never defined", c.name)
-		}
-		if len(c.args) > len(f.params) {
-			return p.errf(c.pos, "function `%s' called with %d args, accepts only %d", c.name, len(c.args), len(f.params))
+		if f != nil && len(c.args) > len(f.params) {
+			p.prog.warnings = append(p.prog.warnings, warning{c.line, fmt.Sprintf("function `%s' called with more arguments than declared", c.name)})
 		}
 		c.fn = f
 	}
@@ -1161,7 +1166,7 @@ func (p *parser) primary() (expr, error) {
 				return nil, err
 			}
 		}
-		c := &callExpr{name: t.s, args: args, pos: t.pos}
+		c := &callExpr{name: t.s, args: args, pos: t.pos, line: t.line}
 		p.calls = append(p.calls, c)
 		return c, nil
 	case tBuiltin:
@@ -1213,7 +1218,8 @@ func (p *parser) builtin() (expr, error) {
 	}
 	ar := builtinArity[t.fn]
 	if len(b.args) < ar[0] || len(b.args) > ar[1] {
-		return nil, p.errf(t.pos, "%d is invalid as number of arguments for %s", len(b.args), t.s)
+		// gawk's caret is under the closing parenthesis
+		return nil, p.errf(p.toks[max(p.i-1, 0)].pos, "%d is invalid as number of arguments for %s", len(b.args), t.s)
 	}
 	switch t.fn {
 	case fSplit:
