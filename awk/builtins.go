@@ -566,7 +566,7 @@ func sprintf(format string, args []value, in *interp) (string, error) {
 				s = substr(s, 1, float64(prec))
 			}
 			body = s
-			flags = strings.NewReplacer("0", "", "+", "", " ", "", "#", "").Replace(flags)
+			flags = onlyMinus(flags)
 		case 'c':
 			if v.k == kNum || v.k == kStrnum && looksNumeric(v.s) {
 				n := toNum(v)
@@ -578,7 +578,7 @@ func sprintf(format string, args []value, in *interp) (string, error) {
 			} else if body = firstChar(toStr(v)); body == "" {
 				body = "\x00"
 			}
-			flags = strings.NewReplacer("0", "", "+", "", " ", "", "#", "").Replace(flags)
+			flags = onlyMinus(flags)
 		case 'd', 'i':
 			body, flags = formatInt(toNum(v), flags, prec)
 		case 'o', 'x', 'X', 'u':
@@ -733,6 +733,21 @@ func formatFloat(n float64, verb byte, flags string, prec int) (string, string) 
 	if prec < 0 {
 		prec = 6
 	}
+	if !strings.Contains(flags, "#") && (verb == 'f' || verb == 'F' || verb == 'e' || verb == 'E') {
+		v := verb
+		if v == 'F' {
+			v = 'f'
+		}
+		s := strconv.FormatFloat(n, v, prec, 64)
+		if s[0] != '-' {
+			if strings.Contains(flags, "+") {
+				s = "+" + s
+			} else if strings.Contains(flags, " ") {
+				s = " " + s
+			}
+		}
+		return s, flags
+	}
 	f := "%"
 	for _, c := range "+ #" {
 		if strings.ContainsRune(flags, c) {
@@ -748,4 +763,12 @@ func formatFloat(n float64, verb byte, flags string, prec int) (string, string) 
 	}
 	s := fmt.Sprintf(f+"."+strconv.Itoa(prec)+string(v), n)
 	return s, flags
+}
+
+// onlyMinus keeps the '-' flag only, for %s and %c.
+func onlyMinus(flags string) string {
+	if strings.Contains(flags, "-") {
+		return "-"
+	}
+	return ""
 }

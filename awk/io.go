@@ -22,7 +22,30 @@ func (in *interp) splitRecord() error {
 		return nil
 	}
 	in.fieldsValid = true
-	parts, err := in.splitWith(in.record, in.globals[vFS].v.s, in.fsRe, in.paragraphMode())
+	fs := in.globals[vFS].v.s
+	if fs == " " {
+		// the common case, without an intermediate slice
+		in.fields = in.fields[:0]
+		s := in.record
+		i := 0
+		for {
+			for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n') {
+				i++
+			}
+			if i >= len(s) {
+				break
+			}
+			j := i
+			for j < len(s) && s[j] != ' ' && s[j] != '\t' && s[j] != '\n' {
+				j++
+			}
+			in.fields = append(in.fields, strnum(s[i:j]))
+			i = j
+		}
+		in.nf = len(in.fields)
+		return nil
+	}
+	parts, err := in.splitWith(in.record, fs, in.fsRe, in.paragraphMode())
 	if err != nil {
 		return err
 	}
