@@ -307,6 +307,14 @@ func TestGNUDifferential(t *testing.T) {
 // grep -n -b -o prints, all from one run of GNU grep (see runGNUBoth).
 func runDiff(t *testing.T, grep string, lines []string, cases []diffCase) {
 	t.Helper()
+	runDiffCompiled(t, grep, lines, cases, nil)
+}
+
+// runDiffCompiled is runDiff with the matchers that the caller compiled
+// already: compiled[c] for case c, when present, instead of compiling c
+// again (a list of 5,000 patterns costs a CPU second under -race).
+func runDiffCompiled(t *testing.T, grep string, lines []string, cases []diffCase, compiled map[diffCase]*Matcher) {
+	t.Helper()
 	for _, l := range lines {
 		if strings.Contains(l, "\x1b") {
 			t.Fatalf("line %q contains ESC, which grep --color uses to mark matches", l)
@@ -333,7 +341,10 @@ func runDiff(t *testing.T, grep string, lines []string, cases []diffCase) {
 		go func() {
 			defer wg.Done()
 			for c := range ch {
-				m, err := Compile(Options{Patterns: c.patterns(), Syntax: c.syn, IgnoreCase: c.i, Word: c.w, Line: c.x})
+				m, err := compiled[c], error(nil)
+				if m == nil {
+					m, err = Compile(Options{Patterns: c.patterns(), Syntax: c.syn, IgnoreCase: c.i, Word: c.w, Line: c.x})
+				}
 				gl, gnuOnly, gerr := runGNUBoth(t, grep, file, c)
 				if gerr != nil {
 					report("%v: %v", c, gerr)

@@ -128,6 +128,7 @@ func TestGNUManyPatterns(t *testing.T) {
 	}
 	for _, n := range sizes {
 		var cases []diffCase
+		compiled := map[diffCase]*Matcher{}
 		for _, syn := range []Syntax{Fixed, Basic, Extended} {
 			pats := manyPatterns(n, vocab, syn, uint64(n)+uint64(syn))
 			flags := [][3]bool{{}, {true}, {false, true}, {false, false, true}, {true, true}}
@@ -146,12 +147,13 @@ func TestGNUManyPatterns(t *testing.T) {
 					t.Fatalf("%d patterns are not matched through their literals", n)
 				}
 				cases = append(cases, c)
+				compiled[c] = m
 			}
 		}
 		if n > 1000 {
-			runDiff(t, grep, short, cases)
+			runDiffCompiled(t, grep, short, cases, compiled)
 		} else {
-			runDiff(t, grep, corpus, cases)
+			runDiffCompiled(t, grep, corpus, cases, compiled)
 		}
 	}
 }
