@@ -284,7 +284,13 @@ func (r *grepRun) file(f *grepx.File) error {
 		}
 	}
 	withName := r.names || (r.nameIfBelow && f.Operand < len(r.roots) && f.Path != r.roots[f.Operand])
-	if f.Err != nil {
+	if errors.Is(f.Err, pattern.ErrMatchLimit) {
+		// GNU grep -P prints what it found before the line PCRE2 gave
+		// up on, then the error, and stops.
+		err := f.Err
+		f.Err = nil
+		defer r.error(name, err)
+	} else if f.Err != nil {
 		r.error(name, f.Err)
 		if !isDirError(f.Err) {
 			return nil

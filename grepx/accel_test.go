@@ -243,6 +243,14 @@ var queries = []struct {
 	{"no literal", grepx.Query{Patterns: []string{`[[:upper:]][[:lower:]]{12,}`}, Syntax: pattern.Extended, Recursive: true}, false, false},
 	{"invert", grepx.Query{Patterns: []string{"e"}, Invert: true, Recursive: true, Mode: grepx.Count}, false, false},
 	{"scoped", grepx.Query{Patterns: []string{rare}, Recursive: true, Paths: []string{"planted", "nope"}}, false, false},
+	// Perl patterns (grep -P): literals only from outside lookarounds
+	// and back-references; \K and lookbehind change what -o prints.
+	{"perl lookbehind", grepx.Query{Patterns: []string{`(?<=the )xylophone_\w+`}, Syntax: pattern.Perl, Recursive: true, OnlyMatching: true}, true, true},
+	{"perl keep", grepx.Query{Patterns: []string{`xylophone_\K\w+(?= )`}, Syntax: pattern.Perl, Recursive: true, OnlyMatching: true}, true, true},
+	{"perl backref", grepx.Query{Patterns: []string{`(xylophone)_quartz\1`}, Syntax: pattern.Perl, Recursive: true}, true, true},
+	{"perl lookahead ignore case", grepx.Query{Patterns: []string{`zebra(?! crossing)|stra(?=ße)`}, Syntax: pattern.Perl, IgnoreCase: true, Recursive: true, OnlyMatching: true}, true, true},
+	{"perl word", grepx.Query{Patterns: []string{`\w+_quartz`}, Syntax: pattern.Perl, Word: true, Recursive: true, Mode: grepx.Count}, true, true},
+	{"perl no literal", grepx.Query{Patterns: []string{`(?<=\s)[[:upper:]]{5}\b`}, Syntax: pattern.Perl, Recursive: true, OnlyMatching: true}, false, false},
 	// More literals than a coarse query takes: every file is read, and
 	// the literal automaton finds the same lines.
 	{"many patterns", grepx.Query{Patterns: append(manyWords(499, 3), rare), Recursive: true}, false, false},
