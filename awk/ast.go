@@ -177,6 +177,7 @@ type item struct {
 	isRange           bool
 	body              []stmt // nil: print $0
 	hasBody           bool
+	line              int
 }
 
 type funcDef struct {

@@ -125,7 +125,7 @@ func TestSyntaxErrors(t *testing.T) {
 
 		{`BEGIN { break }`, "cmd. line:1: `break' is not allowed outside a loop"},
 		{`BEGIN { return }`, "cmd. line:1: `return' used outside function context"},
-		{`/a(/`, "cmd. line:1: invalid regular expression"},
+		{`/a(/`, "cmd. line:1: Unmatched ( or \\(: /a(/"},
 		{`BEGIN { print substr("a") }`, "cmd. line:1: 1 is invalid as number of arguments for substr"},
 		{`BEGIN { x = "abc }`, "cmd. line:1: unterminated string"},
 		{`function f(a, a) {}`, "cmd. line:1: function `f': parameter #2, `a', duplicates parameter #1"},

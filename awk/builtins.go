@@ -127,7 +127,7 @@ func (in *interp) builtin(b *builtinExpr) (value, error) {
 	case fSqrt:
 		n, err := evalNum(0)
 		if n < 0 {
-			in.warn("sqrt: called with negative argument %s", formatNum(n, "%.6g"))
+			in.warn("sqrt: received negative argument %s", formatNum(n, "%.6g"))
 			return num(negNaN), err
 		}
 		return num(math.Sqrt(n)), err

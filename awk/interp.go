@@ -387,6 +387,7 @@ func (in *interp) records() error {
 
 func (in *interp) rules() (ctl, error) {
 	for i, it := range in.prog.items {
+		in.line = it.line
 		match := false
 		if it.isRange {
 			if in.ranges[i] {

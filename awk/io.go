@@ -498,6 +498,7 @@ func (in *interp) nextFile() (bool, error) {
 			in.sawFile = true
 			in.cur = newRecReader(orEmpty(in.cfg.Stdin), nil, "-")
 			in.curName = "-"
+			in.globals[vFILENAME].v = str("-") // as gawk
 			in.fnr = 0
 			return true, nil
 		}

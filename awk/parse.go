@@ -19,13 +19,16 @@ type Source struct {
 // and Caret give the line and a caret under the column, for the
 // two-line form gawk prints.
 type SyntaxError struct {
-	Src  string // the whole (joined) program text
-	Pos  int    // byte offset in Src
-	Msg  string
-	file string // the source's name as printed
-	line int
-	text string // the line of the error
-	col  int    // byte offset in text
+	Src string // the whole (joined) program text
+	Pos int    // byte offset in Src
+	Msg string
+	// Plain errors (an invalid regex) print on one line, as gawk's
+	// "error:" lines, without the source line and caret.
+	Plain bool
+	file  string // the source's name as printed
+	line  int
+	text  string // the line of the error
+	col   int    // byte offset in text
 }
 
 func (e *SyntaxError) Error() string {
@@ -266,7 +269,7 @@ func (p *parser) item() error {
 	case tFunction:
 		return p.function()
 	}
-	it := &item{}
+	it := &item{line: t.line}
 	if t.t != tLbrace {
 		pat, err := p.expr()
 		if err != nil {
@@ -1090,7 +1093,7 @@ func (p *parser) primary() (expr, error) {
 		p.advance()
 		re, err := compileRegex(t.s)
 		if err != nil {
-			return nil, p.errf(t.pos, "%v", err)
+			return nil, &SyntaxError{Pos: t.pos, Msg: regexMsg(err), Plain: true}
 		}
 		return &regexExpr{t.s, re}, nil
 	case tDollar:
@@ -1238,7 +1241,13 @@ func (p *parser) builtin() (expr, error) {
 // regexCacheLimit bounds the cache of dynamic regexes.
 const regexCacheLimit = 500
 
-var errRegexSyntax = errors.New("invalid regular expression")
+var errRegexSyntax = errors.New("invalid regexp")
+
+// regexMsg is a regex error's text without errRegexSyntax's prefix, as
+// gawk words a regex in the program text: "Unmatched ( or \(: /a(/".
+func regexMsg(err error) string {
+	return strings.TrimPrefix(err.Error(), errRegexSyntax.Error()+": ")
+}
 
 // compileRegex compiles an awk ERE: pattern's GNU translation, matching
 // leftmost-longest, '.' matching newlines too.

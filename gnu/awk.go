@@ -208,6 +208,10 @@ args:
 			file, line := se.Where()
 			text, col := se.Context()
 			r.out.Flush()
+			if se.Plain {
+				fmt.Fprintf(env.Stderr, "%s: %s:%d: error: %s\n", r.prog, file, line, se.Msg)
+				return 1
+			}
 			fmt.Fprintf(env.Stderr, "%s: %s:%d: %s\n", r.prog, file, line, text)
 			fmt.Fprintf(env.Stderr, "%s: %s:%d: %s^ %s\n", r.prog, file, line, caretPad(text, col), se.Msg)
 			return 1
