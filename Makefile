@@ -68,8 +68,13 @@ stop-demo:
 # timeouts, frozen servers or Chroma.
 SLOW_PKGS := . ./cmd/chromafs ./grepx/pattern ./adapters/webdavfs ./gnu ./grepx ./mcpserver ./chromastore ./tree
 
+# A binary built with -race sleeps a second when it exits (GORACE's
+# atexit_sleep_ms, 1000 by default), to let goroutines still running
+# report races: 36 test binaries, a second each, in the slots of -p 3.
+# 100 ms still gives them a moment; a GORACE of your own comes after it
+# and wins.
 test: deps
-	$(GO) test -race -count=1 -p 3 $(SLOW_PKGS) ./...
+	GORACE="atexit_sleep_ms=100 $(GORACE)" $(GO) test -race -count=1 -p 3 $(SLOW_PKGS) ./...
 
 lint:
 	gofmt -l . | (! grep .)
