@@ -271,3 +271,30 @@ func Example() {
 	// POST   1
 	// 0 <nil>
 }
+
+// TestHugePrograms: deep nesting and long chains are errors, not a
+// blown stack.
+func TestHugePrograms(t *testing.T) {
+	for _, src := range []string{
+		"BEGIN { x = " + strings.Repeat("(", 100000) + "1" + strings.Repeat(")", 100000) + " }",
+		"BEGIN { x = " + strings.Repeat("-", 100000) + "1 }",
+		"BEGIN { x = 1" + strings.Repeat(" + 1", 100000) + " }",
+		"BEGIN { x = 1" + strings.Repeat(" 1", 100000) + " }",
+		"BEGIN " + strings.Repeat("{", 100000) + strings.Repeat("}", 100000),
+		"BEGIN { x = $" + strings.Repeat("$", 100000) + "1 }",
+	} {
+		_, err := awk.Compile(src)
+		var se *awk.SyntaxError
+		if !errors.As(err, &se) || !strings.Contains(se.Msg, "program nested too deeply") && !strings.Contains(se.Msg, "expression too long") {
+			t.Errorf("%.30s...: got %v", src, err)
+		}
+	}
+	prog, err := awk.Compile("BEGIN { x = 1" + strings.Repeat(" + 1", 9000) + "; print x }")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if _, err := prog.Run(context.Background(), &awk.Config{Stdout: &out}); err != nil || out.String() != "9001\n" {
+		t.Errorf("a long chain: %q %v", out.String(), err)
+	}
+}

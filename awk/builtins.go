@@ -268,9 +268,11 @@ func (in *interp) split(args []expr) (value, error) {
 		}
 	}
 	var parts, sepv []string
+	lead := ""
 	switch {
 	case fs == " ":
 		parts, sepv = splitBlanks(s)
+		lead = s[:len(s)-len(strings.TrimLeft(s, " \t\n"))]
 	case re == nil && (fs == "" || utf8.RuneCountInString(fs) == 1 && fs != "\\"):
 		parts, err = in.splitWith(s, fs, nil, false)
 		for range max(len(parts)-1, 0) {
@@ -310,6 +312,9 @@ func (in *interp) split(args []expr) (value, error) {
 	}
 	if seps != nil {
 		clear(seps.m)
+		if lead != "" {
+			seps.set("0", str(lead))
+		}
 		for i, p := range sepv {
 			seps.set(strconv.Itoa(i+1), str(p))
 		}
@@ -317,8 +322,9 @@ func (in *interp) split(args []expr) (value, error) {
 	return num(float64(len(parts))), nil
 }
 
-// splitBlanks splits on runs of blanks, returning the separators (seps
-// has the leading blanks at index 0 in gawk; here only between fields).
+// splitBlanks splits on runs of blanks, returning the separators: seps[i]
+// follows parts[i], and the blanks after the last field are the last
+// separator (gawk's seps[n]).
 func splitBlanks(s string) (parts, seps []string) {
 	i := 0
 	for i < len(s) {
@@ -337,7 +343,7 @@ func splitBlanks(s string) (parts, seps []string) {
 		for k < len(s) && (s[k] == ' ' || s[k] == '\t' || s[k] == '\n') {
 			k++
 		}
-		if k < len(s) {
+		if k > j {
 			seps = append(seps, s[j:k])
 		}
 		i = k
@@ -498,11 +504,12 @@ func sprintf(format string, args []value, in *interp) (string, error) {
 			if err != nil {
 				return "", err
 			}
-			width = int(toNum(v))
-			if width < 0 {
+			w := toNum(v)
+			if w < 0 {
 				flags += "-"
-				width = -width
+				w = -w
 			}
+			width = int(min(w, 1<<20))
 			i++
 		} else {
 			for i < len(format) && format[i] >= '0' && format[i] <= '9' {
@@ -521,8 +528,9 @@ func sprintf(format string, args []value, in *interp) (string, error) {
 				if err != nil {
 					return "", err
 				}
-				prec = int(toNum(v))
-				if prec < 0 {
+				pr := toNum(v)
+				prec = int(min(pr, 1<<20))
+				if pr < 0 || pr != pr {
 					prec = -1
 				}
 				i++
@@ -733,6 +741,7 @@ func formatFloat(n float64, verb byte, flags string, prec int) (string, string) 
 	if prec < 0 {
 		prec = 6
 	}
+	prec = min(prec, 4096) // beyond a double's digits, all zeros
 	if !strings.Contains(flags, "#") && (verb == 'f' || verb == 'F' || verb == 'e' || verb == 'E') {
 		v := verb
 		if v == 'F' {

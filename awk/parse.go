@@ -179,6 +179,7 @@ type parser struct {
 	inLoop int
 	inFunc bool
 	calls  []*callExpr
+	depth  int
 }
 
 func (p *parser) tok() token     { return p.toks[p.i] }
@@ -421,6 +422,10 @@ func (p *parser) body() ([]stmt, error) {
 }
 
 func (p *parser) stmt() (stmt, error) {
+	if err := p.enter(); err != nil {
+		return nil, err
+	}
+	defer func() { p.depth-- }()
 	t := p.tok()
 	a := at{t.line}
 	switch t.t {
@@ -712,7 +717,34 @@ func isLvalue(x expr) bool {
 	return false
 }
 
+// maxNesting bounds how deep expressions and statements nest, and
+// maxChain how many operands one chain of a binary operator has, so that
+// parsing and evaluating stay far from Go's stack limit.
+const (
+	maxNesting = 1000
+	maxChain   = 10000
+)
+
+func (p *parser) enter() error {
+	p.depth++
+	if p.depth > maxNesting {
+		return p.errf(p.tok().pos, "program nested too deeply (more than %d levels)", maxNesting)
+	}
+	return nil
+}
+
+func (p *parser) chain(n int) error {
+	if n > maxChain {
+		return p.errf(p.tok().pos, "expression too long (more than %d operands in a chain)", maxChain)
+	}
+	return nil
+}
+
 func (p *parser) expr() (expr, error) {
+	if err := p.enter(); err != nil {
+		return nil, err
+	}
+	defer func() { p.depth-- }()
 	lhsPos := p.tok().pos
 	x, err := p.ternary()
 	if err != nil {
@@ -782,6 +814,7 @@ func (p *parser) ternary() (expr, error) {
 }
 
 func (p *parser) or() (expr, error) {
+	n := 0
 	l, err := p.and()
 	if err != nil {
 		return nil, err
@@ -793,12 +826,16 @@ func (p *parser) or() (expr, error) {
 		if err != nil {
 			return nil, err
 		}
+		if n++; n > maxChain {
+			return nil, p.chain(n)
+		}
 		l = &binExpr{tOr, l, r}
 	}
 	return l, nil
 }
 
 func (p *parser) and() (expr, error) {
+	n := 0
 	l, err := p.in()
 	if err != nil {
 		return nil, err
@@ -810,12 +847,16 @@ func (p *parser) and() (expr, error) {
 		if err != nil {
 			return nil, err
 		}
+		if n++; n > maxChain {
+			return nil, p.chain(n)
+		}
 		l = &binExpr{tAnd, l, r}
 	}
 	return l, nil
 }
 
 func (p *parser) in() (expr, error) {
+	n := 0
 	l, err := p.match()
 	if err != nil {
 		return nil, err
@@ -831,12 +872,16 @@ func (p *parser) in() (expr, error) {
 		if m, ok := l.(*multiExpr); ok {
 			keys = m.exprs
 		}
+		if n++; n > maxChain {
+			return nil, p.chain(n)
+		}
 		l = &inExpr{keys, p.arrayRef(nt)}
 	}
 	return l, nil
 }
 
 func (p *parser) match() (expr, error) {
+	n := 0
 	l, err := p.comparison()
 	if err != nil {
 		return nil, err
@@ -846,6 +891,9 @@ func (p *parser) match() (expr, error) {
 		r, err := p.comparison()
 		if err != nil {
 			return nil, err
+		}
+		if n++; n > maxChain {
+			return nil, p.chain(n)
 		}
 		l = &matchExpr{neg, l, r}
 	}
@@ -906,23 +954,20 @@ func (p *parser) optLvalue() (expr, error) {
 }
 
 func (p *parser) concat() (expr, error) {
+	n := 0
 	l, err := p.additive()
 	if err != nil {
 		return nil, err
 	}
 	for {
 		switch p.tok().t {
-		case tNumber, tString, tRegex, tName, tFuncName, tBuiltin, tDollar, tNot, tLparen, tIncr, tDecr, tSub, tAdd:
-			if t := p.tok().t; t == tSub || t == tAdd {
-				// "a" -1 is a subtraction; handled by additive
-				return l, nil
-			}
-			if p.tok().t == tIn {
-				return l, nil
-			}
+		case tNumber, tString, tRegex, tName, tFuncName, tBuiltin, tDollar, tNot, tLparen, tIncr, tDecr:
 			r, err := p.additive()
 			if err != nil {
 				return nil, err
+			}
+			if n++; n > maxChain {
+				return nil, p.chain(n)
 			}
 			l = &binExpr{tConcat, l, r}
 		default:
@@ -932,6 +977,7 @@ func (p *parser) concat() (expr, error) {
 }
 
 func (p *parser) additive() (expr, error) {
+	n := 0
 	l, err := p.mul()
 	if err != nil {
 		return nil, err
@@ -942,12 +988,16 @@ func (p *parser) additive() (expr, error) {
 		if err != nil {
 			return nil, err
 		}
+		if n++; n > maxChain {
+			return nil, p.chain(n)
+		}
 		l = &binExpr{op, l, r}
 	}
 	return l, nil
 }
 
 func (p *parser) mul() (expr, error) {
+	n := 0
 	l, err := p.unary()
 	if err != nil {
 		return nil, err
@@ -958,12 +1008,19 @@ func (p *parser) mul() (expr, error) {
 		if err != nil {
 			return nil, err
 		}
+		if n++; n > maxChain {
+			return nil, p.chain(n)
+		}
 		l = &binExpr{op, l, r}
 	}
 	return l, nil
 }
 
 func (p *parser) unary() (expr, error) {
+	if err := p.enter(); err != nil {
+		return nil, err
+	}
+	defer func() { p.depth-- }()
 	switch t := p.tok().t; t {
 	case tNot, tSub, tAdd:
 		p.advance()
@@ -995,6 +1052,10 @@ func (p *parser) pow() (expr, error) {
 // powOperand is the right operand of ^: it may have a sign, and ^ is
 // right-associative.
 func (p *parser) powOperand() (expr, error) {
+	if err := p.enter(); err != nil {
+		return nil, err
+	}
+	defer func() { p.depth-- }()
 	switch t := p.tok().t; t {
 	case tNot, tSub, tAdd:
 		p.advance()
@@ -1022,6 +1083,10 @@ func (p *parser) postfix() (expr, error) {
 // dollarOperand parses what follows '$': a primary, possibly with a
 // sign or a pre-increment.
 func (p *parser) dollarOperand() (expr, error) {
+	if err := p.enter(); err != nil {
+		return nil, err
+	}
+	defer func() { p.depth-- }()
 	switch t := p.tok().t; t {
 	case tIncr, tDecr:
 		p.advance()
@@ -1081,6 +1146,10 @@ func (p *parser) nameRef() (expr, error) {
 }
 
 func (p *parser) primary() (expr, error) {
+	if err := p.enter(); err != nil {
+		return nil, err
+	}
+	defer func() { p.depth-- }()
 	t := p.tok()
 	switch t.t {
 	case tNumber:
