@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -80,6 +81,10 @@ func (in *interp) builtin(b *builtinExpr) (value, error) {
 		return num(float64(utf8.RuneCountInString(s[:i]) + 1)), nil
 	case fSplit:
 		return in.split(args)
+	case fGensub:
+		return in.gensub(args)
+	case fAsort, fAsorti:
+		return in.asort(args, b.fn == fAsorti)
 	case fSub, fGsub:
 		return in.sub(args, b.fn == fGsub)
 	case fMatch:
@@ -492,7 +497,12 @@ func sprintf(format string, args []value, in *interp) (string, error) {
 		convStart = i
 		i++
 		var flags string
-		for i < len(format) && strings.IndexByte("-+ #0", format[i]) >= 0 {
+		for i < len(format) && strings.IndexByte("-+ #0'", format[i]) >= 0 {
+			if format[i] == '\'' {
+				// thousands grouping: none in the C.UTF-8 locale
+				i++
+				continue
+			}
 			if !strings.ContainsRune(flags, rune(format[i])) {
 				flags += string(format[i])
 			}
@@ -780,4 +790,191 @@ func onlyMinus(flags string) string {
 		return "-"
 	}
 	return ""
+}
+
+// gensub is gawk's gensub(re, repl, how [, target]): the target ($0 by
+// default) with the matches replaced, all of them when how starts with
+// g or G, else the how-th; in repl, & and \\0 are the match, \\N group N,
+// \\& a literal &, and \\c the character c.
+func (in *interp) gensub(args []expr) (value, error) {
+	re, err := in.regexOf(args[0])
+	if err != nil {
+		return value{}, err
+	}
+	rv, err := in.eval(args[1])
+	if err != nil {
+		return value{}, err
+	}
+	repl := in.toStr(rv)
+	hv, err := in.eval(args[2])
+	if err != nil {
+		return value{}, err
+	}
+	global, nth := false, 1
+	if hs := in.toStr(hv); hs != "" && (hs[0] == 'g' || hs[0] == 'G') {
+		global = true
+	} else if n := in.toNum(hv); n >= 1 {
+		nth = int(min(n, 1<<30))
+	} else {
+		in.warn("gensub: third argument `%s' treated as 1", hs)
+	}
+	var target string
+	if len(args) == 4 {
+		tv, err := in.eval(args[3])
+		if err != nil {
+			return value{}, err
+		}
+		target = in.toStr(tv)
+	} else {
+		target = in.record
+	}
+	var b strings.Builder
+	last := 0
+	for i, m := range re.FindAllStringSubmatchIndex(target, -1) {
+		if !global && i+1 != nth {
+			continue
+		}
+		b.WriteString(target[last:m[0]])
+		for j := 0; j < len(repl); j++ {
+			c := repl[j]
+			switch {
+			case c == '&':
+				b.WriteString(target[m[0]:m[1]])
+			case c == '\\' && j+1 < len(repl):
+				j++
+				d := repl[j]
+				if d >= '0' && d <= '9' {
+					g := int(d - '0')
+					if 2*g+1 < len(m) && m[2*g] >= 0 {
+						b.WriteString(target[m[2*g]:m[2*g+1]])
+					}
+				} else {
+					b.WriteByte(d)
+				}
+			default:
+				b.WriteByte(c)
+			}
+		}
+		last = m[1]
+		if b.Len() > in.maxString {
+			return value{}, in.checkLen(b.String())
+		}
+		if !global {
+			break
+		}
+	}
+	b.WriteString(target[last:])
+	return str(b.String()), nil
+}
+
+// asort and asorti sort an array's values (asort: numbers, numerically,
+// before strings) or its indices (asorti: as strings) into dest, or the
+// array itself, indexed from 1; they return the count.
+func (in *interp) asort(args []expr, indices bool) (value, error) {
+	src, err := in.arrayOf(args[0].(*varExpr))
+	if err != nil {
+		return value{}, err
+	}
+	dest := src
+	if len(args) == 2 {
+		if dest, err = in.arrayOf(args[1].(*varExpr)); err != nil {
+			return value{}, err
+		}
+	}
+	var vals []value
+	if indices {
+		for _, k := range src.keys() {
+			vals = append(vals, str(k))
+		}
+		sort.SliceStable(vals, func(i, j int) bool { return vals[i].s < vals[j].s })
+	} else {
+		for _, k := range src.keys() {
+			vals = append(vals, src.m[k].v)
+		}
+		sort.SliceStable(vals, func(i, j int) bool { return in.typeLess(vals[i], vals[j]) })
+	}
+	clear(dest.m)
+	for i, v := range vals {
+		dest.set(strconv.Itoa(i+1), v)
+	}
+	return num(float64(len(vals))), nil
+}
+
+// typeLess orders values as gawk's @val_type_asc: numbers (and strnums
+// that look numeric) numerically, before strings, compared as strings.
+func (in *interp) typeLess(a, b value) bool {
+	an, bn := a.k == kNum || a.k == kStrnum && looksNumeric(a.s), b.k == kNum || b.k == kStrnum && looksNumeric(b.s)
+	switch {
+	case an && bn:
+		return in.toNum(a) < in.toNum(b)
+	case an != bn:
+		return an
+	}
+	return in.toStr(a) < in.toStr(b)
+}
+
+// sortedKeys returns an array's keys in PROCINFO["sorted_in"]'s order
+// (gawk's @ind_str, @ind_num, @val_type, @val_str and @val_num, _asc or
+// _desc), or in insertion order.
+func (in *interp) sortedKeys(a *array) []string {
+	keys := a.keys()
+	idx, ok := in.prog.globals["PROCINFO"]
+	if !ok || in.globals[idx].a == nil {
+		return keys
+	}
+	e, ok := in.globals[idx].a.m["sorted_in"]
+	if !ok {
+		return keys
+	}
+	mode := in.toStr(e.v)
+	desc := strings.HasSuffix(mode, "_desc")
+	var less func(i, j int) bool
+	strLess := func(i, j int) bool { return keys[i] < keys[j] }
+	switch strings.TrimSuffix(strings.TrimSuffix(mode, "_asc"), "_desc") {
+	case "@ind_str":
+		less = strLess
+	case "@ind_num":
+		less = func(i, j int) bool {
+			x, y := strToNum(keys[i]), strToNum(keys[j])
+			if x != y {
+				return x < y
+			}
+			return strLess(i, j)
+		}
+	case "@val_type":
+		less = func(i, j int) bool {
+			x, y := a.m[keys[i]].v, a.m[keys[j]].v
+			if in.typeLess(x, y) {
+				return true
+			}
+			if in.typeLess(y, x) {
+				return false
+			}
+			return strLess(i, j)
+		}
+	case "@val_str":
+		less = func(i, j int) bool {
+			x, y := in.toStr(a.m[keys[i]].v), in.toStr(a.m[keys[j]].v)
+			if x != y {
+				return x < y
+			}
+			return strLess(i, j)
+		}
+	case "@val_num":
+		less = func(i, j int) bool {
+			x, y := in.toNum(a.m[keys[i]].v), in.toNum(a.m[keys[j]].v)
+			if x != y {
+				return x < y
+			}
+			return strLess(i, j)
+		}
+	default:
+		return keys
+	}
+	if desc {
+		sort.SliceStable(keys, func(i, j int) bool { return less(j, i) })
+	} else {
+		sort.SliceStable(keys, less)
+	}
+	return keys
 }

@@ -14,15 +14,17 @@
 // strnum comparisons for input, uninitialized values, regex record
 // separators (RS of more than one character), paragraph mode (RS=""),
 // FS="" splitting into characters, ** and **=, nextfile, delete of a
-// whole array, length(array), split's fourth argument, fflush, and
+// whole array, length(array), split's fourth argument, fflush, gensub,
+// asort, asorti, PROCINFO["sorted_in"]'s predefined orders, and
 // character (not byte) positions in length, index, substr and match,
 // as gawk in a UTF-8 locale. for (k in a) visits keys in the order they
 // were first added (gawk's order is unspecified).
 //
 // Regular expressions are POSIX EREs translated by package
 // grepx/pattern to Go's regexp and matched leftmost-longest; ^ and $
-// anchor at the ends of the string. gawk's \y \< \> \B and
-// back-references are refused as syntax errors.
+// anchor at the ends of the string. gawk's \y \< \> are Go's \b (an ASCII
+// word boundary), \B, \` and \' Go's \B, \A and \z; back-references are
+// refused as syntax errors.
 //
 // A run is bounded: the context is checked in loops, function calls and
 // per record; call depth, string and array sizes have limits (Config);

@@ -625,7 +625,7 @@ func (in *interp) exec(s stmt) (ctl, error) {
 		if err != nil {
 			return 0, err
 		}
-		for _, k := range arr.keys() {
+		for _, k := range in.sortedKeys(arr) {
 			if err := in.tick(); err != nil {
 				return 0, err
 			}

@@ -130,6 +130,9 @@ const (
 	fSystem
 	fClose
 	fFflush
+	fGensub
+	fAsort
+	fAsorti
 )
 
 var builtins = map[string]int{
@@ -137,6 +140,7 @@ var builtins = map[string]int{
 	"match": fMatch, "sprintf": fSprintf, "tolower": fTolower, "toupper": fToupper, "int": fInt,
 	"sqrt": fSqrt, "exp": fExp, "log": fLog, "sin": fSin, "cos": fCos, "atan2": fAtan2, "rand": fRand,
 	"srand": fSrand, "system": fSystem, "close": fClose, "fflush": fFflush,
+	"gensub": fGensub, "asort": fAsort, "asorti": fAsorti,
 }
 
 // token is one lexed token: its kind, its text (the name, the decoded

@@ -1267,6 +1267,7 @@ var builtinArity = map[int][2]int{
 	fMatch: {2, 2}, fSprintf: {1, 1 << 20}, fTolower: {1, 1}, fToupper: {1, 1}, fInt: {1, 1},
 	fSqrt: {1, 1}, fExp: {1, 1}, fLog: {1, 1}, fSin: {1, 1}, fCos: {1, 1}, fAtan2: {2, 2},
 	fRand: {0, 0}, fSrand: {0, 1}, fSystem: {1, 1}, fClose: {1, 2}, fFflush: {0, 1},
+	fGensub: {3, 4}, fAsort: {1, 2}, fAsorti: {1, 2},
 }
 
 func (p *parser) builtin() (expr, error) {
@@ -1294,6 +1295,12 @@ func (p *parser) builtin() (expr, error) {
 		return nil, p.errf(p.toks[max(p.i-1, 0)].pos, "%d is invalid as number of arguments for %s", len(b.args), t.s)
 	}
 	switch t.fn {
+	case fAsort, fAsorti:
+		for i, a := range b.args {
+			if _, ok := a.(*varExpr); !ok {
+				return nil, p.errf(t.pos, "%s: argument %d is not an array", t.s, i+1)
+			}
+		}
 	case fSplit:
 		if _, ok := b.args[1].(*varExpr); !ok {
 			return nil, p.errf(t.pos, "split: second argument is not an array")

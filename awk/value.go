@@ -193,7 +193,11 @@ func cFormatG(n float64, prec int, upper, alt bool) string {
 // translateERE turns an awk ERE into Go syntax with pattern's GNU
 // translation.
 func translateERE(src string) (string, error) {
-	s, err := pattern.TranslateGroups(src, pattern.Extended, false)
+	marked, hasMarks := markGawkOps(src)
+	s, err := pattern.TranslateGroups(marked, pattern.Extended, false)
+	if err == nil && hasMarks {
+		s = strings.NewReplacer(`\x{e000}`, `\b`, `\x{e001}`, `\B`, `\x{e002}`, `\A`, `\x{e003}`, `\z`).Replace(s)
+	}
 	if err != nil {
 		var pe *pattern.Error
 		if errors.As(err, &pe) {
@@ -202,4 +206,69 @@ func translateERE(src string) (string, error) {
 		return "", fmt.Errorf("%w: /%s/: %v", errRegexSyntax, src, err)
 	}
 	return s, nil
+}
+
+// markGawkOps replaces gawk's regex operators that package pattern does
+// not translate, outside bracket expressions, by private-use characters
+// that translateERE turns into Go's: \y \< \> become \b (Go's ASCII
+// word boundary, where gawk's words include every letter), \B \B, \`
+// \A and \' \z.
+func markGawkOps(src string) (string, bool) {
+	if !strings.ContainsRune(src, '\\') {
+		return src, false
+	}
+	var b strings.Builder
+	marked := false
+	inBracket := false
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		switch {
+		case inBracket:
+			if c == '[' && i+1 < len(src) && (src[i+1] == ':' || src[i+1] == '.' || src[i+1] == '=') {
+				if end := strings.Index(src[i+2:], string(src[i+1])+"]"); end >= 0 {
+					b.WriteString(src[i : i+2+end+2])
+					i += 1 + end + 2
+					continue
+				}
+			}
+			if c == ']' {
+				inBracket = false
+			}
+			b.WriteByte(c)
+		case c == '[':
+			inBracket = true
+			b.WriteByte(c)
+			if i+1 < len(src) && src[i+1] == '^' {
+				b.WriteByte('^')
+				i++
+			}
+			if i+1 < len(src) && src[i+1] == ']' {
+				b.WriteByte(']')
+				i++
+			}
+		case c == '\\' && i+1 < len(src):
+			var r rune
+			switch src[i+1] {
+			case 'y', '<', '>':
+				r = '\ue000'
+			case 'B':
+				r = '\ue001'
+			case '`':
+				r = '\ue002'
+			case '\'':
+				r = '\ue003'
+			}
+			if r != 0 {
+				b.WriteRune(r)
+				marked = true
+			} else {
+				b.WriteByte(c)
+				b.WriteByte(src[i+1])
+			}
+			i++
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String(), marked
 }

@@ -386,6 +386,23 @@ BEGIN { print add(1,
 	`printf 'one\ntwo\n' | awk 'END { print }'`,
 	`printf '' | awk 'END { print NR, "[" $0 "]" }'`,
 	`printf 'a\n' | awk '{ print FILENAME "|" }'`,
+	// gawk extensions agents use
+	`awk 'BEGIN { s = "abc abd"; print gensub(/a(b)(.)/, "<\\2\\1\\0&\\&\\\\x\\q>", "g", s); print gensub(/b/, "B", 2, "bbb") }'`,
+	`awk '{ print gensub(/([a-z]+) ([a-z]+)/, "\\2 \\1", 1) }' guides/quickstart.md`,
+	`awk '{ $0 = gensub(/o/, "0", "g"); print }' README.md`,
+	`awk 'BEGIN { a[1] = "10"; a[2] = 9; a[3] = "abc"; a[4] = "2x"; a[5] = 1.5; n = asort(a, b); for (i = 1; i <= n; i++) printf "%s ", b[i]; print n, length(a) }'`,
+	`awk '{ a[NR] = $1 } END { n = asort(a); for (i = 1; i <= n; i++) printf "%s ", a[i]; print "" }' t/nums.txt`,
+	`awk '{ c[$2]++ } END { n = asorti(c, k); for (i = 1; i <= n; i++) print k[i], c[k[i]] }' t/nums.txt`,
+	`awk 'BEGIN { PROCINFO["sorted_in"] = "@ind_str_asc" } { c[$1]++ } END { for (k in c) print k, c[k] }' t/dups.txt`,
+	`awk 'BEGIN { PROCINFO["sorted_in"] = "@val_num_desc" } { c[$1]++ } END { for (k in c) print k, c[k] }' t/dups.txt`,
+	`awk 'BEGIN { PROCINFO["sorted_in"] = "@ind_num_asc"; a[10]; a[9]; a[100]; a[1]; for (k in a) printf "%s ", k; print "" }'`,
+	`awk 'BEGIN { PROCINFO["sorted_in"] = "@ind_num_desc"; a[10]; a[9]; a[100]; for (k in a) printf "%s ", k; print "" }'`,
+	`awk 'BEGIN { PROCINFO["sorted_in"] = "@val_str_asc"; a["x"] = "b"; a["y"] = "a"; a["z"] = "c"; for (k in a) printf "%s ", k; print "" }'`,
+	`awk 'BEGIN { PROCINFO["sorted_in"] = "@val_type_desc"; a[1] = 5; a[2] = "x"; a[3] = 7; for (k in a) printf "%s ", a[k]; print "" }'`,
+	`awk -F, 'NR > 1 { s[$3] = s[$3] " " $2 } END { PROCINFO["sorted_in"] = "@ind_num_desc"; for (k in s) print k ":" s[k] }' t/users.csv`,
+	`awk 'BEGIN { printf "%'"'"'d|%'"'"'.2f\n", 1234567, 1234.5 }'`,
+	`echo 'foo bar foobar' | awk '/\<bar/ { print "w" } /\yfoo\y/ { print "y" } { print gsub(/\<foo/, "X"), $0 }'`,
+	`echo 'a1 b2' | awk '{ gsub(/\s+/, "_"); print; print ($0 ~ /\w_\w/) }'`,
 }
 
 // TestAwkDifferential runs the awk lines in bash with GNU awk and in the
@@ -394,5 +411,6 @@ func TestAwkDifferential(t *testing.T) {
 	if len(awkLines) < 80 {
 		t.Fatalf("only %d lines", len(awkLines))
 	}
+	t.Logf("%d lines", len(awkLines))
 	compareWithBashFS(t, awkDocs(), awkLines)
 }
