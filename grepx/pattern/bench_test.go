@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -198,4 +199,59 @@ func BenchmarkNoLiteral(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkPerl selects the one matching line of a 64 KiB buffer with
+// -P patterns: through Go's regexp (with required literals, or its DFA
+// without), through the backtracking engine (regexp2, with and without
+// literals), and, as the baseline of the same run, Go's regexp matched
+// line by line without the package.
+func BenchmarkPerl(b *testing.B) {
+	const needle = "x access_token=1.2.3 y"
+	perl := func(p string) func(b *testing.B) {
+		return func(b *testing.B) { benchNext(b, Options{Patterns: []string{p}, Syntax: Perl}, needle) }
+	}
+	b.Run("go-regexp-lines", func(b *testing.B) {
+		re := regexp.MustCompile(`[a-z][^\w\s]\w`)
+		buf := benchBuf(needle)
+		b.SetBytes(int64(len(buf)))
+		for b.Loop() {
+			n := 0
+			for line := range bytes.Lines(buf) {
+				if re.Match(line) {
+					n++
+				}
+			}
+			if n != 1 {
+				b.Fatalf("%d matching lines, want 1", n)
+			}
+		}
+	})
+	b.Run("regexp2-lines", func(b *testing.B) {
+		// The backtracking engine alone, line by line, on the pattern
+		// of backtrack-no-literal.
+		m := mustCompile(b, Options{Patterns: []string{`[a-z](?=[^\w\s]\w)`}, Syntax: Perl})
+		p, err := m.perl.sel.get(true, true)
+		if err != nil || p.bt == nil {
+			b.Fatal(err)
+		}
+		buf := benchBuf(needle)
+		b.SetBytes(int64(len(buf)))
+		for b.Loop() {
+			n := 0
+			for line := range bytes.Lines(buf) {
+				if ok, _ := p.match(bytes.TrimSuffix(line, []byte("\n"))); ok {
+					n++
+				}
+			}
+			if n != 1 {
+				b.Fatalf("%d matching lines, want 1", n)
+			}
+		}
+	})
+	b.Run("re2-literal", perl(`access_\w+=\d`))
+	b.Run("re2-dfa", perl(`[a-z][^\w\s]\w`))
+	b.Run("re2-keep", perl(`access_token=\K[\d.]+`))
+	b.Run("backtrack-literal", perl(`(?<=x )access_\w+(?==\d)`))
+	b.Run("backtrack-no-literal", perl(`[a-z](?=[^\w\s]\w)`))
 }

@@ -38,6 +38,15 @@ type perlMatcher struct {
 	// sel selects lines (-w as an equivalent expression when the
 	// pattern is Go-expressible); find finds the matches of -o.
 	sel, find perlVariants
+	// dfa, when not nil, selects the valid UTF-8 lines that sel's Go
+	// regexp would.
+	dfa *lineDFA
+	// screen, when sel needs the backtracking engine, is a Go regexp
+	// (with its DFA) that matches every valid UTF-8 line sel matches,
+	// and more: lines it rejects are not given to the backtracking
+	// engine.
+	screen    *regexp.Regexp
+	screenDFA *lineDFA
 	err       atomic.Pointer[error]
 }
 
@@ -174,6 +183,23 @@ func (pm *perlMatcher) fail(err error) {
 
 func (pm *perlMatcher) match(line []byte) bool {
 	if utf8.Valid(line) {
+		if pm.dfa != nil {
+			if matched, ok := pm.dfa.match(line); ok {
+				return matched
+			}
+		}
+		if pm.screen != nil {
+			matched, ok := false, false
+			if pm.screenDFA != nil {
+				matched, ok = pm.screenDFA.match(line)
+			}
+			if !ok {
+				matched = pm.screen.Match(line)
+			}
+			if !matched {
+				return false
+			}
+		}
 		p, err := pm.sel.get(true, true)
 		if err == nil {
 			var ok bool
@@ -294,6 +320,10 @@ func (c *compiler) compilePerl(o Options) (*Matcher, error) {
 	m.perl = pm
 	if selProg.re != nil && !m.word {
 		m.sel = &engine{fast: selProg.re, dfa: newLineDFA(selProg.src)}
+		pm.dfa = m.sel.dfa
+	} else if re, err := regexp.Compile(perlScreenTop(sel).String()); err == nil {
+		pm.screen = re
+		pm.screenDFA = newLineDFA(re.String())
 	}
 	if m.all || len(o.Patterns) == 0 {
 		return m, nil
@@ -417,6 +447,62 @@ func perlLitTree(t *pnode) *syntax.Regexp {
 		subs := make([]*syntax.Regexp, len(t.subs))
 		for i, s := range t.subs {
 			subs[i] = perlLitTree(s)
+		}
+		op := syntax.OpConcat
+		if t.op == pAlt {
+			op = syntax.OpAlternate
+		}
+		return &syntax.Regexp{Op: op, Sub: subs}
+	}
+	re, _ := perlGoTree(t, true, true)
+	return re
+}
+
+// perlScreenTop is perlScreenTree, but a positive lookbehind that
+// starts the pattern, or a positive lookahead that ends it, consumes
+// what it looks at: a line has a match of (?<=X)Y(?=Z) only if it has one
+// of XYZ.
+func perlScreenTop(t *pnode) *syntax.Regexp {
+	if t.op != pConcat || len(t.subs) < 2 {
+		return perlScreenTree(t)
+	}
+	subs := make([]*syntax.Regexp, len(t.subs))
+	for i, s := range t.subs {
+		if s.op == pLook && !s.neg && (i == 0 && s.behind || i == len(t.subs)-1 && !s.behind) {
+			subs[i] = perlScreenTree(s.subs[0])
+		} else {
+			subs[i] = perlScreenTree(s)
+		}
+	}
+	return &syntax.Regexp{Op: syntax.OpConcat, Sub: subs}
+}
+
+// perlScreenTree is a Go regexp that matches wherever t does, and
+// possibly elsewhere: lookarounds and \K match the empty string, a
+// back-reference any text, atomic groups and possessive quantifiers
+// backtrack, and counts above Go's limit become * or +.
+func perlScreenTree(t *pnode) *syntax.Regexp {
+	switch t.op {
+	case pLook, pKeep:
+		return &syntax.Regexp{Op: syntax.OpEmptyMatch}
+	case pRef:
+		return &syntax.Regexp{Op: syntax.OpStar, Sub: []*syntax.Regexp{{Op: syntax.OpAnyChar}}}
+	case pAtomic, pGroup:
+		return perlScreenTree(t.subs[0])
+	case pRepeat:
+		sub := perlScreenTree(t.subs[0])
+		re := &syntax.Regexp{Op: syntax.OpRepeat, Sub: []*syntax.Regexp{sub}, Min: t.min, Max: t.max}
+		switch {
+		case t.min == 0 && (t.max == -1 || t.max > maxRepeat):
+			re.Op = syntax.OpStar
+		case t.max == -1 && t.min == 1 || t.min > maxRepeat || t.max > maxRepeat:
+			re.Op = syntax.OpPlus
+		}
+		return re
+	case pConcat, pAlt:
+		subs := make([]*syntax.Regexp, len(t.subs))
+		for i, s := range t.subs {
+			subs[i] = perlScreenTree(s)
 		}
 		op := syntax.OpConcat
 		if t.op == pAlt {
