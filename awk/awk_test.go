@@ -165,6 +165,7 @@ func TestRuntimeErrors(t *testing.T) {
 		{`BEGIN { s = "x"; while (1) s = s s }`, "", nil, "cmd. line:1: fatal: string of", awk.ErrLimit},
 		{`BEGIN { while (1) a[i++] }`, "", nil, "cmd. line:1: fatal: array `a' has more than 1000 elements", awk.ErrLimit},
 		{`BEGIN { printf "%s %s\n", "a" }`, "", nil, "cmd. line:1: fatal: not enough arguments to satisfy format string", nil},
+		{`BEGIN { s = sprintf("%10000s", ""); while (1) a[i++ % 500] = s i }`, "", nil, "cmd. line:1: fatal: arrays hold more than 262144 bytes", awk.ErrLimit},
 		{`BEGIN { $(-1) = 1 }`, "", nil, "cmd. line:1: fatal: attempt to access field -1", nil},
 	}
 	for _, tc := range tests {
@@ -296,5 +297,20 @@ func TestHugePrograms(t *testing.T) {
 	var out bytes.Buffer
 	if _, err := prog.Run(context.Background(), &awk.Config{Stdout: &out}); err != nil || out.String() != "9001\n" {
 		t.Errorf("a long chain: %q %v", out.String(), err)
+	}
+}
+
+// TestArrayBytes: a function's local arrays stop counting towards the
+// arrays' byte limit when it returns, and delete uncounts too.
+func TestArrayBytes(t *testing.T) {
+	for _, src := range []string{
+		`function f(n,   t, i) { for (i = 0; i < 50; i++) t[i] = sprintf("%1000s", i); return length(t) } BEGIN { for (j = 0; j < 100; j++) s += f(); print s }`,
+		`BEGIN { for (j = 0; j < 100; j++) { for (i = 0; i < 50; i++) t[i] = sprintf("%1000s", i); s += length(t); delete t }; print s }`,
+		`BEGIN { for (j = 0; j < 100; j++) { n = split(sprintf("%2000s", "x"), t, ""); s += n / 40 }; print s }`,
+	} {
+		out, _, st, err := run(t, context.Background(), src, "", awk.Config{MaxString: 1 << 16})
+		if err != nil || st != 0 || out != "5000\n" {
+			t.Errorf("%s: got %q status %d %v", src, out, st, err)
+		}
 	}
 }

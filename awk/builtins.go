@@ -308,15 +308,18 @@ func (in *interp) split(args []expr) (value, error) {
 	if args[1].(*varExpr) == nil {
 		return value{}, nil
 	}
-	clear(arr.m)
+	arr.clearAll()
 	if len(parts) > in.maxArray {
 		return value{}, in.fatalErr(ErrLimit, "split: more than %d elements", in.maxArray)
 	}
 	for i, p := range parts {
 		arr.set(strconv.Itoa(i+1), strnum(p))
 	}
+	if err := in.checkArrays(); err != nil {
+		return value{}, err
+	}
 	if seps != nil {
-		clear(seps.m)
+		seps.clearAll()
 		if lead != "" {
 			seps.set("0", str(lead))
 		}
@@ -893,11 +896,11 @@ func (in *interp) asort(args []expr, indices bool) (value, error) {
 		}
 		sort.SliceStable(vals, func(i, j int) bool { return in.typeLess(vals[i], vals[j]) })
 	}
-	clear(dest.m)
+	dest.clearAll()
 	for i, v := range vals {
 		dest.set(strconv.Itoa(i+1), v)
 	}
-	return num(float64(len(vals))), nil
+	return num(float64(len(vals))), in.checkArrays()
 }
 
 // typeLess orders values as gawk's @val_type_asc: numbers (and strnums

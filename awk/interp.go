@@ -77,11 +77,13 @@ type slot struct {
 	v   value
 	a   *array
 	ref *slot // an untyped argument: becomes the caller's array on use
+	own bool  // a is a function's local array, dropped at its return
 }
 
 type array struct {
-	m   map[string]*elem
-	seq uint64
+	m    map[string]*elem
+	seq  uint64
+	acct *int64 // the run's count of bytes held in arrays, or nil
 }
 
 type elem struct {
@@ -90,6 +92,42 @@ type elem struct {
 }
 
 func newArray() *array { return &array{m: map[string]*elem{}} }
+
+func (in *interp) newArray() *array {
+	a := newArray()
+	a.acct = &in.arrBytes
+	return a
+}
+
+// elemCost is what an element is counted as: its key, its string and
+// the map's overhead.
+func elemCost(k string, v value) int64 { return int64(len(k) + len(v.s) + 64) }
+
+func (a *array) account(n int64) {
+	if a.acct != nil {
+		*a.acct += n
+	}
+}
+
+// put sets an element's value, counting the bytes.
+func (a *array) put(k string, e *elem, v value) {
+	a.account(int64(len(v.s) - len(e.v.s)))
+	e.v = v
+}
+
+func (a *array) remove(k string) {
+	if e, ok := a.m[k]; ok {
+		a.account(-elemCost(k, e.v))
+		delete(a.m, k)
+	}
+}
+
+func (a *array) clearAll() {
+	for k, e := range a.m {
+		a.account(-elemCost(k, e.v))
+	}
+	clear(a.m)
+}
 
 // keys returns the array's keys in insertion order, the order for-in
 // visits them in.
@@ -157,6 +195,7 @@ type interp struct {
 	prevSeed  float64
 	rng       uint64
 	ticks     int
+	arrBytes  int64
 	maxDepth  int
 	maxString int
 	maxArray  int
@@ -270,11 +309,12 @@ func (in *interp) setup() error {
 
 func (a *array) set(k string, v value) {
 	if e, ok := a.m[k]; ok {
-		e.v = v
+		a.put(k, e, v)
 		return
 	}
 	a.seq++
 	a.m[k] = &elem{v, a.seq}
+	a.account(elemCost(k, v))
 }
 
 func isName(s string) bool {
@@ -690,14 +730,14 @@ func (in *interp) exec(s stmt) (ctl, error) {
 			return 0, err
 		}
 		if s.keys == nil {
-			clear(arr.m)
+			arr.clearAll()
 			return ctlNone, nil
 		}
 		k, err := in.key(s.keys)
 		if err != nil {
 			return 0, err
 		}
-		delete(arr.m, k)
+		arr.remove(k)
 		return ctlNone, nil
 	}
 	return 0, in.fatal("unknown statement %T", s)
@@ -776,12 +816,13 @@ func (in *interp) arrayOf(v *varExpr) (*array, error) {
 			if r.v.k != kUninit {
 				return nil, in.fatal("attempt to use scalar `%s' as an array", v.name)
 			}
-			r.a = newArray()
+			r.a = in.newArray()
 		}
 		s.a = r.a
 		return s.a, nil
 	}
-	s.a = newArray()
+	s.a = in.newArray()
+	s.own = v.local
 	return s.a, nil
 }
 
@@ -915,20 +956,39 @@ func (in *interp) elemRef(x *indexExpr) (*elem, error) {
 	if err != nil {
 		return nil, err
 	}
+	_, e, err := in.elemKeyRef(arr, x)
+	return e, err
+}
+
+// elemKeyRef returns an element of arr and its key, adding it if new.
+func (in *interp) elemKeyRef(arr *array, x *indexExpr) (string, *elem, error) {
 	k, err := in.key(x.keys)
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	e, ok := arr.m[k]
 	if !ok {
 		if len(arr.m) >= in.maxArray {
-			return nil, in.fatalErr(ErrLimit, "array `%s' has more than %d elements", x.arr.name, in.maxArray)
+			return "", nil, in.fatalErr(ErrLimit, "array `%s' has more than %d elements", x.arr.name, in.maxArray)
 		}
 		arr.seq++
 		e = &elem{seq: arr.seq}
 		arr.m[k] = e
+		arr.account(elemCost(k, value{}))
+		if err := in.checkArrays(); err != nil {
+			return "", nil, err
+		}
 	}
-	return e, nil
+	return k, e, nil
+}
+
+// checkArrays fails when the arrays hold more than four times
+// MaxString bytes in all.
+func (in *interp) checkArrays() error {
+	if in.arrBytes > 4*int64(in.maxString) {
+		return in.fatalErr(ErrLimit, "arrays hold more than %d bytes", 4*int64(in.maxString))
+	}
+	return nil
 }
 
 // assign stores val in an lvalue.
@@ -954,12 +1014,16 @@ func (in *interp) assign(lv expr, val value) error {
 		}
 		return in.setField(in.toNum(iv), val)
 	case *indexExpr:
-		e, err := in.elemRef(lv)
+		arr, err := in.arrayOf(lv.arr)
 		if err != nil {
 			return err
 		}
-		e.v = val
-		return nil
+		k, e, err := in.elemKeyRef(arr, lv)
+		if err != nil {
+			return err
+		}
+		arr.put(k, e, val)
+		return in.checkArrays()
 	case *groupExpr:
 		return in.assign(lv.x, val)
 	}
@@ -1023,6 +1087,27 @@ func (in *interp) eval(x expr) (value, error) {
 		}
 		return num(in.toNum(v)), nil
 	case *incdecExpr:
+		if ix, ok := x.lv.(*indexExpr); ok {
+			// the element found once
+			arr, err := in.arrayOf(ix.arr)
+			if err != nil {
+				return value{}, err
+			}
+			k, e, err := in.elemKeyRef(arr, ix)
+			if err != nil {
+				return value{}, err
+			}
+			n := in.toNum(e.v)
+			nv := n + 1
+			if x.op == tDecr {
+				nv = n - 1
+			}
+			arr.put(k, e, num(nv))
+			if x.pre {
+				return num(nv), nil
+			}
+			return num(n), nil
+		}
 		old, err := in.eval(x.lv)
 		if err != nil {
 			return value{}, err
@@ -1076,6 +1161,22 @@ func (in *interp) evalAssign(x *assignExpr) (value, error) {
 	r, err := in.eval(x.rhs)
 	if err != nil {
 		return value{}, err
+	}
+	if ix, ok := x.lhs.(*indexExpr); ok && x.op != tAssign {
+		arr, err := in.arrayOf(ix.arr)
+		if err != nil {
+			return value{}, err
+		}
+		k, e, err := in.elemKeyRef(arr, ix)
+		if err != nil {
+			return value{}, err
+		}
+		n, err := in.arith(x.op, in.toNum(e.v), in.toNum(r))
+		if err != nil {
+			return value{}, err
+		}
+		arr.put(k, e, num(n))
+		return num(n), nil
 	}
 	if x.op != tAssign {
 		l, err := in.eval(x.lhs)
@@ -1304,6 +1405,11 @@ func (in *interp) call(c *callExpr) (value, error) {
 	in.frame = frame
 	in.depth++
 	c2, err := in.execBlock(f.body)
+	for i := range frame {
+		if frame[i].own {
+			frame[i].a.clearAll() // no longer counted
+		}
+	}
 	in.depth--
 	in.frame, in.line = saved, savedLine
 	if err != nil {
