@@ -512,7 +512,11 @@ var grepBattery = [][]string{
 	{"-P", `a\`, "perl.txt"}, {"-P", `(?z)`, "perl.txt"}, {"-P", `\p{Foo}`, "perl.txt"}, {"-P", `[[:foo:]]`, "perl.txt"},
 	{"-P", `(a)\2`, "perl.txt"}, {"-P", `\k`, "perl.txt"}, {"-P", `\U`, "perl.txt"}, {"-P", `[\d-z]`, "perl.txt"},
 	{"-P", "-e", "a", "-e", "b", "perl.txt"}, {"-P", "a\nb", "perl.txt"}, {"-PE", "x", "perl.txt"}, {"-FP", "x", "perl.txt"},
-	{"-P", "-f", "pats.txt", "perl.txt"}, {"-P", "-f", "pat1.txt", "perl.txt"},
+	{"-P", "-f", "pats.txt", "perl.txt"}, {"-P", "-f", "pat1.txt", "perl.txt"}, {"-P", "-f", "empty.md", "perl.txt"},
+	{"-Pv", "-f", "empty.md", "-c", "perl.txt"}, {"-Pc", "foo|^$", "perl.txt", "empty.md", "notrail.md"}, {"-PL", "zebra", "perl.txt"},
+	{"-Pn", "-A1", "(?<=foo )bar", "perl.txt"}, {"-Pob", `\d+`, "perl.txt"}, {"-Pm1", "-c", "foo", "perl.txt"},
+	{"-Pi", "-w", "KEY", "perl.txt"}, {"-Pix", "key = OTHER", "perl.txt"}, {"-Po", "-e", "(?i)straSSe", "perl.txt"},
+	{"-Pw", "a\\", "perl.txt"}, {"-P", "-f", "badpat.txt", "perl.txt"}, {"-P", "--", "-7", "perl.txt"}, {"-rcP", "(?<=\\s)foo\\b", "."},
 	{"[:space:]", "README.md"}, {"a\\", "README.md"}, {"-w", "x\\{2,1\\}", "README.md"},
 }
 
@@ -537,6 +541,9 @@ func TestGrepDifferential(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile("pat1.txt", []byte("fo+(?=b)\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile("badpat.txt", []byte("(\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	fsys := os.DirFS(dir)

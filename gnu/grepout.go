@@ -62,6 +62,11 @@ func runGrep(ctx context.Context, env *Env, prog string, fsys fs.FS, o *grepOpti
 	}
 	if err != nil {
 		var pe *pattern.Error
+		if errors.As(err, &pe) && o.syntax == pattern.Perl {
+			// GNU grep -P names no pattern file.
+			fmt.Fprintf(env.Stderr, "%s: %s\n", prog, pe.Error())
+			return 2
+		}
 		if errors.As(err, &pe) && pe.Err == nil {
 			// GNU grep reports every pattern that does not compile, a
 			// -f file's with its name and line.
