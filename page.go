@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 
 	"golang.org/x/sync/errgroup"
 	"golang.org/x/sync/singleflight"
@@ -253,9 +252,8 @@ func (fsys *FS) PrefetchEach(ctx context.Context, names []string, loaded func(na
 	var want, pointers []*tree.Node
 	var keys, wantNames, pointerNames []string
 	for _, name := range names {
-		if !fs.ValidPath(name) {
-			continue
-		}
+		// No fs.ValidPath check, as in Candidates: the view holds only
+		// valid, clean paths, which an invalid name never matches.
 		n, ok := s.view.Lookup(fsys.full(name))
 		if !ok || n.IsDir || (n.Entry.URL != "" && s.resolver == nil) {
 			continue
