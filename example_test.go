@@ -103,3 +103,28 @@ func ExampleFS_PrefetchEach() {
 	fmt.Printf("%q %v\n", got, err)
 	// Output: map["guides/quickstart.md":"# Quickstart\nRun `acme init`.\n" "index.md":"# Docs\n"] <nil>
 }
+
+// WalkDir walks the visible tree as fs.WalkDir does, from memory.
+func ExampleFS_WalkDir() {
+	fsys, err := chromafs.New(context.Background(), exampleStore())
+	if err != nil {
+		log.Fatal(err)
+	}
+	err = fsys.WalkDir(".", func(name string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && name == "guides/auth" {
+			return fs.SkipDir
+		}
+		fmt.Println(name, d.IsDir())
+		return nil
+	})
+	fmt.Println(err)
+	// Output:
+	// . true
+	// guides true
+	// guides/quickstart.md false
+	// index.md false
+	// <nil>
+}

@@ -197,7 +197,7 @@ func scope(fsys fs.FS, q *Query, f *filter) []item {
 			continue
 		}
 		op := i
-		err = walkDir(fsys, p, info, func(name string, d fs.DirEntry, err error) error {
+		visit := func(name string, d fs.DirEntry, err error) error {
 			if err != nil {
 				items = append(items, item{operand: op, path: name, err: err})
 				if d != nil && d.IsDir() {
@@ -216,12 +216,26 @@ func scope(fsys fs.FS, q *Query, f *filter) []item {
 			}
 			items = append(items, item{operand: op, path: name})
 			return nil
-		})
+		}
+		if w, ok := fsys.(WalkDirFS); ok {
+			err = w.WalkDir(p, visit)
+		} else {
+			err = walkDir(fsys, p, info, visit)
+		}
 		if err != nil {
 			items = append(items, item{operand: op, path: p, err: err})
 		}
 	}
 	return items
+}
+
+// WalkDirFS is implemented by filesystems that walk their own tree faster
+// than fs.WalkDir does through ReadDir.
+type WalkDirFS interface {
+	fs.FS
+	// WalkDir is fs.WalkDir(fsys, root, fn): the same calls of fn, in the
+	// same order, with the same handling of fs.SkipDir and fs.SkipAll.
+	WalkDir(root string, fn fs.WalkDirFunc) error
 }
 
 // walkDir is fs.WalkDir from root, whose FileInfo the caller has, with the
