@@ -22,10 +22,14 @@ func TestPagesShape(t *testing.T) {
 	if len(pages) != n {
 		t.Fatalf("len = %d, want %d", len(pages), n)
 	}
-	if !maps.Equal(pages, gen.Pages(n, 1)) {
+	// Determinism and the seed on a smaller site: generating 5,000 pages
+	// twice more costs two CPU seconds under -race, and what could make
+	// the generator differ between runs (map order, shared state) shows
+	// at any size.
+	const m = 500
+	if small := gen.Pages(m, 1); !maps.Equal(small, gen.Pages(m, 1)) {
 		t.Fatal("Pages is not deterministic")
-	}
-	if maps.Equal(pages, gen.Pages(n, 2)) {
+	} else if maps.Equal(small, gen.Pages(m, 2)) {
 		t.Fatal("the seed changes nothing")
 	}
 	var total, private, wide int
