@@ -74,6 +74,9 @@ func (in *interp) builtin(b *builtinExpr) (value, error) {
 		if t == "" {
 			return num(1), nil
 		}
+		if in.ignoreCase {
+			s, t = strings.ToLower(s), strings.ToLower(t)
+		}
 		i := strings.Index(s, t)
 		if i < 0 {
 			return num(0), nil
@@ -263,7 +266,10 @@ func (in *interp) split(args []expr) (value, error) {
 	re := in.fsRe
 	if len(args) >= 3 {
 		if r, ok := args[2].(*regexExpr); ok {
-			fs, re = "\x00re", r.re
+			fs = "\x00re"
+			if re, err = in.lit(r); err != nil {
+				return value{}, err
+			}
 		} else {
 			fv, err := in.eval(args[2])
 			if err != nil {

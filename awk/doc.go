@@ -15,7 +15,8 @@
 // separators (RS of more than one character), paragraph mode (RS=""),
 // FS="" splitting into characters, ** and **=, nextfile, delete of a
 // whole array, length(array), split's fourth argument, fflush, gensub,
-// asort, asorti, PROCINFO["sorted_in"]'s predefined orders, and
+// asort, asorti, PROCINFO["sorted_in"]'s predefined orders, IGNORECASE
+// (regexes, regex FS and RS, string comparisons, index), and
 // character (not byte) positions in length, index, substr and match,
 // as gawk in a UTF-8 locale. for (k in a) visits keys in the order they
 // were first added (gawk's order is unspecified).

@@ -184,21 +184,22 @@ type interp struct {
 	exitCode int
 	exiting  bool
 
-	fsRe      *regexp.Regexp
-	rsRe      *regexp.Regexp
-	reCache   map[string]*regexp.Regexp
-	convfmt   string
-	ofmt      string
-	subsep    string
-	ranges    []bool
-	seed      float64
-	prevSeed  float64
-	rng       uint64
-	ticks     int
-	arrBytes  int64
-	maxDepth  int
-	maxString int
-	maxArray  int
+	fsRe       *regexp.Regexp
+	rsRe       *regexp.Regexp
+	reCache    map[string]*regexp.Regexp
+	convfmt    string
+	ofmt       string
+	subsep     string
+	ranges     []bool
+	seed       float64
+	prevSeed   float64
+	rng        uint64
+	ticks      int
+	arrBytes   int64
+	ignoreCase bool
+	maxDepth   int
+	maxString  int
+	maxArray   int
 }
 
 type outStream struct {
@@ -908,6 +909,13 @@ func (in *interp) setGlobal(idx int, val value) error {
 		in.ofmt = in.toStr(val)
 	case vSUBSEP:
 		in.subsep = in.toStr(val)
+	case vIGNORECASE:
+		in.ignoreCase = in.truth(val)
+		// FS and RS regexes fold case, or stop folding
+		if err := in.setGlobal(vFS, in.globals[vFS].v); err != nil {
+			return err
+		}
+		return in.setGlobal(vRS, in.globals[vRS].v)
 	}
 	// keep the string form of the separators
 	switch idx {
@@ -1044,7 +1052,11 @@ func (in *interp) eval(x expr) (value, error) {
 	case *strExpr:
 		return str(x.s), nil
 	case *regexExpr:
-		return boolean(x.re.MatchString(in.record)), nil
+		re, err := in.lit(x)
+		if err != nil {
+			return value{}, err
+		}
+		return boolean(re.MatchString(in.record)), nil
 	case *varExpr:
 		return in.getVar(x)
 	case *fieldExpr:
@@ -1318,6 +1330,9 @@ func (in *interp) compare(l, r value) int {
 		}
 		return 2
 	}
+	if in.ignoreCase {
+		return strings.Compare(strings.ToLower(in.toStr(l)), strings.ToLower(in.toStr(r)))
+	}
 	return strings.Compare(in.toStr(l), in.toStr(r))
 }
 
@@ -1325,7 +1340,7 @@ func (in *interp) compare(l, r value) int {
 // dynamic regex from a value's string.
 func (in *interp) regexOf(x expr) (*regexp.Regexp, error) {
 	if r, ok := x.(*regexExpr); ok {
-		return r.re, nil
+		return in.lit(r)
 	}
 	v, err := in.eval(x)
 	if err != nil {
@@ -1335,18 +1350,30 @@ func (in *interp) regexOf(x expr) (*regexp.Regexp, error) {
 }
 
 func (in *interp) regex(src string) (*regexp.Regexp, error) {
-	if re, ok := in.reCache[src]; ok {
+	key := src
+	if in.ignoreCase {
+		key = "\x00i" + src
+	}
+	if re, ok := in.reCache[key]; ok {
 		return re, nil
 	}
-	re, err := compileRegex(src)
+	re, err := compileRegex(src, in.ignoreCase)
 	if err != nil {
 		return nil, in.fatalErr(err, "%v", err)
 	}
 	if len(in.reCache) >= regexCacheLimit {
 		clear(in.reCache)
 	}
-	in.reCache[src] = re
+	in.reCache[key] = re
 	return re, nil
+}
+
+// lit is a regex literal's regex, folding case when IGNORECASE is set.
+func (in *interp) lit(x *regexExpr) (*regexp.Regexp, error) {
+	if in.ignoreCase {
+		return in.regex(x.src)
+	}
+	return x.re, nil
 }
 
 // call calls a user function.

@@ -108,10 +108,11 @@ const (
 	vARGC
 	vARGV
 	vRT
+	vIGNORECASE
 	numSpecial
 )
 
-var specialNames = []string{"NR", "NF", "FNR", "FS", "OFS", "ORS", "RS", "FILENAME", "SUBSEP", "RSTART", "RLENGTH", "CONVFMT", "OFMT", "ENVIRON", "ARGC", "ARGV", "RT"}
+var specialNames = []string{"NR", "NF", "FNR", "FS", "OFS", "ORS", "RS", "FILENAME", "SUBSEP", "RSTART", "RLENGTH", "CONVFMT", "OFMT", "ENVIRON", "ARGC", "ARGV", "RT", "IGNORECASE"}
 
 // Compile parses program text.
 func Compile(src string) (*Program, error) {
@@ -1160,7 +1161,7 @@ func (p *parser) primary() (expr, error) {
 		return &strExpr{t.s}, nil
 	case tRegex:
 		p.advance()
-		re, err := compileRegex(t.s)
+		re, err := compileRegex(t.s, false)
 		if err != nil {
 			return nil, &SyntaxError{Pos: t.pos, Msg: regexMsg(err), Plain: true}
 		}
@@ -1327,8 +1328,8 @@ func regexMsg(err error) string {
 
 // compileRegex compiles an awk ERE: pattern's GNU translation, matching
 // leftmost-longest, '.' matching newlines too.
-func compileRegex(src string) (*regexp.Regexp, error) {
-	goSrc, err := translateERE(src)
+func compileRegex(src string, fold bool) (*regexp.Regexp, error) {
+	goSrc, err := translateERE(src, fold)
 	if err != nil {
 		return nil, err
 	}

@@ -192,9 +192,9 @@ func cFormatG(n float64, prec int, upper, alt bool) string {
 
 // translateERE turns an awk ERE into Go syntax with pattern's GNU
 // translation.
-func translateERE(src string) (string, error) {
+func translateERE(src string, fold bool) (string, error) {
 	marked, hasMarks := markGawkOps(src)
-	s, err := pattern.TranslateGroups(marked, pattern.Extended, false)
+	s, err := pattern.TranslateGroups(marked, pattern.Extended, fold)
 	if err == nil && hasMarks {
 		s = strings.NewReplacer(`\x{e000}`, `\b`, `\x{e001}`, `\B`, `\x{e002}`, `\A`, `\x{e003}`, `\z`).Replace(s)
 	}
