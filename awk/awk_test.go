@@ -239,7 +239,7 @@ func TestEarlyExit(t *testing.T) {
 }
 
 func FuzzRun(f *testing.F) {
-	for _, s := range []string{`{print $1}`, `BEGIN{x["a"]++; for(k in x) print k}`, `/a/,/b/{gsub(/x*/,"&&")}`, `function f(a){return f(a)} BEGIN{f()}`, `BEGIN{printf "%*.*d%c", 3, 2, 1, 300}`, `{$5=$1; NF=2; print length()}`, `BEGIN{RS="";FS=","} {print $2}`, `BEGIN { while (1) s = s "x" }`} {
+	for _, s := range []string{`{print $1}`, `BEGIN{x["a"]++; for(k in x) print k}`, `/a/,/b/{gsub(/x*/,"&&")}`, `function f(a){return f(a)} BEGIN{f()}`, `BEGIN{printf "%*.*d%c", 3, 2, 1, 300}`, `{$5=$1; NF=2; print length()}`, `BEGIN{RS="";FS=","} {print $2}`, `BEGIN { while (1) s = s "x" }`, `BEGIN{IGNORECASE=1; PROCINFO["sorted_in"]="@val_num_desc"} {a[$1]=gensub(/(.)(.)/,"\\2\\1","g")} END{n=asort(a,b); for(k in b) print k, b[k]}`, `BEGIN{FS="\\y"; RS="x+"} {print $1 ~ /\\<a/}`} {
 		f.Add(s, "a b\nc d\n\ne")
 	}
 	f.Fuzz(func(t *testing.T, src, in string) {
