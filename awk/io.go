@@ -393,6 +393,9 @@ func firstNonEmpty(re *regexp.Regexp, b []byte) []int {
 
 // open opens a named input file.
 func (in *interp) open(name string) (io.ReadCloser, error) {
+	if name == "/dev/null" {
+		return io.NopCloser(strings.NewReader("")), nil
+	}
 	if name == "-" || name == "/dev/stdin" {
 		if in.cfg.Stdin == nil {
 			return io.NopCloser(strings.NewReader("")), nil
@@ -705,6 +708,13 @@ func (in *interp) output(dest string, redir tok) (*bufio.Writer, error) {
 			break
 		}
 		return in.out, nil
+	case "/dev/null":
+		o, ok := in.outs[dest]
+		if !ok {
+			o = &outStream{w: bufio.NewWriter(io.Discard)}
+			in.outs[dest] = o
+		}
+		return o.w, nil
 	case "/dev/stderr", "/dev/fd/2":
 		o, ok := in.outs[dest]
 		if !ok {

@@ -433,6 +433,8 @@ BEGIN { print add(1,
 	`awk -v IGNORECASE=1 '/WEBHOOK/' guides/quickstart.md`,
 	`awk '/WEBHOOK/ { n++ } END { print n + 0 }' guides/quickstart.md`,
 	`awk 'BEGIN { IGNORECASE = 1 } $0 ~ "then" { print; IGNORECASE = 0 } /done/' guides/quickstart.md`,
+	`awk '{ print > "/dev/null" } END { print NR; print (getline x < "/dev/null") }' t/dups.txt`,
+	`awk '{ print }' /dev/null t/dups.txt | head -1`,
 }
 
 // TestAwkDifferential runs the awk lines in bash with GNU awk and in the
