@@ -632,7 +632,8 @@ func wordDelimited(line []byte, s, e int) bool {
 }
 
 // FindAll appends to dst the matches that grep -o prints for line (without
-// its '\n'), in order: each is the leftmost-longest match starting at or
+// its '\n'), in order: each is the leftmost-longest match (leftmost-first
+// for Perl, starting where \K says) starting at or
 // after the end of the previous one (with the whole line as context), -w
 // and -x respected; empty matches are skipped (grep -o prints nothing for
 // them) and the search goes on one character later. With -v grep -o prints

@@ -1,7 +1,8 @@
 // Package pattern compiles grep patterns (POSIX basic and extended
-// regular expressions as GNU grep 3.8 reads them, or fixed strings) into
-// matchers built on Go's regexp package, and extracts the literals that
-// every match must contain, for use as a coarse filter.
+// regular expressions as GNU grep 3.8 reads them, fixed strings, or
+// grep -P's Perl-compatible expressions, see Perl) into matchers built on
+// Go's regexp package, and extracts the literals that every match must
+// contain, for use as a coarse filter.
 //
 // Matching follows GNU grep in the C.UTF-8 locale: several patterns match
 // a line when any of them does; matches are leftmost-longest (POSIX);

@@ -47,3 +47,54 @@ func TestGNUDifferentialPerl(t *testing.T) {
 	}
 	runDiff(t, grep, corpusLines, cases)
 }
+
+// agentLines are documentation and code lines of the kind agents search.
+var agentLines = []string{
+	"# Getting started",
+	"## Install — version 2.14.0-rc.1",
+	"version: 1.2.3",
+	`  "name": "chromafs", "version": "0.9.12",`,
+	`See [the guide](https://example.com/docs/guide.md) and <a href="/api/v2/users">users</a>.`,
+	"func NewServer(ctx context.Context, addr string) (*Server, error) {",
+	"def parse_args(argv):  # TODO: handle --help",
+	"import os.path, sys",
+	"export API_KEY=${API_KEY:-default} # FIXME",
+	"Contact: jane.doe+docs@example.co.uk or admin@localhost",
+	"Servers 10.0.0.1, 192.168.1.254 and 999.1.1.1",
+	"\tindented\twith tabs\t",
+	"error: connection refused (code 111) at 2024-03-05 12:00:01",
+	"ERROR Timeout after 30s; retry=3 backoff=2.5",
+	"the the quick brown fox fox",
+	"--verbose -v --log-level=debug -- file",
+	"  ",
+	"",
+	"日本語のテキスト 中文 — em dash “quotes” café",
+	"CRLF line\r",
+	`say "hello" and 'bye' then "unterminated`,
+	"[x] done [ ] open [link text](./rel/path.md)",
+	"GET /users/{id} -> 200 OK",
+}
+
+var agentPatterns = []string{
+	`\d+\.\d+`, `\bfoo\s+bar`, `version: \K\S+`, `(?<=href=")[^"]+`, `fox(?! fox)`, `\t`, `"name":\s*"\K[^"]+`,
+	`https?://[^\s)"]+`, `\b[A-Z]{2,}\b`, `(?i)todo|fixme`, `^\s*def \K\w+`, `func \K\w+(?=\()`, `import\s+\K[\w.]+`,
+	`\$\{?\K\w+`, `[\w.+-]+@[\w-]+\.[\w.]+`, `\b\d{1,3}(?:\.\d{1,3}){3}\b`, `(?<=\[)[^\]]+(?=\])`, `\w+(?==)`,
+	`(?<!\w)-{1,2}[a-z][\w-]*`, `^#{1,6} \K.*`, `\[([^\]]+)\]\(([^)]+)\)`, `(["'])(?:(?!\1).)*\1`, `\b(\w+)\s+\1\b`,
+	`^(?!\s*$).+`, `^\s*$`, `\bv?\d+(?:\.\d+){1,2}(?:-[\w.]+)?\b`, `(?i)\berror\b.*$`, `(?<=code )\d+`, `[^\x00-\x7F]+`,
+	`\p{Han}+`, `\Q{id}\E`, `\x{2014}`, `(?<y>\d{4})-(?<m>\d\d)-\d\d`, `\S+@\S+`, `(?i)(?<=api[_-]key=\s?)\w+`,
+	`\r$`, `\w+\r?$`, `\s+$`, `(?<=\()\d+(?=\))`, `\b\w+(?=\s*\()`, `retry=\K\d+`, `\d+(?=s\b)`, `(?i)^error`,
+	`\b(?:GET|POST|PUT|DELETE)\s+\K/\S*`, `[[:upper:]][[:lower:]]+`, `\.md\b`, `(?:\d+\.){2,}\d+`, `.{60,}`,
+}
+
+// TestGNUDifferentialPerlAgent compares -P with GNU grep on the
+// patterns agents use, over documentation and code lines.
+func TestGNUDifferentialPerlAgent(t *testing.T) {
+	grep := gnuGrep(t)
+	var cases []diffCase
+	for _, f := range [][3]bool{{}, {true}, {false, true}, {false, false, true}} {
+		for _, p := range agentPatterns {
+			cases = append(cases, diffCase{p, Perl, f[0], f[1], f[2]})
+		}
+	}
+	runDiff(t, grep, agentLines, cases)
+}

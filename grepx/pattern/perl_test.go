@@ -201,8 +201,26 @@ func FuzzPerlParse(f *testing.F) {
 		if err != nil && !errors.As(err, &pe) {
 			t.Fatalf("%q: error %T %v", s, err, err)
 		}
-		if err == nil {
-			m.Match([]byte("abc a1 _x\xff\tKé"))
+		if err != nil {
+			return
+		}
+		m.Match([]byte("abc a1 _x\xff\tKé"))
+		// Where Go's regexp selects lines, the backtracking engine must
+		// agree on the same tree.
+		p, _ := m.perl.sel.get(true, true)
+		if p == nil || p.re == nil {
+			return
+		}
+		bt, err := compilePerlProg(m.perl.sel.tree, true, true, false)
+		if err != nil {
+			t.Fatalf("%q: regexp2 refuses %q: %v", s, p.src, err)
+		}
+		for _, line := range []string{"", "abc a1 _x\tKé", "aaa bbb", "x-y_z 123.45", "ÉCOLE école", "((a)) [b] {c}"} {
+			got, err1 := p.match([]byte(line))
+			want, err2 := bt.match([]byte(line))
+			if err1 == nil && err2 == nil && got != want {
+				t.Fatalf("%q on %q: Go %v, regexp2 %v (%s)", s, line, got, want, bt.src)
+			}
 		}
 	})
 }
