@@ -435,6 +435,18 @@ BEGIN { print add(1,
 	`awk 'BEGIN { IGNORECASE = 1 } $0 ~ "then" { print; IGNORECASE = 0 } /done/' guides/quickstart.md`,
 	`awk '{ print > "/dev/null" } END { print NR; print (getline x < "/dev/null") }' t/dups.txt`,
 	`awk '{ print }' /dev/null t/dups.txt | head -1`,
+	`awk 'BEGIN { print 1e21, 1e22, 2^70, -2^70, 1e300, 123456789012345678 }'`,
+	`awk 'BEGIN { print 1e15 + 0.3, 1e16 + 0.5, 2^53 - 0.5, 0.1 * 1e16 }'`,
+	`awk 'BEGIN { printf "%d %d %i\n", 1e21, -1e19, 2^63 }'`,
+	`awk 'BEGIN { printf "%x %o %u\n", 2^64, -2^63, 2^63 }'`,
+	`awk 'BEGIN { x[1e21] = 1; x[0.5] = 2; for (k in x) print k }' | sort`,
+	`awk 'BEGIN { print length(1e21), length(0.1 + 0.2), substr(1e21, 1, 5) }'`,
+	`awk 'BEGIN { print -1e-300 * 1e-300, 1 / 3 * 3 == 1, 100 * 1.1 }'`,
+	`awk 'BEGIN { printf "%.15g %.17g %g\n", 0.1, 0.1, 1e-4 }'`,
+	`awk 'BEGIN { printf "%5.3d|%-+5d|%+05d|% 05.1f\n", 7, 3, 3, 2.25 }'`,
+	`awk 'BEGIN { printf "%#5x|%#o|%#.0f|%#g\n", 255, 0, 3, 1.5 }'`,
+	`awk '{ s += $1 } END { printf "%.2f %d\n", s / NR, s }' t/nums.txt`,
+	`awk '{ print $1 + 0, $1 * 1, -$1, +$1 }' t/nums.txt`,
 }
 
 // TestAwkDifferential runs the awk lines in bash with GNU awk and in the
