@@ -78,6 +78,9 @@ type slot struct {
 	a   *array
 	ref *slot // an untyped argument: becomes the caller's array on use
 	own bool  // a is a function's local array, dropped at its return
+	// scalar: read as a scalar while untyped, so no longer an array
+	// candidate (gawk fixes a variable's type at its first use)
+	scalar bool
 }
 
 type array struct {
@@ -805,7 +808,7 @@ func (in *interp) arrayOf(v *varExpr) (*array, error) {
 	if s.a != nil {
 		return s.a, nil
 	}
-	if s.v.k != kUninit || !v.local && v.idx < numSpecial {
+	if s.v.k != kUninit || s.scalar || !v.local && v.idx < numSpecial {
 		return nil, in.fatal("attempt to use scalar `%s' as an array", v.name)
 	}
 	if s.ref != nil {
@@ -814,7 +817,7 @@ func (in *interp) arrayOf(v *varExpr) (*array, error) {
 			r = r.ref
 		}
 		if r.a == nil {
-			if r.v.k != kUninit {
+			if r.v.k != kUninit || r.scalar {
 				return nil, in.fatal("attempt to use scalar `%s' as an array", v.name)
 			}
 			r.a = in.newArray()
@@ -847,6 +850,20 @@ func (in *interp) getVar(v *varExpr) (value, error) {
 	if s.a != nil {
 		return value{}, in.fatal("attempt to use array `%s' in a scalar context", v.name)
 	}
+	if s.ref != nil {
+		// an untyped argument read as a scalar makes the caller's
+		// variable a scalar too, as in gawk
+		r := s.ref
+		for r.ref != nil && r.a == nil {
+			r.scalar = true
+			r = r.ref
+		}
+		if r.a != nil {
+			return value{}, in.fatal("attempt to use array `%s' in a scalar context", v.name)
+		}
+		r.scalar = true
+	}
+	s.scalar = true
 	return s.v, nil
 }
 

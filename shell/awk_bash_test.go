@@ -447,6 +447,10 @@ BEGIN { print add(1,
 	`awk 'BEGIN { printf "%#5x|%#o|%#.0f|%#g\n", 255, 0, 3, 1.5 }'`,
 	`awk '{ s += $1 } END { printf "%.2f %d\n", s / NR, s }' t/nums.txt`,
 	`awk '{ print $1 + 0, $1 * 1, -$1, +$1 }' t/nums.txt`,
+	`awk 'BEGIN { print x; x[1] = 1; print "no" }'; echo $?`,
+	`awk 'function f(a) { return length(a) } BEGIN { n = f(x); x[1] = 1; print "no" }'; echo $?`,
+	`awk 'function f(a) { a[1] = 1 } BEGIN { f(x); print length(x), x[1] }'`,
+	`awk 'function g(a) { return 1 } BEGIN { g(x); x[1] = 2; print x[1] }'`,
 }
 
 // TestAwkDifferential runs the awk lines in bash with GNU awk and in the
