@@ -1004,13 +1004,24 @@ func (p *parser) mul() (expr, error) {
 		return nil, err
 	}
 	for p.tok().t == tMul || p.tok().t == tDiv || p.tok().t == tMod {
-		op := p.advance().t
+		opTok := p.advance()
+		op := opTok.t
 		r, err := p.unary()
 		if err != nil {
 			return nil, err
 		}
 		if n++; n > maxChain {
 			return nil, p.chain(n)
+		}
+		// gawk folds a constant divisor of zero into a parse error
+		if c, ok := r.(*numExpr); ok && c.n == 0 && op != tMul {
+			if _, lc := l.(*numExpr); lc {
+				msg := "division by zero attempted"
+				if op == tMod {
+					msg += " in `%'"
+				}
+				return nil, &SyntaxError{Pos: opTok.pos, Msg: msg, Plain: true}
+			}
 		}
 		l = &binExpr{op, l, r}
 	}

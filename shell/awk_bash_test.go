@@ -451,6 +451,9 @@ BEGIN { print add(1,
 	`awk 'function f(a) { return length(a) } BEGIN { n = f(x); x[1] = 1; print "no" }'; echo $?`,
 	`awk 'function f(a) { a[1] = 1 } BEGIN { f(x); print length(x), x[1] }'`,
 	`awk 'function g(a) { return 1 } BEGIN { g(x); x[1] = 2; print x[1] }'`,
+	`awk 'BEGIN { print 1 % 0 }'; echo $?`,
+	`awk '{ print 1/0 }' /dev/null; echo $?`,
+	`awk 'BEGIN { print 2 / (1-1) }'; echo $?`,
 }
 
 // TestAwkDifferential runs the awk lines in bash with GNU awk and in the
