@@ -25,9 +25,9 @@
 //     trailing "/", files with their size.
 //   - glob {pattern, path?}: the paths that a "**" pattern matches, sorted.
 //   - grep {pattern, path?, glob?, output_mode?, case_insensitive?,
-//     fixed_strings?, context?, line_numbers?, head_limit?}: GNU grep -r
-//     (package gnu's Grep, so grepx with its accelerations) with extended
-//     regular expressions.
+//     fixed_strings?, perl_regexp?, context?, line_numbers?, head_limit?}:
+//     GNU grep -r (package gnu's Grep, so grepx with its accelerations)
+//     with extended regular expressions, or Perl ones (grep -P).
 //   - stat {path}: type, size, modification time, and the content type and
 //     hash when the filesystem records them, with the same as structured
 //     content.

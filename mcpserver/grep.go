@@ -28,6 +28,7 @@ type grepIn struct {
 	OutputMode      string `json:"output_mode,omitempty" jsonschema:"files_with_matches (default), content or count"`
 	CaseInsensitive bool   `json:"case_insensitive,omitempty" jsonschema:"match regardless of case (grep -i)"`
 	FixedStrings    bool   `json:"fixed_strings,omitempty" jsonschema:"pattern is a literal string, not a regular expression (grep -F)"`
+	PerlRegexp      bool   `json:"perl_regexp,omitempty" jsonschema:"pattern is a Perl-compatible regular expression as in grep -P: \\d, lookahead and lookbehind, \\K, non-greedy *?, back-references"`
 	Context         int    `json:"context,omitempty" jsonschema:"lines of context before and after each match, in content mode (grep -C)"`
 	LineNumbers     *bool  `json:"line_numbers,omitempty" jsonschema:"show line numbers in content mode (default true)"`
 	HeadLimit       int    `json:"head_limit,omitempty" jsonschema:"return only the first N lines of the answer"`
@@ -110,9 +111,14 @@ func mode(in grepIn) string {
 // grepArgs are the options of grep for in, before the operands.
 func grepArgs(in grepIn) ([]string, error) {
 	args := []string{"-r"}
-	if in.FixedStrings {
+	switch {
+	case in.FixedStrings && in.PerlRegexp:
+		return nil, fmt.Errorf("fixed_strings and perl_regexp exclude each other")
+	case in.FixedStrings:
 		args = append(args, "-F")
-	} else {
+	case in.PerlRegexp:
+		args = append(args, "-P")
+	default:
 		args = append(args, "-E")
 	}
 	if in.CaseInsensitive {

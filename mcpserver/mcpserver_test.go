@@ -481,7 +481,7 @@ func TestToolList(t *testing.T) {
 		"read": {"path", "offset", "limit"},
 		"ls":   {"path"},
 		"glob": {"pattern", "path"},
-		"grep": {"pattern", "path", "glob", "output_mode", "case_insensitive", "fixed_strings", "context", "line_numbers", "head_limit"},
+		"grep": {"pattern", "path", "glob", "output_mode", "case_insensitive", "fixed_strings", "perl_regexp", "context", "line_numbers", "head_limit"},
 		"stat": {"path"},
 	}
 	var names []string
@@ -511,5 +511,32 @@ func TestToolList(t *testing.T) {
 	slices.Sort(names)
 	if !slices.Equal(names, []string{"bash", "glob", "grep", "ls", "read", "stat"}) {
 		t.Errorf("tools %v", names)
+	}
+}
+
+// TestGrepPerl: perl_regexp is grep -P, and excludes fixed_strings.
+func TestGrepPerl(t *testing.T) {
+	c := connect(t, fstest.MapFS{
+		"a.md": {Data: []byte("version: 1.2.3\n<a href=\"/docs\">docs</a>\n")},
+		"b.md": {Data: []byte("version 4\n")},
+	}, mcpserver.Config{})
+	tests := []struct {
+		args map[string]any
+		want string
+	}{
+		{map[string]any{"pattern": `version: \d+\.\d+`, "perl_regexp": true}, "/a.md\n"},
+		{map[string]any{"pattern": `(?<=href=")[^"]+`, "perl_regexp": true, "output_mode": "content"}, "/a.md:2:<a href=\"/docs\">docs</a>\n"},
+		{map[string]any{"pattern": `version(?!:)`, "perl_regexp": true, "output_mode": "count"}, "/b.md:1\n"},
+	}
+	for _, tt := range tests {
+		if got := c.text("grep", tt.args); got != tt.want {
+			t.Errorf("grep %v: %q, want %q", tt.args, got, tt.want)
+		}
+	}
+	if got := c.fail("grep", map[string]any{"pattern": "(", "perl_regexp": true}); !strings.Contains(got, "missing closing parenthesis") {
+		t.Errorf("grep -P '(': %q", got)
+	}
+	if got := c.fail("grep", map[string]any{"pattern": "x", "perl_regexp": true, "fixed_strings": true}); !strings.Contains(got, "exclude each other") {
+		t.Errorf("grep -F -P: %q", got)
 	}
 }

@@ -77,7 +77,7 @@ const lsDescription = `List a directory of the documentation: one entry a line, 
 
 const globDescription = `Find files and directories whose path matches a glob pattern, relative to path (default: the working directory): * and ? match within one path component, ** matches any number of directories ("**/*.md", "guides/**/auth*"), {a,b} is either, [abc] one of. A pattern starting with "/" is matched from the root. Returns absolute paths in sorted order, one a line; directories end with "/". ` + paths
 
-const grepDescription = `Search the contents of files with GNU grep's semantics (grep -r). pattern is an extended regular expression as in grep -E (| alternatives, ( ) groups, + ? {n,m}, [[:alpha:]], \b \w \s \< \>; no \d: use [0-9]), or a literal string with fixed_strings. path is a file or a directory searched recursively (default: the working directory). ` + paths + `
+const grepDescription = `Search the contents of files with GNU grep's semantics (grep -r). pattern is an extended regular expression as in grep -E (| alternatives, ( ) groups, + ? {n,m}, [[:alpha:]], \b \w \s \< \>; no \d: use [0-9]), a Perl-compatible one with perl_regexp (grep -P: \d, (?<=...) (?=...) (?!...), \K, *?), or a literal string with fixed_strings. path is a file or a directory searched recursively (default: the working directory). ` + paths + `
 
 glob limits the files searched: without "/" it matches file names at any depth ("*.md"), with "/" paths relative to path ("guides/**/*.mdx").
 

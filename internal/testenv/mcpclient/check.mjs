@@ -280,7 +280,7 @@ const TOOLS = {
   read: ['path', 'offset', 'limit'],
   ls: ['path'],
   glob: ['pattern', 'path'],
-  grep: ['pattern', 'path', 'glob', 'output_mode', 'case_insensitive', 'fixed_strings', 'context', 'line_numbers', 'head_limit'],
+  grep: ['pattern', 'path', 'glob', 'output_mode', 'case_insensitive', 'fixed_strings', 'perl_regexp', 'context', 'line_numbers', 'head_limit'],
   stat: ['path'],
   search: ['query', 'path', 'k'],
 };
