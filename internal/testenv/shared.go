@@ -38,9 +38,9 @@ func (s *Shared[T]) Get(tb testing.TB, setup func(tb testing.TB) T) T {
 	}
 	switch s.state {
 	case 2:
-		tb.Fatalf("the shared test data could not be made: see %s, which made it", s.first)
+		tb.Fatalf("the shared test data could not be made: see %s, which ran the setup", s.first)
 	case 3:
-		tb.Skipf("the shared test data was skipped: see %s, which made it", s.first)
+		tb.Skipf("the shared test data was skipped: see %s, which ran the setup", s.first)
 	}
 	return s.v
 }
