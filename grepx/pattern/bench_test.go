@@ -255,3 +255,22 @@ func BenchmarkPerl(b *testing.B) {
 	b.Run("backtrack-literal", perl(`(?<=x )access_\w+(?==\d)`))
 	b.Run("backtrack-no-literal", perl(`[a-z](?=[^\w\s]\w)`))
 }
+
+// BenchmarkPerlCompile compiles -P patterns: one Go's regexp matches,
+// one with \K (Go's regexp selects, regexp2 finds -o), one with a
+// lookbehind (regexp2, screened by a Go regexp), and the -E pattern of
+// the same shape as the baseline.
+func BenchmarkPerlCompile(b *testing.B) {
+	for _, o := range []Options{
+		{Patterns: []string{`href="[^"]+`}, Syntax: Extended},
+		{Patterns: []string{`\bhref="[^"]+`}, Syntax: Perl},
+		{Patterns: []string{`href="\K[^"]+`}, Syntax: Perl},
+		{Patterns: []string{`(?<=href=")[^"]+`}, Syntax: Perl},
+	} {
+		b.Run(o.Patterns[0], func(b *testing.B) {
+			for b.Loop() {
+				mustCompile(b, o)
+			}
+		})
+	}
+}

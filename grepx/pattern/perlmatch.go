@@ -88,7 +88,7 @@ func compilePerlProg(t *pnode, atStart, atEnd, useGo bool) (*perlProg, error) {
 	if useGo {
 		re, ok := perlGoTree(t, atStart, atEnd)
 		if ok {
-			src := re.String()
+			src := goString(re)
 			g, err := regexp.Compile(src)
 			if err == nil {
 				return &perlProg{re: g, src: src}, nil
@@ -321,9 +321,12 @@ func (c *compiler) compilePerl(o Options) (*Matcher, error) {
 	if selProg.re != nil && !m.word {
 		m.sel = &engine{fast: selProg.re, dfa: newLineDFA(selProg.src)}
 		pm.dfa = m.sel.dfa
-	} else if re, err := regexp.Compile(perlScreenTop(sel).String()); err == nil {
-		pm.screen = re
-		pm.screenDFA = newLineDFA(re.String())
+	} else {
+		src := goString(perlScreenTop(sel))
+		if re, err := regexp.Compile(src); err == nil {
+			pm.screen = re
+			pm.screenDFA = newLineDFA(src)
+		}
 	}
 	if m.all || len(o.Patterns) == 0 {
 		return m, nil

@@ -7,7 +7,8 @@ import (
 	"strings"
 )
 
-// goString prints re, as built by the parser, in Go regexp syntax.
+// goString prints re, as built by the parser (or for Perl patterns), in
+// Go regexp syntax.
 // (syntax.Regexp.String works too but is slow for the large classes of
 // the C.UTF-8 locale.)
 func goString(re *syntax.Regexp) string {
@@ -23,6 +24,10 @@ func writeGo(b *strings.Builder, re *syntax.Regexp) {
 	case syntax.OpEmptyMatch:
 		b.WriteString(`(?:)`)
 	case syntax.OpLiteral:
+		if re.Flags&syntax.FoldCase != 0 {
+			b.WriteString(`(?i:`)
+			defer b.WriteByte(')')
+		}
 		for _, r := range re.Rune {
 			writeRune(b, r, false)
 		}
@@ -87,6 +92,9 @@ func writeGo(b *strings.Builder, re *syntax.Regexp) {
 			} else {
 				fmt.Fprintf(b, "{%d,%d}", re.Min, re.Max)
 			}
+		}
+		if re.Flags&syntax.NonGreedy != 0 {
+			b.WriteByte('?')
 		}
 	case syntax.OpConcat:
 		for _, s := range re.Sub {

@@ -29,7 +29,7 @@ func Translate(expr string, syn Syntax) (string, error) {
 		if !ok || t.bt {
 			return "", &Error{Pattern: expr, Msg: "pattern needs a backtracking matcher (lookaround, back-reference, atomic group or possessive quantifier)", Err: ErrUnsupported}
 		}
-		return re.String(), nil
+		return goString(re), nil
 	}
 	return translate(&parser{src: expr, ere: syn == Extended}, syn)
 }
