@@ -178,7 +178,7 @@ func Search(ctx context.Context, fsys fs.FS, q Query, fn func(*File) error) (Sta
 
 	// Prefetch in batches, ahead of matching; a file waits for its batch,
 	// or, with a PrefetchEachFS, only for itself.
-	ready := make(map[string]*loading)
+	ready := make(map[string]*loading, len(fetch))
 	// prefetching counts the prefetch goroutines: a search that runs to
 	// its end waits for them, so that what a batch stores after handing
 	// its files over (the page cache, a shared tier such as Redis) is
@@ -191,12 +191,14 @@ func Search(ctx context.Context, fsys fs.FS, q Query, fn func(*File) error) (Sta
 		var batches [][]string
 		var owned [][]*loading
 		size := min(prefetchBatch, max(minSplit, (len(fetch)+prefetchAhead-1)/prefetchAhead))
+		slab := make([]loading, len(fetch))
 		for i := 0; i < len(fetch); i += size {
 			b := fetch[i:min(i+size, len(fetch))]
 			var own []*loading
 			for _, n := range b {
 				if _, ok := ready[n]; !ok { // a repeated name waits for its first batch
-					l := &loading{done: make(chan struct{}), item: -1}
+					l := &slab[len(ready)]
+					l.done, l.item = make(chan struct{}), -1
 					ready[n] = l
 					own = append(own, l)
 				}
