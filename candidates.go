@@ -342,8 +342,15 @@ func (s *session) search(ctx context.Context, searcher collection.Searcher, plan
 	// Every slug the store returns is checked against the slugs asked
 	// for, which are visible files of this view (the answers are few: a
 	// set of them, not of the slugs asked for).
+	// A page's chunks often come one after another: its slug is looked
+	// up once for them.
+	prev := ""
 	for _, c := range mainHits {
-		if inMain[c.Slug] {
+		if c.Slug == prev {
+			continue
+		}
+		prev = c.Slug
+		if !hit[c.Slug] && inMain[c.Slug] {
 			hit[c.Slug] = true
 		}
 	}
