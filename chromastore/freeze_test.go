@@ -66,8 +66,16 @@ func TestFrozenChroma(t *testing.T) {
 		}
 	}
 	fz.Thaw()
+	// The calls keep the 300 ms bound that the frozen ones needed, which
+	// a Chroma on a loaded machine can miss now and then: a call that
+	// misses it is tried again, for up to 10 s; any other error fails.
 	for name, call := range calls {
-		if err := call(); err != nil {
+		deadline := time.Now().Add(10 * time.Second)
+		err := call()
+		for errors.Is(err, context.DeadlineExceeded) && time.Now().Before(deadline) {
+			err = call()
+		}
+		if err != nil {
 			t.Errorf("%s after Chroma thawed: %v", name, err)
 		}
 	}
