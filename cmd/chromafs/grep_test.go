@@ -161,12 +161,27 @@ func TestGrepHugePatternListProcess(t *testing.T) {
 	pats := hugePatternFile(t, n)
 
 	t.Run("timeout", func(t *testing.T) {
-		cmd := exec.Command(bin, append(g, "--timeout", "1s", "grep", "-i", "-rl", "-f", pats, "/")...)
 		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		start := time.Now()
-		err := cmd.Run()
-		elapsed := time.Since(start)
+		var err error
+		var elapsed time.Duration
+		// The second is the whole command's: on a loaded machine it can
+		// end while the collection is still being opened, before any
+		// pattern is compiled, which this test is not about; it tries
+		// again then, up to three times.
+		for attempt := 1; ; attempt++ {
+			cmd := exec.Command(bin, append(g, "--timeout", "1s", "grep", "-i", "-rl", "-f", pats, "/")...)
+			stdout.Reset()
+			stderr.Reset()
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			start := time.Now()
+			err = cmd.Run()
+			elapsed = time.Since(start)
+			early := strings.Contains(stderr.String(), "context deadline exceeded") && !strings.Contains(stderr.String(), "compiling")
+			if !early || attempt == 3 {
+				break
+			}
+			t.Logf("attempt %d: the deadline struck before compiling (%q); again", attempt, stderr.String())
+		}
 		var ee *exec.ExitError
 		if !errors.As(err, &ee) || ee.ExitCode() != 2 {
 			t.Fatalf("status: %v, want 2\nstdout %q\nstderr %q", err, stdout.String(), stderr.String())
