@@ -39,3 +39,15 @@ func SoakWorkers(full int) int {
 	}
 	return max(1, full/4)
 }
+
+// CISoak is a soak for which CI runs a set size and duration of its own
+// (issue-given, e.g. 100 sessions for 5 s) rather than the brief local
+// default: with CI=true and CHROMAFS_SOAK unset it returns workers and d;
+// otherwise SoakWorkers(workers) and SoakDuration.
+func CISoak(tb testing.TB, workers int, d time.Duration) (int, time.Duration) {
+	tb.Helper()
+	if os.Getenv("CI") == "true" && os.Getenv("CHROMAFS_SOAK") == "" {
+		return workers, d
+	}
+	return SoakWorkers(workers), SoakDuration(tb)
+}
