@@ -340,29 +340,34 @@ func (in *interp) split(args []expr) (value, error) {
 // follows parts[i], and the blanks after the last field are the last
 // separator (gawk's seps[n]).
 func splitBlanks(s string) (parts, seps []string) {
-	i := 0
-	for i < len(s) {
-		for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n') {
-			i++
-		}
-		if i >= len(s) {
-			break
-		}
-		j := i
-		for j < len(s) && s[j] != ' ' && s[j] != '\t' && s[j] != '\n' {
-			j++
-		}
+	for i, j := blankField(s, 0); i < len(s); i, j = blankField(s, j) {
 		parts = append(parts, s[i:j])
-		k := j
-		for k < len(s) && (s[k] == ' ' || s[k] == '\t' || s[k] == '\n') {
-			k++
-		}
-		if k > j {
+		if k := skipBlanks(s, j); k > j {
 			seps = append(seps, s[j:k])
 		}
-		i = k
 	}
 	return parts, seps
+}
+
+// blankField returns where the next field of s from i starts and ends
+// when fields are separated by runs of blanks (space, tab, newline);
+// start is len(s) when there is none.
+func blankField(s string, i int) (start, end int) {
+	i = skipBlanks(s, i)
+	j := i
+	for j < len(s) && s[j] != ' ' && s[j] != '\t' && s[j] != '\n' {
+		j++
+	}
+	return i, j
+}
+
+// skipBlanks returns the index of the first byte of s from i that is not
+// a blank.
+func skipBlanks(s string, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n') {
+		i++
+	}
+	return i
 }
 
 // sub does sub and gsub: & in the replacement is the match, \& a

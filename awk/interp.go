@@ -563,6 +563,46 @@ func (in *interp) execBlock(body []stmt) (ctl, error) {
 	return ctlNone, nil
 }
 
+// loop runs body while cond (nil: always) is true, testing it before
+// each pass, or after it for do-while (testFirst false), and running post
+// (if not nil) after each pass; break ends it, and next, exit and return
+// end it and are handed up.
+func (in *interp) loop(cond expr, body []stmt, post stmt, testFirst bool) (ctl, error) {
+	test := func() (bool, error) {
+		if cond == nil {
+			return true, nil
+		}
+		v, err := in.eval(cond)
+		return err == nil && in.truth(v), err
+	}
+	for first := true; ; first = false {
+		if err := in.tick(); err != nil {
+			return 0, err
+		}
+		if testFirst || !first {
+			if ok, err := test(); err != nil || !ok {
+				return ctlNone, err
+			}
+		}
+		c, err := in.execBlock(body)
+		if err != nil {
+			return 0, err
+		}
+		switch c {
+		case ctlBreak:
+			return ctlNone, nil
+		case ctlContinue, ctlNone:
+		default:
+			return c, nil
+		}
+		if post != nil {
+			if _, err := in.exec(post); err != nil {
+				return 0, err
+			}
+		}
+	}
+}
+
 func (in *interp) exec(s stmt) (ctl, error) {
 	in.line = s.stmtLine()
 	switch s := s.(type) {
@@ -581,89 +621,16 @@ func (in *interp) exec(s stmt) (ctl, error) {
 		}
 		return in.execBlock(s.els)
 	case *whileStmt:
-		for {
-			if err := in.tick(); err != nil {
-				return 0, err
-			}
-			v, err := in.eval(s.cond)
-			if err != nil {
-				return 0, err
-			}
-			if !in.truth(v) {
-				return ctlNone, nil
-			}
-			c, err := in.execBlock(s.body)
-			if err != nil {
-				return 0, err
-			}
-			switch c {
-			case ctlBreak:
-				return ctlNone, nil
-			case ctlContinue, ctlNone:
-			default:
-				return c, nil
-			}
-		}
+		return in.loop(s.cond, s.body, nil, true)
 	case *doStmt:
-		for {
-			if err := in.tick(); err != nil {
-				return 0, err
-			}
-			c, err := in.execBlock(s.body)
-			if err != nil {
-				return 0, err
-			}
-			switch c {
-			case ctlBreak:
-				return ctlNone, nil
-			case ctlContinue, ctlNone:
-			default:
-				return c, nil
-			}
-			v, err := in.eval(s.cond)
-			if err != nil {
-				return 0, err
-			}
-			if !in.truth(v) {
-				return ctlNone, nil
-			}
-		}
+		return in.loop(s.cond, s.body, nil, false)
 	case *forStmt:
 		if s.init != nil {
 			if _, err := in.exec(s.init); err != nil {
 				return 0, err
 			}
 		}
-		for {
-			if err := in.tick(); err != nil {
-				return 0, err
-			}
-			if s.cond != nil {
-				v, err := in.eval(s.cond)
-				if err != nil {
-					return 0, err
-				}
-				if !in.truth(v) {
-					return ctlNone, nil
-				}
-			}
-			c, err := in.execBlock(s.body)
-			if err != nil {
-				return 0, err
-			}
-			switch c {
-			case ctlBreak:
-				return ctlNone, nil
-			case ctlContinue, ctlNone:
-			default:
-				return c, nil
-			}
-			if s.post != nil {
-				if _, err := in.exec(s.post); err != nil {
-					return 0, err
-				}
-			}
-		}
+		return in.loop(s.cond, s.body, s.post, true)
 	case *forInStmt:
 		arr, err := in.arrayOf(s.arr)
 		if err != nil {

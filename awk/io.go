@@ -27,20 +27,8 @@ func (in *interp) splitRecord() error {
 		// the common case, without an intermediate slice
 		in.fields = in.fields[:0]
 		s := in.record
-		i := 0
-		for {
-			for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n') {
-				i++
-			}
-			if i >= len(s) {
-				break
-			}
-			j := i
-			for j < len(s) && s[j] != ' ' && s[j] != '\t' && s[j] != '\n' {
-				j++
-			}
+		for i, j := blankField(s, 0); i < len(s); i, j = blankField(s, j) {
 			in.fields = append(in.fields, strnum(s[i:j]))
-			i = j
 		}
 		in.nf = len(in.fields)
 		return nil

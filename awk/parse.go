@@ -1054,30 +1054,13 @@ func (p *parser) pow() (expr, error) {
 		return base, nil
 	}
 	p.advance()
-	exp, err := p.powOperand()
+	// The right operand may have a sign, and ^ is right-associative: it
+	// is a unary expression.
+	exp, err := p.unary()
 	if err != nil {
 		return nil, err
 	}
 	return &binExpr{tPow, base, exp}, nil
-}
-
-// powOperand is the right operand of ^: it may have a sign, and ^ is
-// right-associative.
-func (p *parser) powOperand() (expr, error) {
-	if err := p.enter(); err != nil {
-		return nil, err
-	}
-	defer func() { p.depth-- }()
-	switch t := p.tok().t; t {
-	case tNot, tSub, tAdd:
-		p.advance()
-		x, err := p.powOperand()
-		if err != nil {
-			return nil, err
-		}
-		return &unaryExpr{t, x}, nil
-	}
-	return p.pow()
 }
 
 func (p *parser) postfix() (expr, error) {
