@@ -447,18 +447,24 @@ func perlLitTree(t *pnode) *syntax.Regexp {
 		sub := perlLitTree(t.subs[0])
 		return &syntax.Regexp{Op: syntax.OpRepeat, Sub: []*syntax.Regexp{sub}, Min: t.min, Max: t.max}
 	case pConcat, pAlt:
-		subs := make([]*syntax.Regexp, len(t.subs))
-		for i, s := range t.subs {
-			subs[i] = perlLitTree(s)
-		}
-		op := syntax.OpConcat
-		if t.op == pAlt {
-			op = syntax.OpAlternate
-		}
-		return &syntax.Regexp{Op: op, Sub: subs}
+		return perlMapSubs(t, perlLitTree)
 	}
 	re, _ := perlGoTree(t, true, true)
 	return re
+}
+
+// perlMapSubs turns a concatenation or an alternation into Go's, each of
+// its parts by f.
+func perlMapSubs(t *pnode, f func(*pnode) *syntax.Regexp) *syntax.Regexp {
+	subs := make([]*syntax.Regexp, len(t.subs))
+	for i, s := range t.subs {
+		subs[i] = f(s)
+	}
+	op := syntax.OpConcat
+	if t.op == pAlt {
+		op = syntax.OpAlternate
+	}
+	return &syntax.Regexp{Op: op, Sub: subs}
 }
 
 // perlScreenTop is perlScreenTree, but a positive lookbehind that
@@ -503,15 +509,7 @@ func perlScreenTree(t *pnode) *syntax.Regexp {
 		}
 		return re
 	case pConcat, pAlt:
-		subs := make([]*syntax.Regexp, len(t.subs))
-		for i, s := range t.subs {
-			subs[i] = perlScreenTree(s)
-		}
-		op := syntax.OpConcat
-		if t.op == pAlt {
-			op = syntax.OpAlternate
-		}
-		return &syntax.Regexp{Op: op, Sub: subs}
+		return perlMapSubs(t, perlScreenTree)
 	}
 	re, _ := perlGoTree(t, true, true)
 	return re
