@@ -398,17 +398,25 @@ func (in *interp) open(name string) (io.ReadCloser, error) {
 		if p == "" {
 			p = "."
 		}
-		f, err := in.cfg.FS.Open(p)
-		if err != nil {
-			return nil, err
-		}
-		if st, err := f.Stat(); err == nil && st.IsDir() {
-			f.Close()
-			return nil, &fs.PathError{Op: "open", Path: name, Err: syscall.EISDIR}
-		}
-		return f, nil
+		return OpenFile(in.cfg.FS, p, name)
 	}
 	return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+}
+
+// OpenFile opens the file at path p of fsys for reading as an input or
+// a getline source: a directory is an error wrapping syscall.EISDIR
+// ("Is a directory"), as reading one is on Linux. name is the file as the
+// program spelled it, for the error.
+func OpenFile(fsys fs.FS, p, name string) (io.ReadCloser, error) {
+	f, err := fsys.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		f.Close()
+		return nil, &fs.PathError{Op: "open", Path: name, Err: syscall.EISDIR}
+	}
+	return f, nil
 }
 
 // errText renders a file error as strerror does.

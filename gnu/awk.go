@@ -7,7 +7,6 @@ import (
 	"io"
 	"io/fs"
 	"strings"
-	"syscall"
 
 	"github.com/chromafs/chromafs/awk"
 )
@@ -236,15 +235,7 @@ args:
 			if !ok {
 				return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
 			}
-			f, err := r.fsys.Open(p)
-			if err != nil {
-				return nil, err
-			}
-			if st, err := f.Stat(); err == nil && st.IsDir() {
-				f.Close()
-				return nil, &fs.PathError{Op: "open", Path: name, Err: syscall.EISDIR}
-			}
-			return f, nil
+			return awk.OpenFile(r.fsys, p, name)
 		},
 	}
 	status, err := prog.Run(ctx, cfg)
