@@ -526,7 +526,7 @@ var grepExpectedDiffs = map[string]struct {
 	stderr string
 	code   int
 }{
-	"-P (?R) README.md":     {"recursion and subroutine calls ((?R), (?1), (?&name)) is not supported with -P", 2},
+	"-P (?R) README.md":     {"-P does not support recursion and subroutine calls ((?R), (?1), (?&name))", 2},
 	"\\(a\\)\\1 README.md":  {"", 2},
 	"-E (foo)\\1 README.md": {"", 2},
 }

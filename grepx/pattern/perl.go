@@ -135,7 +135,7 @@ func (p *perlParser) fail(msg string) { panic(perlParseError{msg: msg}) }
 // unsupported refuses a construct PCRE2 accepts but this package cannot
 // match.
 func (p *perlParser) unsupported(what string) {
-	panic(perlParseError{msg: what + " is not supported with -P", unsupported: true})
+	panic(perlParseError{msg: "-P does not support " + what, unsupported: true})
 }
 
 // parsePerl parses one -P pattern, with -i as fold.
