@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -814,44 +815,38 @@ func (p *parser) ternary() (expr, error) {
 	return &condExpr{c, yes, no}, nil
 }
 
-func (p *parser) or() (expr, error) {
-	n := 0
-	l, err := p.and()
-	if err != nil {
-		return nil, err
-	}
-	for p.tok().t == tOr {
-		p.advance()
-		p.optNewlines()
-		r, err := p.and()
-		if err != nil {
-			return nil, err
-		}
-		if n++; n > maxChain {
-			return nil, p.chain(n)
-		}
-		l = &binExpr{tOr, l, r}
-	}
-	return l, nil
-}
+func (p *parser) or() (expr, error) { return p.binaryChain(p.and, true, nil, tOr) }
 
-func (p *parser) and() (expr, error) {
+func (p *parser) and() (expr, error) { return p.binaryChain(p.in, true, nil, tAnd) }
+
+// binaryChain parses operand (op operand)..., left-associative, each op
+// one of ops and its node a binExpr; newlines may follow an operator when
+// nl. check, when not nil, may refuse an operation as it is parsed. A chain
+// of more than maxChain operands is an error.
+func (p *parser) binaryChain(operand func() (expr, error), nl bool, check func(op token, l, r expr) error, ops ...tok) (expr, error) {
 	n := 0
-	l, err := p.in()
+	l, err := operand()
 	if err != nil {
 		return nil, err
 	}
-	for p.tok().t == tAnd {
-		p.advance()
-		p.optNewlines()
-		r, err := p.in()
+	for slices.Contains(ops, p.tok().t) {
+		op := p.advance()
+		if nl {
+			p.optNewlines()
+		}
+		r, err := operand()
 		if err != nil {
 			return nil, err
 		}
 		if n++; n > maxChain {
 			return nil, p.chain(n)
 		}
-		l = &binExpr{tAnd, l, r}
+		if check != nil {
+			if err := check(op, l, r); err != nil {
+				return nil, err
+			}
+		}
+		l = &binExpr{op.t, l, r}
 	}
 	return l, nil
 }
@@ -977,55 +972,30 @@ func (p *parser) concat() (expr, error) {
 	}
 }
 
-func (p *parser) additive() (expr, error) {
-	n := 0
-	l, err := p.mul()
-	if err != nil {
-		return nil, err
-	}
-	for p.tok().t == tAdd || p.tok().t == tSub {
-		op := p.advance().t
-		r, err := p.mul()
-		if err != nil {
-			return nil, err
-		}
-		if n++; n > maxChain {
-			return nil, p.chain(n)
-		}
-		l = &binExpr{op, l, r}
-	}
-	return l, nil
-}
+func (p *parser) additive() (expr, error) { return p.binaryChain(p.mul, false, nil, tAdd, tSub) }
 
 func (p *parser) mul() (expr, error) {
-	n := 0
-	l, err := p.unary()
-	if err != nil {
-		return nil, err
+	return p.binaryChain(p.unary, false, divByConstZero, tMul, tDiv, tMod)
+}
+
+// divByConstZero refuses a constant divided by a constant zero, as gawk
+// folds it into a parse error.
+func divByConstZero(op token, l, r expr) error {
+	if op.t == tMul {
+		return nil
 	}
-	for p.tok().t == tMul || p.tok().t == tDiv || p.tok().t == tMod {
-		opTok := p.advance()
-		op := opTok.t
-		r, err := p.unary()
-		if err != nil {
-			return nil, err
-		}
-		if n++; n > maxChain {
-			return nil, p.chain(n)
-		}
-		// gawk folds a constant divisor of zero into a parse error
-		if c, ok := r.(*numExpr); ok && c.n == 0 && op != tMul {
-			if _, lc := l.(*numExpr); lc {
-				msg := "division by zero attempted"
-				if op == tMod {
-					msg += " in `%'"
-				}
-				return nil, &SyntaxError{Pos: opTok.pos, Msg: msg, Plain: true}
-			}
-		}
-		l = &binExpr{op, l, r}
+	c, ok := r.(*numExpr)
+	if !ok || c.n != 0 {
+		return nil
 	}
-	return l, nil
+	if _, lc := l.(*numExpr); !lc {
+		return nil
+	}
+	msg := "division by zero attempted"
+	if op.t == tMod {
+		msg += " in `%'"
+	}
+	return &SyntaxError{Pos: op.pos, Msg: msg, Plain: true}
 }
 
 func (p *parser) unary() (expr, error) {
