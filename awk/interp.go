@@ -367,18 +367,27 @@ func processEscapes(s string) string {
 	return b.String()
 }
 
-func (in *interp) main() (int, error) {
-	for _, b := range in.prog.begins {
+// runActions runs the BEGIN or END actions (which names them) in order,
+// until one exits; next or nextfile in one is fatal.
+func (in *interp) runActions(blocks [][]stmt, which string) error {
+	for _, b := range blocks {
 		c, err := in.execBlock(b)
 		if err != nil {
-			return 2, err
+			return err
 		}
 		if c == ctlExit {
-			break
+			return nil
 		}
 		if c == ctlNext || c == ctlNextfile {
-			return 2, in.fatal("`next' used in BEGIN action")
+			return in.fatal("`next' used in %s action", which)
 		}
+	}
+	return nil
+}
+
+func (in *interp) main() (int, error) {
+	if err := in.runActions(in.prog.begins, "BEGIN"); err != nil {
+		return 2, err
 	}
 	if !in.exiting && (len(in.prog.items) > 0 || len(in.prog.ends) > 0) {
 		if err := in.records(); err != nil {
@@ -388,17 +397,8 @@ func (in *interp) main() (int, error) {
 	// exit in BEGIN or in a rule still runs the END actions
 	in.exiting = false
 	in.inEnd = true
-	for _, b := range in.prog.ends {
-		c, err := in.execBlock(b)
-		if err != nil {
-			return 2, err
-		}
-		if c == ctlExit {
-			break
-		}
-		if c == ctlNext || c == ctlNextfile {
-			return 2, in.fatal("`next' used in END action")
-		}
+	if err := in.runActions(in.prog.ends, "END"); err != nil {
+		return 2, err
 	}
 	if err := in.flushAll(); err != nil {
 		return 2, err
