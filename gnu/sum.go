@@ -526,7 +526,7 @@ func (s *sumRun) split(line string) (want, name string, ok bool) {
 	}
 	// At least the digest, a blank and one character of the name (one
 	// more if the digest starts with a backslash, as coreutils counts).
-	if i >= len(line) || len(line)-i < hexLen+2+boolInt(line[i] == '\\') || !isSpace(line[i+hexLen]) {
+	if i >= len(line) || len(line)-i < hexLen+2+btoi(line[i] == '\\') || !isSpace(line[i+hexLen]) {
 		return "", "", false
 	}
 	want = line[i : i+hexLen]
@@ -551,13 +551,6 @@ func (s *sumRun) split(line string) (want, name string, ok bool) {
 		}
 	}
 	return want, name, true
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 func isSpace(c byte) bool {
