@@ -67,7 +67,8 @@ type Config struct {
 	// Create creates the collection if it does not exist, recording
 	// Embedding's name and configuration in the collection's configuration
 	// (as Chroma's clients do) unless it is the consistent-hash function,
-	// which Chroma's Python client would refuse to load.
+	// which Chroma's Python client would refuse to load, and its name under
+	// EmbeddingKey in the collection's metadata.
 	Create bool
 	// HTTPClient sends the requests; nil means a client of this
 	// collection's own (closed by Close).
@@ -204,6 +205,7 @@ type createRequest struct {
 	Name          string         `json:"name"`
 	GetOrCreate   bool           `json:"get_or_create,omitempty"`
 	Configuration map[string]any `json:"configuration,omitempty"`
+	Metadata      map[string]any `json:"metadata,omitempty"`
 }
 
 // Open opens the collection that cfg names, creating it if it is missing
@@ -223,7 +225,8 @@ func Open(ctx context.Context, cfg Config) (*Collection, error) {
 	var col collectionModel
 	err = r.do(ctx, "GET", collectionsPath(cfg)+"/"+url.PathEscape(cfg.Collection), nil, &col)
 	if err != nil && cfg.Create && noCollection(err) {
-		req := createRequest{Name: cfg.Collection, GetOrCreate: true}
+		req := createRequest{Name: cfg.Collection, GetOrCreate: true,
+			Metadata: map[string]any{EmbeddingKey: cfg.Embedding.Name()}}
 		if cfg.Embedding.Name() != hashName {
 			// Recorded as chroma-go records it, so that Chroma's clients
 			// can embed queries as the writer did. Chroma's Python client

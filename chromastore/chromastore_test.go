@@ -1153,7 +1153,8 @@ func TestSetMetadata(t *testing.T) {
 	if err := c.SetMetadata(ctx, map[string]any{"note": nil, "ratio": 0.5}); err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]any{"line_aligned": true, "version": int64(3), "ratio": 0.5}
+	// Open with Create recorded the embedding function.
+	want := map[string]any{chromastore.EmbeddingKey: chromastore.HashName, "line_aligned": true, "version": int64(3), "ratio": 0.5}
 	c2, err := chromastore.Open(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -1168,6 +1169,60 @@ func TestSetMetadata(t *testing.T) {
 	md["mutated"] = true
 	if _, ok := c.Metadata()["mutated"]; ok {
 		t.Error("Metadata returned the collection's own map")
+	}
+}
+
+// TestRecordEmbedding: Open with Create records the writer's function
+// (the consistent-hash one in the metadata only), RecordEmbedding records
+// another in the configuration and the metadata, and WrittenWith reads
+// them back, also on a collection that records neither.
+func TestRecordEmbedding(t *testing.T) {
+	c, cfg := open(t, nil)
+	ctx := context.Background()
+	if w, spec := c.WrittenWith(), c.Embedding(); w != chromastore.HashName || spec.Name != "" {
+		t.Fatalf("created with hash: WrittenWith %q, Embedding %q", w, spec.Name)
+	}
+	ng := chromastore.NgramEmbedding(16)
+	if err := c.RecordEmbedding(ctx, ng); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Create = false
+	for _, reopen := range []bool{false, true} {
+		cc := c
+		if reopen {
+			var err error
+			if cc, err = chromastore.Open(ctx, cfg); err != nil {
+				t.Fatal(err)
+			}
+			defer cc.Close()
+		}
+		spec := cc.Embedding()
+		if w := cc.WrittenWith(); w != chromastore.NgramName || spec.Name != chromastore.NgramName || fmt.Sprint(spec.Config["dim"]) != "16" {
+			t.Errorf("reopened %v: WrittenWith %q, Embedding %+v", reopen, w, spec)
+		}
+	}
+	if err := c.RecordEmbedding(ctx, chromastore.HashEmbedding(0)); err != nil {
+		t.Fatal(err)
+	}
+	c2, err := chromastore.Open(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c2.Close()
+	if w, spec := c2.WrittenWith(), c2.Embedding(); w != chromastore.HashName || spec.Name != "" {
+		t.Errorf("back to hash: WrittenWith %q, Embedding %q (want no configured function)", w, spec.Name)
+	}
+	// Neither recorded, and no chromafs tree: unknown.
+	if err := c2.SetMetadata(ctx, map[string]any{chromastore.EmbeddingKey: nil, "keep": 1}); err != nil {
+		t.Fatal(err)
+	}
+	c3, err := chromastore.Open(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c3.Close()
+	if w := c3.WrittenWith(); w != "" {
+		t.Errorf("nothing recorded: WrittenWith %q, want \"\"", w)
 	}
 }
 

@@ -67,10 +67,13 @@ func embeddingSpec(raw jsontext.Value) EmbeddingSpec {
 	return spec
 }
 
-// Embedding returns what the collection's configuration, as of Open, says
-// about its embedding function and distance space.
+// Embedding returns what the collection's configuration, as of Open or
+// the last RecordEmbedding, says about its embedding function and
+// distance space.
 func (c *Collection) Embedding() EmbeddingSpec {
+	c.mu.Lock()
 	spec := c.embedding
+	c.mu.Unlock()
 	if spec.Space == "" {
 		spec.Space = "l2"
 	}
