@@ -2,8 +2,8 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"io"
 	"os"
 	"time"
 
@@ -28,6 +28,7 @@ func ingestCommand(g *globals) *cobra.Command {
 		pointers   string
 		treeMax    int
 		prune      bool
+		recreate   bool
 	)
 	c := &cobra.Command{
 		Use:   "ingest DIR",
@@ -60,7 +61,14 @@ transparently. Chroma Cloud limits documents to 16384 bytes, so use
 
 --prune also deletes records that no page of the new tree owns: chunks of
 pages removed by another writer or by a failed run, and tree shards no
-manifest names. It reads every record id of the collection.`,
+manifest names. It reads every record id of the collection.
+
+--embedding NAME embeds the chunks with NAME; without it, ingest uses the
+function the collection was embedded with (hash for a new collection). When
+NAME is not that function, every chunk is re-embedded, unchanged pages
+included, and the collection records NAME for search. A function of another
+dimension cannot share a Chroma collection with the old vectors: ingest
+refuses, and --recreate deletes the collection and writes it again.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
@@ -104,31 +112,48 @@ manifest names. It reads every record id of the collection.`,
 				}
 				opt.Rules = rules
 			}
-			ef, err := embeddingFunction(embedding)
-			if err != nil {
-				return err
-			}
-			if c, ok := ef.(io.Closer); ok {
-				defer c.Close()
-			}
 			if g.collection == "" {
 				return fmt.Errorf("no collection: set --collection or CHROMAFS_COLLECTION")
 			}
+			plan, err := planEmbedding(ctx, g, embedding, recreate)
+			if err != nil {
+				return err
+			}
+			defer plan.close()
+			stderr := cmd.ErrOrStderr()
 			cfg := g.storeConfig(true)
-			cfg.Embedding = ef
+			cfg.Embedding = plan.ef
+			desc := "ingest"
+			switch {
+			case plan.recreate && dryRun:
+				fmt.Fprintf(stderr, "would delete collection %q and write it again with %s\n", g.collection, plan.name)
+				opt.Force = true
+			case plan.recreate:
+				fmt.Fprintf(stderr, "deleting collection %q to write it again with %s\n", g.collection, plan.name)
+				if err := chromastore.DeleteCollection(ctx, cfg); err != nil && !errors.Is(err, chromastore.ErrNoCollection) {
+					return fmt.Errorf("ingest: --recreate: %w", err)
+				}
+			case plan.reembed:
+				verb := "re-embedding"
+				if dryRun {
+					verb = "would re-embed"
+				}
+				fmt.Fprintf(stderr, "%s every chunk with %s: collection %q was embedded with %s\n", verb, plan.name, g.collection, describe(plan.was))
+				opt.Force = true
+				desc = "re-embed"
+			}
 			store, err := chromastore.Open(ctx, cfg)
 			if err != nil {
 				return err
 			}
 			defer store.Close()
-			stderr := cmd.ErrOrStderr()
 			if !noProgress && isTerminal(stderr) {
 				var bar *progressbar.ProgressBar
 				opt.Progress = func(done, total int) {
 					if bar == nil {
 						bar = progressbar.NewOptions(total,
 							progressbar.OptionSetWriter(stderr),
-							progressbar.OptionSetDescription("ingest"),
+							progressbar.OptionSetDescription(desc),
 							progressbar.OptionShowCount(),
 							progressbar.OptionClearOnFinish(),
 							progressbar.OptionThrottle(100*time.Millisecond))
@@ -139,6 +164,13 @@ manifest names. It reads every record id of the collection.`,
 			rep, err := ingest.RunDir(ctx, store, dir, opt)
 			if err != nil {
 				return err
+			}
+			if !dryRun && store.WrittenWith() != plan.ef.Name() {
+				// A re-embedded collection, or one whose function was not
+				// recorded: record the function its chunks have now.
+				if err := store.RecordEmbedding(ctx, plan.ef); err != nil {
+					return fmt.Errorf("ingest: every chunk is embedded with %s, but recording it failed (run ingest again to record it): %w", plan.name, err)
+				}
 			}
 			out := cmd.OutOrStdout()
 			verb := "ingested"
@@ -165,7 +197,8 @@ manifest names. It reads every record id of the collection.`,
 	f := c.Flags()
 	f.StringVar(&rulesPath, "rules", "", "access rules file (globs to public/private and groups)")
 	f.IntVar(&maxChunk, "max-chunk", 1024, "maximum chunk size in bytes (chunks are cut at line ends)")
-	f.StringVar(&embedding, "embedding", "hash", fmt.Sprintf("embedding function, one of %v (hash needs no download)", embeddingNames()))
+	f.StringVar(&embedding, "embedding", "", fmt.Sprintf("embedding function, one of %v (default: the one the collection was embedded with, or hash, which needs no download, for a new one)", embeddingNames()))
+	f.BoolVar(&recreate, "recreate", false, "delete the collection and write it again (to switch to an embedding function of another dimension)")
 	f.BoolVar(&plainTree, "plain-tree", false, "write the path tree as plain JSON instead of gzip+base64")
 	f.StringArrayVar(&exclude, "exclude", nil, "skip files matching this glob (repeatable; .git is always skipped)")
 	f.BoolVar(&dryRun, "dry-run", false, "report what would change without writing")
