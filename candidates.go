@@ -104,8 +104,8 @@ func (fsys *FS) Candidates(ctx context.Context, names []string, literals []strin
 	var scope []item
 	seen := make(map[string]bool, len(names))
 	for _, name := range names {
-		// No fs.ValidPath check (a tenth of this loop's time): the view
-		// holds only valid, clean paths, and an invalid name, with or
+		// No fs.ValidPath check (it cost this loop time for nothing): the
+		// view holds only valid, clean paths, and an invalid name, with or
 		// without a Sub prefix, matches none of them.
 		n, ok := s.view.Lookup(fsys.full(name))
 		if !ok || n.IsDir || seen[n.Path] {
@@ -226,8 +226,8 @@ func (s *session) asked(n *tree.Node, split bool) asked {
 
 // dropShared returns the pages of ask that a shared tier of the page cache
 // (cachepkg.SharedHas) does not hold, and decides the others: reading a
-// page from there (a few milliseconds for a thousand pages from Redis)
-// costs less than a pass of the store over the collection. Without fold,
+// page from there (batched reads from Redis) costs less than a pass of
+// the store over the collection. Without fold,
 // it reads them and looks for lits in their content (checkHeld), and
 // returns those it decided as decided; with fold, they are candidates,
 // and their answer is not remembered (it is the cache's state, not the
@@ -502,8 +502,8 @@ func (s *session) scopeIn(slugs []string, in map[string]bool) collection.Scope {
 
 // searchScopeOf is scopeIn(slugs, in), asking for ids only when the collection
 // declares that chunk ids follow collection.ChunkID: the slug and index are then read
-// from the ids (see fromID), and Chroma answers a common literal about
-// four times faster (130 ms against 530 ms for 24,500 matching chunks).
+// from the ids (see fromID), and Chroma answers a common literal much
+// faster without the metadata (BENCHMARKS.md, "grep").
 func (s *session) searchScopeOf(slugs []string, in map[string]bool) collection.Scope {
 	sc := s.scopeIn(slugs, in)
 	sc.IDsOnly = s.byID != nil
@@ -541,9 +541,9 @@ func planSearch(lits []string, fold bool, limit int) (searchPlan, bool) {
 		}
 		p.filter.Regexes = regexes
 	} else if regexes, ok := packAlternation(lits, false, limit); ok {
-		// A $regex of escaped literals, not $contains: on Chroma 1.0 a
-		// pass over 47k chunks took 82 ms with the regex and 139 ms with
-		// $contains for the same literal.
+		// A $regex of escaped literals, not $contains: on Chroma 1.0 the
+		// regex pass over the collection is the cheaper of the two for the
+		// same literal (BENCHMARKS.md, "grep").
 		p.filter.Regexes = regexes
 	} else {
 		p.filter.Contains = lits

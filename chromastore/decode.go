@@ -149,7 +149,7 @@ func (s *rawString) set(v jsontext.Value) error {
 // checked, when its escapes are all of one character (such as the "\n"
 // that ends the first line of a tree index document): it copies the runs
 // between them, found with IndexByte, where jsontext.AppendUnquote looks
-// at every byte (a tenth of the speed on a 750 KB document). It reports
+// at every byte (much slower on a tree index document). It reports
 // false for a string with a \u escape, which it leaves to AppendUnquote.
 func unquoteShort(in []byte) ([]byte, bool) {
 	out := make([]byte, 0, len(in))
@@ -189,8 +189,8 @@ const longString = 32 << 10
 // decodeAnswer decodes the answer data into r (rest.do calls it instead of
 // jsonv2.Unmarshal).
 //
-// jsonv2 checks a string one byte at a time, at about 700 MB/s, which is
-// two thirds of the time it spends on a tree answer. So the long strings
+// jsonv2 checks a string one byte at a time, which is most of the time
+// it spends on a tree answer. So the long strings
 // that need no unquoting (gzip+base64 tree documents) are checked here
 // with word-at-a-time loops instead, and jsonv2 decodes the answer with
 // each of them replaced by "", a rawString taking the string back where

@@ -22,8 +22,8 @@
 // initialisation (see rest.go). Answers are decoded with github.com/go-json-experiment/json
 // (the prototype of encoding/json/v2); the tree record's document is
 // neither copied out of the answer nor scanned byte by byte (see
-// decode.go), so that decoding a tree answer takes about a tenth of
-// encoding/json's time (BenchmarkDecodeTreeAnswer).
+// decode.go), so that decoding a tree answer takes a fraction of
+// encoding/json's time (BenchmarkDecodeTreeAnswer; BENCHMARKS.md).
 //
 // # Limits
 //

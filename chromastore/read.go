@@ -20,10 +20,10 @@ const (
 	MaxIn = 200
 	// ChunksPageSize is the most records one page of a [Collection.Chunks]
 	// answer holds. Every page of a get by slug costs Chroma a pass of its
-	// metadata filter, so pages are larger than PageSize: reading the 22
-	// pages (about 800 chunks) of a docs site took 80 ms in pages of 300
-	// and 35 ms in one page. (Chroma Cloud caps a get at 300 records; a
-	// limits mode for it is planned.)
+	// metadata filter, so pages are larger than PageSize: a read in one
+	// page beats the same read in pages of 300 (BENCHMARKS.md, "grep").
+	// (Chroma Cloud caps a get at 300 records; a limits mode for it is
+	// planned.)
 	ChunksPageSize = 4096
 )
 

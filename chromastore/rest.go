@@ -29,12 +29,11 @@ import (
 //   - cannot ask for ids only (its get refuses an empty include list),
 //     which IDs and Scan's callers want;
 //   - decodes a get response through map[string]any and per-value
-//     metadata wrappers: on a 300-record page of 4 KiB chunks that costs
-//     1.7 times the time and 2.5 times the memory of decoding into the
-//     typed structs below;
-//   - costs every process that links its API client (pkg/api/v2) about
-//     3 ms of package initialisation, which a one-shot command such as
-//     `chromafs grep` pays on every run.
+//     metadata wrappers, which costs more time and memory than decoding
+//     into the typed structs below;
+//   - costs every process that links its API client (pkg/api/v2)
+//     milliseconds of package initialisation, which a one-shot command
+//     such as `chromafs grep` pays on every run (BENCHMARKS.md).
 //
 // chroma-go's embedding functions (pkg/embeddings) are adapted by
 // package chromaembed, for the programs that embed with them.

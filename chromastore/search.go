@@ -8,20 +8,19 @@ import (
 )
 
 // SearchMaxIn is the most slugs one $in list of [Collection.Search]
-// carries. It is much larger than MaxIn because every get with a
-// document filter costs Chroma about one pass over the collection,
-// whatever the number of slugs: on a 10k-page collection (46k chunks, 2
-// cores) a search of 9,000 slugs took 5.2 s in batches of 200, 0.72 s in
-// batches of 1,000, 0.35 s in batches of 4,096 and 0.19 s in one batch.
-// It stays at half the 32,762 values Chroma 1.0 accepts, and a request
-// (about 50 bytes a slug) far below its 40 MiB body limit.
+// carries. It is much larger than MaxIn because every get with a document
+// filter costs Chroma about one pass over the collection, whatever the
+// number of slugs, so a search costs about as many passes as it has batches
+// (BENCHMARKS.md, "grep"). It stays at half the 32,762 values Chroma 1.0
+// accepts, and a request (about 50 bytes a slug) far below its 40 MiB body
+// limit.
 const SearchMaxIn = 16384
 
 // SearchPageSize is the most records one page of a [Collection.Search]
 // answer holds. Like the $in batches, every page costs Chroma about one
 // pass over the collection, so a search whose literal is common (tens of
-// thousands of matching chunks) must not be cut into pages of PageSize:
-// on a 10k-page collection a search for "the" took 31 s in pages of 300.
+// thousands of matching chunks) must not be cut into pages of PageSize,
+// which would make it many passes (BENCHMARKS.md, "grep").
 // An answer carries ids and metadata only, about 100 bytes a record.
 const SearchPageSize = 50_000
 

@@ -102,9 +102,9 @@ type Store interface {
 
 // IDReader is implemented by stores that can fetch records by id. On
 // Chroma a get by id is a direct lookup while a get by slug filters the
-// metadata of the whole collection (measured: 1.7 ms against 70 ms for a
-// page of a 460k-chunk collection), so the filesystem reads by id when the collection
-// says its chunk ids follow ChunkID (see ChunkIDsKey).
+// metadata of the whole collection, a cost that grows with the collection
+// (BENCHMARKS.md, "Other observations"), so the filesystem reads by id
+// when the collection says its chunk ids follow ChunkID (see ChunkIDsKey).
 type IDReader interface {
 	// ChunksByID returns those of the records with the given ids that
 	// exist and carry the layout's slug field, with their texts and
@@ -249,8 +249,8 @@ func (f TextFilter) IsZero() bool { return len(f.Contains) == 0 && len(f.Regexes
 // whose slug is not one of Slugs (with Slugs empty: every record with a
 // slug field). Exclude lets a search over most of a collection send the
 // short list of pages it leaves out rather than the long list it covers:
-// on Chroma 1.0 a $contains pass over 47k chunks took 110 ms alone, 250 ms
-// restricted by an $in of 9,000 slugs and 125 ms by a $nin of 1,000.
+// on Chroma 1.0 a slug filter costs more the more values it lists
+// (BENCHMARKS.md, "grep").
 type Scope struct {
 	Slugs   []string
 	Exclude bool
@@ -258,7 +258,7 @@ type Scope struct {
 	// may then have an empty Slug (and Index NoIndex), and with Exclude
 	// they may include records outside the scope. Callers set it when ids
 	// tell the page (ChunkIDScheme): on Chroma 1.0 an answer of ids alone
-	// for 24,500 records took 130 ms, with metadata 530 ms.
+	// is much cheaper than one with metadata (BENCHMARKS.md, "grep").
 	IDsOnly bool
 }
 

@@ -241,9 +241,9 @@ type WalkDirFS interface {
 // walkDir is fs.WalkDir from root, whose FileInfo the caller has, with the
 // same order, SkipDir and SkipAll handling and error reports, but without
 // path.Join's Clean for each name: a directory entry's name is one path
-// element, so joining is a concatenation (a third of a 10k-file walk's
-// time went to path.Join). A name that is not a single valid element is
-// joined by path.Join, as fs.WalkDir would.
+// element, so joining is a concatenation (path.Join was a large part of
+// a walk's time). A name that is not a single valid element is joined by
+// path.Join, as fs.WalkDir would.
 func walkDir(fsys fs.FS, root string, info fs.FileInfo, fn fs.WalkDirFunc) error {
 	err := walk(fsys, root, fs.FileInfoToDirEntry(info), fn)
 	if err == fs.SkipDir || err == fs.SkipAll {

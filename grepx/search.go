@@ -83,9 +83,9 @@ const (
 	minLiteral = 3
 	// minCoarse is the number of uncached files below which reading them
 	// is cheaper than a coarse query. A coarse query costs one pass over
-	// the collection on Chroma (tens of milliseconds at 50k chunks, and
-	// growing with it), a batched read of a few dozen pages by id costs
-	// a few milliseconds, so a handful of pages is read, not filtered.
+	// the collection on Chroma, growing with it, where a batched read of a
+	// few dozen pages by id is a lookup (BENCHMARKS.md, "grep"), so a
+	// handful of pages is read, not filtered.
 	minCoarse = 32
 	// prefetchBatch is the number of files loaded per Prefetch call, and
 	// prefetchAhead the number of batches in flight ahead of matching.

@@ -22,11 +22,11 @@ import (
 //
 // mcp.AddTool checks every call's arguments by decoding them to a map,
 // applying the schema's defaults, validating the map and encoding it again
-// before it decodes them into the input; a fifth of the server's work for
-// a read of a cached page. Arguments that are plain (plainArgs: an object
-// of the schema's keys only, strings without escapes and small
-// non-negative integers, every required key present) are valid whatever
-// the rest of the schema says only when it says nothing else
+// before it decodes them into the input: a measurable part of the server's
+// work for a read of a cached page (BENCHMARKS.md). Arguments that are
+// plain (plainArgs: an object of the schema's keys only, strings without
+// escapes and small non-negative integers, every required key present) are
+// valid whatever the rest of the schema says only when it says nothing else
 // (plainSchema), so then they are decoded once, directly; any other
 // arguments take the SDK's path, reproduced here with the libraries it
 // uses.

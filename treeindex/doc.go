@@ -1,7 +1,8 @@
 // Package treeindex writes and reads the compact tree index: a binary form
-// of a chromafs path tree (package tree) that a reader decodes several
-// times faster than it parses the JSON tree document, and that is a
-// fraction of its size without its hashes.
+// of a chromafs path tree (package tree) that a reader decodes faster
+// than it parses the JSON tree document (BENCHMARKS.md, "Compact tree
+// index and shared parsed trees"), and that is a fraction of its size
+// without its hashes.
 //
 // chromafs ingest writes the index beside the JSON tree record (which
 // stays, unchanged, for every other reader) as the record [RecordID] of

@@ -49,9 +49,9 @@ const StampKey = "chromafs_tree_index_of"
 // Codec is how the blocks of an index are compressed.
 type Codec byte
 
-// Codecs. Zstd is what Encode writes: on the generated 100k tree it
-// inflated 3-4x faster than gzip (compress/flate) at about the same size
-// (see BENCHMARKS.md, "Compact tree index").
+// Codecs. Zstd is what Encode writes: it inflates faster than gzip
+// (compress/flate) at about the same size (see BENCHMARKS.md, "Compact
+// tree index and shared parsed trees").
 const (
 	Stored Codec = 0
 	Zstd   Codec = 1
@@ -483,8 +483,7 @@ func DecodeDocument(doc []byte) ([]byte, error) {
 }
 
 // hasLineBreak reports whether b holds a line feed or a carriage return
-// (two IndexByte scans: bytes.ContainsAny of two bytes is a tenth as
-// fast).
+// (two IndexByte scans: bytes.ContainsAny of two bytes is much slower).
 func hasLineBreak(b []byte) bool {
 	return bytes.IndexByte(b, '\n') >= 0 || bytes.IndexByte(b, '\r') >= 0
 }

@@ -29,11 +29,11 @@
 //     does not record reads it too, for its Content-Length. GET and HEAD
 //     on a directory are 405 (Allow: OPTIONS, PROPFIND).
 //   - PROPFIND is answered by the handler itself, not by webdav.Handler,
-//     with a multistatus written from precomputed fragments (about a
-//     tenth of webdav.Handler's time on a listing of 1,000 pages; see
-//     BenchmarkPropfindDepth1). The answers are webdav.Handler's: allprop
-//     (or an empty body), propname, and prop with named properties, whose
-//     unknown ones (and creationdate, getcontentlanguage and
+//     with a multistatus written from precomputed fragments, in a fraction
+//     of webdav.Handler's time (BenchmarkPropfindDepth1; BENCHMARKS.md,
+//     "HTTP and WebDAV adapters"). The answers are webdav.Handler's:
+//     allprop (or an empty body), propname, and prop with named properties,
+//     whose unknown ones (and creationdate, getcontentlanguage and
 //     lockdiscovery, which webdav.Handler hides) are in a 404 propstat;
 //     DAV:include is ignored, as webdav.Handler ignores it; an invalid body
 //     is 400. The live properties are resourcetype (DAV:collection for

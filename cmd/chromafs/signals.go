@@ -27,7 +27,7 @@ var signalExit atomic.Bool
 // It is signal.NotifyContext, except that a goroutine installs the
 // handlers while the command starts: the first signal.Notify of a
 // process starts the runtime's signal thread, and main waiting for that
-// start and its hand-offs cost every process 0.3-0.9 ms here
+// start and its hand-offs was a measurable part of every process's start
 // (BENCHMARKS.md, "Process start"). A signal that arrives before they
 // are installed has its default action, as one before main has.
 //

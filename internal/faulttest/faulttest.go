@@ -186,13 +186,13 @@ func (p *Proxy) shut() {
 }
 
 // CheckAnswer checks an adapter's answer to a request made while the store
-// is down or frozen (what names the request in messages): the status,
-// an answer within 30 s of start (the requests have a deadline of a
-// second or so: this catches a request that hangs, not a slow one, since
-// a loaded machine has taken 7.7 s), the body (a fixed text plus a newline;
-// not checked when body is empty or for HEAD), Retry-After: 5 exactly on
-// a 503, nosniff, and no address in the body. It reports whether the
-// status was the one wanted.
+// is down or frozen (what names the request in messages): the status, an
+// answer within 30 s of start (the requests have a deadline of a second or
+// so: this catches a request that hangs, not a slow one, since a loaded
+// machine has taken several seconds), the body (a fixed text plus a
+// newline; not checked when body is empty or for HEAD), Retry-After: 5
+// exactly on a 503, nosniff, and no address in the body. It reports whether
+// the status was the one wanted.
 func CheckAnswer(t testing.TB, what string, start time.Time, resp *http.Response, got []byte, status int, body string) bool {
 	t.Helper()
 	if resp.StatusCode != status {

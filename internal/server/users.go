@@ -139,8 +139,8 @@ func (u *Users) checkToken(token string) (*User, error) {
 // has no password), so that a failed sign-in takes as long whether or
 // not the name exists: a hash of the cost most of the file's passwords
 // have (bcrypt's time grows with the cost). It is made on first use: a
-// bcrypt hash costs ~70 ms of CPU at the default cost, which every
-// chromafs process (grep, cat, ...) would otherwise pay at start.
+// bcrypt hash is deliberately costly in CPU, which every chromafs process
+// (grep, cat, ...) would otherwise pay at start.
 func (u *Users) dummy() []byte {
 	u.dummyOnce.Do(func() {
 		u.dummyHash, _ = bcrypt.GenerateFromPassword([]byte("chromafs"), u.commonCost())
