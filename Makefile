@@ -54,9 +54,16 @@ build:
 	CGO_ENABLED=0 $(GO) build -o $(BIN) ./cmd/chromafs
 	$(GO) build -o bin/chromafs-embed ./cmd/chromafs-embed
 
+# The demo's Chroma keeps its data, log and pid file in DEMO_STATE
+# (scripts/demo.sh reads CHROMAFS_DEMO_STATE too).
+DEMO_STATE := $(or $(CHROMAFS_DEMO_STATE),.chroma-demo)
+
 demo: deps-go deps-chroma build
 	./scripts/demo.sh
 
+# stop-demo stops the Chroma that serves the demo's data directory, found
+# by its command line even when the pid file or the directory is gone, and
+# says what it did.
 stop-demo:
 	./scripts/demo.sh stop
 
@@ -88,5 +95,7 @@ lint:
 bench: deps
 	$(GO) test -run '^$$' -bench . -benchmem -timeout 60m ./...
 
-clean:
-	rm -rf bin .chroma-demo
+# clean stops the demo's Chroma first: deleting its data directory under a
+# running Chroma would leave it serving a database it can no longer write.
+clean: stop-demo
+	rm -rf bin $(DEMO_STATE)
