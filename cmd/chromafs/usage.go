@@ -112,9 +112,14 @@ func gnuArgs(root *cobra.Command) {
 // buildInfo reads the module version and VCS stamp that the go command
 // records in the binary.
 func buildInfo() (version, revision, when string, modified bool) {
+	bi, _ := debug.ReadBuildInfo()
+	return stamp(bi)
+}
+
+// stamp returns the module version and VCS stamp of bi (nil: none).
+func stamp(bi *debug.BuildInfo) (version, revision, when string, modified bool) {
 	version = "(devel)"
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
+	if bi == nil {
 		return version, "", "", false
 	}
 	if bi.Main.Version != "" {
@@ -137,12 +142,31 @@ func buildInfo() (version, revision, when string, modified bool) {
 // module version, the VCS revision with its time and whether the tree
 // had uncommitted changes, and the Go version.
 func longVersion() string {
-	version, revision, when, modified := buildInfo()
+	bi, _ := debug.ReadBuildInfo()
+	return formatVersion(bi)
+}
+
+// noStamp explains a build without a VCS stamp. The build info cannot
+// tell why: go build records neither -buildvcs=false nor the absence of
+// a checkout, and finds none in a git worktree (whose .git is a file).
+const noStamp = `revision unknown: no VCS stamp in the build; go build leaves it out with
+-buildvcs=false (on its command line or in GOFLAGS) and outside a git
+checkout (a git worktree counts as outside)
+`
+
+// formatVersion is longVersion for the build info bi (nil: none).
+func formatVersion(bi *debug.BuildInfo) string {
+	version, revision, when, modified := stamp(bi)
 	var b strings.Builder
 	fmt.Fprintf(&b, "chromafs %s\n", version)
-	if revision == "" {
-		b.WriteString("revision unknown (not built from a VCS checkout)\n")
-	} else {
+	switch {
+	case revision == "" && version != "(devel)":
+		// go install MODULE@VERSION builds from the module cache: the
+		// version names the source.
+		fmt.Fprintf(&b, "revision unknown: built from module version %s, not from a checkout\n", version)
+	case revision == "":
+		b.WriteString(noStamp)
+	default:
 		fmt.Fprintf(&b, "revision %s", revision)
 		var notes []string
 		if when != "" {
@@ -156,7 +180,7 @@ func longVersion() string {
 		}
 		b.WriteString("\n")
 	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.GoVersion != "" {
+	if bi != nil && bi.GoVersion != "" {
 		fmt.Fprintf(&b, "built with %s\n", bi.GoVersion)
 	}
 	return b.String()

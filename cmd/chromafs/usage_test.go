@@ -4,7 +4,9 @@ import (
 	"debug/elf"
 	"errors"
 	"os/exec"
+	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -96,6 +98,59 @@ func TestVersionStamp(t *testing.T) {
 }
 
 var regexpRevision = regexp.MustCompile(`\nrevision [0-9a-f]{40}( \(.*\))?\n`)
+
+// TestVersionNoVCSStamp: a binary built with -buildvcs=false says that
+// stamping was off or the tree no checkout, not only the latter.
+func TestVersionNoVCSStamp(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "chromafs")
+	if out, err := exec.Command("go", "build", "-buildvcs=false", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build -buildvcs=false: %v\n%s", err, out)
+	}
+	out, err := exec.Command(bin, "--version").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "chromafs (devel)\n" + noStamp; !strings.HasPrefix(string(out), want) {
+		t.Errorf("chromafs --version of a -buildvcs=false build:\n%s\nwant it to start with:\n%s", out, want)
+	}
+}
+
+// TestFormatVersion: what --version prints for each kind of build info.
+func TestFormatVersion(t *testing.T) {
+	setting := func(kv ...string) []debug.BuildSetting {
+		var s []debug.BuildSetting
+		for i := 0; i < len(kv); i += 2 {
+			s = append(s, debug.BuildSetting{Key: kv[i], Value: kv[i+1]})
+		}
+		return s
+	}
+	const rev = "d664137bf2039ec2b362a38e36ee9cf35a727841"
+	for _, tc := range []struct {
+		name string
+		bi   *debug.BuildInfo
+		want string
+	}{
+		{"no build info", nil, "chromafs (devel)\n" + noStamp},
+		{"no VCS stamp", &debug.BuildInfo{GoVersion: "go1.26.0", Main: debug.Module{Version: "(devel)"},
+			Settings: setting("-buildmode", "exe", "GOOS", "linux")},
+			"chromafs (devel)\n" + noStamp + "built with go1.26.0\n"},
+		{"go install of a release", &debug.BuildInfo{GoVersion: "go1.26.0", Main: debug.Module{Version: "v1.2.0"}},
+			"chromafs v1.2.0\nrevision unknown: built from module version v1.2.0, not from a checkout\nbuilt with go1.26.0\n"},
+		{"checkout", &debug.BuildInfo{GoVersion: "go1.26.0", Main: debug.Module{Version: "v0.0.0-20261127064822-d664137bf203"},
+			Settings: setting("vcs", "git", "vcs.revision", rev, "vcs.time", "2026-11-27T06:48:22Z", "vcs.modified", "false")},
+			"chromafs v0.0.0-20261127064822-d664137bf203\nrevision " + rev + " (2026-11-27T06:48:22Z)\nbuilt with go1.26.0\n"},
+		{"modified checkout", &debug.BuildInfo{Main: debug.Module{Version: "(devel)"},
+			Settings: setting("vcs.revision", rev, "vcs.modified", "true")},
+			"chromafs (devel)\nrevision " + rev + " (modified)\n"},
+	} {
+		if got := formatVersion(tc.bi); got != tc.want {
+			t.Errorf("%s:\n%s\nwant\n%s", tc.name, got, tc.want)
+		}
+	}
+	if !strings.Contains(noStamp, "-buildvcs=false") || !strings.Contains(noStamp, "checkout") {
+		t.Errorf("the no-stamp message names neither cause:\n%s", noStamp)
+	}
+}
 
 // TestMethodsPruned: the chromafs binary does not link text/template's
 // executor. A template that can run may call any exported method by
