@@ -511,7 +511,7 @@ LABEL_LINE  -o, --only-matching       show only nonempty parts of lines that mat
   -Z, --null                print 0 byte after FILE name
       --max-total=NUM       stop the whole search after NUM selected lines
       --max-bytes=NUM       stop the whole search after NUM bytes of lines
-      --no-pointers         leave out lazy file pointers (content kept elsewhere)
+      --no-pointers         skip lazy file pointers (content kept elsewhere)
 
 Context control:
   -B, --before-context=NUM  print NUM lines of leading context

@@ -45,7 +45,8 @@ Entries are sorted by name (byte order) unless -S, -t or -U is given.
       --si                   likewise, but use powers of 1000 not 1024
       --indicator-style=WORD  append indicator with style WORD to entry names:
                                none (default), slash (-p), classify (-F)
-      --color[=WHEN]         accepted for never, auto and tty: output is never colored
+      --color[=WHEN]         accepted for never, auto and tty: output is never
+                               colored
       --group-directories-first  group directories before files
   -l                         use a long listing format
   -m                         fill width with a comma separated list of entries
@@ -59,7 +60,8 @@ Entries are sorted by name (byte order) unless -S, -t or -U is given.
   -t                         sort by modification time, newest first
   -U                         do not sort; list entries in directory order
   -X                         sort alphabetically by entry extension
-  -1                         list one file per line (always, as output is not a terminal)
+  -1                         list one file per line (always, as output is not
+                               a terminal)
       --help        display this help and exit
       --version     output version information and exit
 

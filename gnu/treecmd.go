@@ -9,8 +9,8 @@ import (
 	"strings"
 )
 
-const treeUsage = `usage: %s [-adfhirsU] [-L level] [--si] [--noreport] [--dirsfirst] [--filesfirst]
-	[--help] [--version] [--] [directory ...]
+const treeUsage = `usage: %s [-adfhirsU] [-L level] [--si] [--noreport] [--dirsfirst]
+	[--filesfirst] [--help] [--version] [--] [directory ...]
 `
 
 const treeHelp = treeUsage + `  ------- Listing options -------

@@ -26,8 +26,11 @@ func searchCommand(g *globals) *cobra.Command {
 		embedding string
 	)
 	c := &cobra.Command{
-		Use:   "search [-n K] [--path DIR] [-v] [--lexical] [--embedding NAME] QUERY...",
+		Use:   "search [-n K] [--path DIR] [-v] [--lexical|--embedding NAME] QUERY...",
 		Short: "Find the places in the pages that answer a query: path:START-END, score, first line",
+		// The use line names the options already: no " [flags]" after it
+		// (and it fits 80 columns).
+		DisableFlagsInUseLine: true,
 		Long: `search ranks the chunks of the pages you may see by their embeddings' similarity
 to QUERY (the words of the arguments) and prints the best, one a line:
 

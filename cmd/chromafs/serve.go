@@ -83,8 +83,9 @@ X-Content-Type-Options: nosniff.
 --mcp ADDR serves MCP at http://ADDR/mcp: each MCP session is a session of
 its user (the same sign-in as above, on every request) with its own working
 directory, and belongs to that user. Sessions are bounded in number
-(--mcp-max-sessions, then 503; --mcp-max-user-sessions per user, then 429) and closed after --mcp-session-idle without a
-request; request bodies are bounded by --mcp-max-body (then 413). A request
+(--mcp-max-sessions, then 503; --mcp-max-user-sessions per user, then 429)
+and closed after --mcp-session-idle without a request; request bodies are
+bounded by --mcp-max-body (then 413). A request
 that reaches a loopback address with a Host that is not loopback gets 403
 (DNS rebinding), and so does one whose Origin is neither the server's own nor
 one of --mcp-allow-origin. The search tool embeds queries with the function
@@ -278,6 +279,6 @@ func hashPasswordCommand() *cobra.Command {
 }
 
 func hashTokenCommand() *cobra.Command {
-	return hashCommand("hash-token", "Print the users-file token-sha256= field for a bearer token read from standard input",
+	return hashCommand("hash-token", "Print the users-file token-sha256= field for a token read from standard input",
 		func(s string) (string, error) { return "token-sha256=" + server.HashToken(s), nil })
 }

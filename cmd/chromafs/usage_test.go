@@ -3,12 +3,16 @@ package main
 import (
 	"debug/elf"
 	"errors"
+	"io"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
 
 	"github.com/chromafs/chromafs/internal/testenv"
 )
@@ -32,7 +36,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"find", "/", "-name"}, "chromafs find: missing argument to `-name'\n", 1},
 		{[]string{"find", "/", "("}, "chromafs find: invalid expression; expected to find a ')' but didn't see one. Perhaps you need an extra predicate after '('\n", 1},
 		{[]string{"tree", "-L", "0"}, "chromafs tree: Invalid level, must be greater than 0.\n", 1},
-		{[]string{"tree", "-z"}, "chromafs tree: Invalid argument -`z'.\nusage: chromafs tree [-adfhirsU] [-L level] [--si] [--noreport] [--dirsfirst] [--filesfirst]\n\t[--help] [--version] [--] [directory ...]\n", 1},
+		{[]string{"tree", "-z"}, "chromafs tree: Invalid argument -`z'.\nusage: chromafs tree [-adfhirsU] [-L level] [--si] [--noreport] [--dirsfirst]\n\t[--filesfirst] [--help] [--version] [--] [directory ...]\n", 1},
 		{[]string{"ingest"}, "chromafs ingest: missing operand\n" + try("chromafs ingest"), 2},
 		{[]string{"ingest", "a", "b"}, "chromafs ingest: extra operand 'b'\n" + try("chromafs ingest"), 2},
 		{[]string{"ingest", "--bogus", "d"}, "chromafs ingest: unrecognized option '--bogus'\n" + try("chromafs ingest"), 2},
@@ -79,6 +83,66 @@ func TestHelpAndVersion(t *testing.T) {
 	if out, _, code := cli(t, "ls", "--version"); code != 0 || !strings.HasPrefix(out, "chromafs ls (chromafs) ") {
 		t.Errorf("ls --version: status %d, %q", code, out)
 	}
+}
+
+// TestHelpWidth: every command's --help fits 80 columns, as GNU's do,
+// except the tables that cobra and pflag lay out one line per entry (the
+// Flags:, Global Flags: and Available Commands: sections), whose
+// descriptions they do not wrap, and the completion commands' help, which
+// cobra writes.
+func TestHelpWidth(t *testing.T) {
+	root := newRoot(io.Discard, io.Discard)
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
+	var paths [][]string
+	var walk func(c *cobra.Command, path []string)
+	walk = func(c *cobra.Command, path []string) {
+		paths = append(paths, path)
+		for _, sub := range c.Commands() {
+			if c.Name() != "completion" {
+				walk(sub, append(slices.Clone(path), sub.Name()))
+			}
+		}
+	}
+	walk(root, nil)
+	if len(paths) < 15 {
+		t.Fatalf("found only %d commands: %q", len(paths), paths)
+	}
+	for _, p := range paths {
+		args := append(slices.Clone(p), "--help")
+		out, errOut, code := cli(t, args...)
+		if code != 0 || errOut != "" || out == "" {
+			t.Errorf("chromafs %s: status %d, stderr %q, stdout %q", strings.Join(args, " "), code, errOut, out)
+			continue
+		}
+		table := false
+		for i, line := range strings.Split(out, "\n") {
+			switch {
+			case line == "Flags:" || line == "Global Flags:" || line == "Available Commands:":
+				table = true
+			case line == "":
+				table = false
+			case !table:
+				if w := columns(line); w > 80 {
+					t.Errorf("chromafs %s, line %d is %d columns wide:\n%s", strings.Join(args, " "), i+1, w, line)
+				}
+			}
+		}
+	}
+}
+
+// columns is the width of line on a terminal: a tab goes to the next
+// multiple of 8.
+func columns(line string) int {
+	n := 0
+	for _, r := range line {
+		if r == '\t' {
+			n += 8 - n%8
+		} else {
+			n++
+		}
+	}
+	return n
 }
 
 // TestVersionStamp: a binary built from the checkout prints its VCS
