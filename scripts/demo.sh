@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Starts a local Chroma server (unless one answers already), ingests
-# examples/docs into the collection "example-docs" and explores it with
+# examples/docs into the collection "example-docs" (embedded with the
+# n-gram function, which needs no model or key) and explores it with
 # ls, tree, cat, find and stat, as a public user and as staff.
 #
 #   scripts/demo.sh        run the demo (the server keeps running)
@@ -206,7 +207,7 @@ quote() {
 
 run() { printf '\n$ %s\n' "$(quote "$@")"; "$@"; }
 
-run "$BIN" ingest --rules examples/access.rules examples/docs
+run "$BIN" ingest --embedding ngram --rules examples/access.rules examples/docs
 run "$BIN" ls /
 run "$BIN" ls -l /guides/auth
 run "$BIN" tree /
