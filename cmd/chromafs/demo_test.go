@@ -83,7 +83,8 @@ func newDemo(t *testing.T) *demo {
 		}
 		d.env = append(d.env, kv)
 	}
-	d.env = append(d.env, "CHROMA_URL="+d.url, "CHROMA_BIN="+chroma, "CHROMAFS_DEMO_BIN="+chromafsBinary(t))
+	d.env = append(d.env, "CHROMA_URL="+d.url, "CHROMA_BIN="+chroma, "CHROMAFS_DEMO_BIN="+chromafsBinary(t),
+		"CHROMAFS_EMBED_BIN="+embedBinary(t)) // the demo's search embeds its query there
 	t.Cleanup(func() {
 		if pids := d.procs(t); len(pids) > 0 {
 			d.run(t, nil, "scripts/demo.sh", "stop")

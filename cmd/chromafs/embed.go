@@ -75,7 +75,7 @@ func findEmbedHelper() (string, error) {
 	if p, err := exec.LookPath(embedHelper); err == nil {
 		return p, nil
 	}
-	return "", fmt.Errorf("--embedding default runs in %s, which is neither beside chromafs nor on PATH (nor named by CHROMAFS_EMBED_BIN): install it with `go install github.com/chromafs/chromafs/cmd/%s@latest`", embedHelper, embedHelper)
+	return "", fmt.Errorf("semantic search and ingest --embedding default run in %s, which is neither beside chromafs nor on PATH (nor named by CHROMAFS_EMBED_BIN): install it with `go install github.com/chromafs/chromafs/cmd/%s@latest` (or `make build`, which puts it beside bin/chromafs)", embedHelper, embedHelper)
 }
 
 // procEmbedder is an embedding function that a chromafs-embed process
