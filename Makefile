@@ -73,7 +73,7 @@ stop-demo:
 # long package running alone at the end; ./... then adds every other
 # package once. -p 3 lets a third test binary run while others wait on
 # timeouts, frozen servers or Chroma.
-SLOW_PKGS := . ./cmd/chromafs ./grepx/pattern ./adapters/webdavfs ./gnu ./grepx ./mcpserver ./chromastore ./tree
+SLOW_PKGS := . ./cmd/chromafs ./regex ./adapters/webdavfs ./gnu ./grepx ./mcpserver ./chromastore ./tree
 
 # A binary built with -race sleeps a second when it exits (GORACE's
 # atexit_sleep_ms, 1000 by default), to let goroutines still running

@@ -20,9 +20,9 @@ import (
 	"github.com/chromafs/chromafs"
 	"github.com/chromafs/chromafs/chromastore"
 	"github.com/chromafs/chromafs/grepx"
-	"github.com/chromafs/chromafs/grepx/pattern"
 	"github.com/chromafs/chromafs/internal/testbackend"
 	"github.com/chromafs/chromafs/internal/testenv"
+	"github.com/chromafs/chromafs/regex"
 )
 
 // cloudGate is an HTTP transport that plays Chroma Cloud's limits: it
@@ -164,7 +164,7 @@ func TestCloudLimits(t *testing.T) {
 			for _, q := range []grepx.Query{
 				{Patterns: []string{"access_token"}, Recursive: true},
 				{Patterns: []string{"ACCESS_TOKEN", "résumé"}, IgnoreCase: true, Recursive: true},
-				{Patterns: []string{strings.Repeat("long literal ", 12)}, Syntax: pattern.Fixed, IgnoreCase: true, Recursive: true},
+				{Patterns: []string{strings.Repeat("long literal ", 12)}, Syntax: regex.Fixed, IgnoreCase: true, Recursive: true},
 				{Patterns: []string{"line end"}, Recursive: true, Mode: grepx.Count},
 			} {
 				got, wantOut := searchText(t, fsys, q), searchText(t, plain, q)

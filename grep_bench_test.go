@@ -19,9 +19,9 @@ import (
 	"github.com/chromafs/chromafs/cachepkg"
 	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/grepx"
-	"github.com/chromafs/chromafs/grepx/pattern"
 	"github.com/chromafs/chromafs/internal/gen"
 	"github.com/chromafs/chromafs/internal/testenv"
+	"github.com/chromafs/chromafs/regex"
 )
 
 // grepCase is one search of BenchmarkGrep, as a grepx query and as the
@@ -41,7 +41,7 @@ var grepCases = []grepCase{
 	{"RareLiteral", grepx.Query{Patterns: []string{"tree grep filesystem"}}, []string{"-e", "tree grep filesystem"}, []string{"-e", "tree grep filesystem"}, `tree grep filesystem`},
 	{"RareIgnoreCase", grepx.Query{Patterns: []string{"TREE Grep FileSystem"}, IgnoreCase: true}, []string{"-i", "-e", "TREE Grep FileSystem"}, []string{"-i", "-e", "TREE Grep FileSystem"}, `(?i)TREE Grep FileSystem`},
 	{"CommonWord", grepx.Query{Patterns: []string{"request"}, Word: true}, []string{"-w", "-e", "request"}, []string{"-w", "-e", "request"}, `\brequest\b`},
-	{"NoLiteral", grepx.Query{Patterns: []string{"[[:upper:]][[:lower:]]{9,}"}, Syntax: pattern.Extended}, []string{"-E", "-e", "[[:upper:]][[:lower:]]{9,}"}, []string{"-e", "[[:upper:]][[:lower:]]{9,}"}, `[A-Z][a-z]{9,}`},
+	{"NoLiteral", grepx.Query{Patterns: []string{"[[:upper:]][[:lower:]]{9,}"}, Syntax: regex.Extended}, []string{"-E", "-e", "[[:upper:]][[:lower:]]{9,}"}, []string{"-e", "[[:upper:]][[:lower:]]{9,}"}, `[A-Z][a-z]{9,}`},
 }
 
 // grepSize is the collection BenchmarkGrep searches: 10k pages, or 1k

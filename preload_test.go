@@ -16,9 +16,9 @@ import (
 	"github.com/chromafs/chromafs/cachepkg"
 	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/grepx"
-	"github.com/chromafs/chromafs/grepx/pattern"
 	"github.com/chromafs/chromafs/internal/testbackend"
 	"github.com/chromafs/chromafs/memstore"
+	"github.com/chromafs/chromafs/regex"
 )
 
 // countStore counts every request for content or a search, and records
@@ -97,7 +97,7 @@ func TestPreload(t *testing.T) {
 	queries := []grepx.Query{
 		{Patterns: []string{"access_token"}},
 		{Patterns: []string{"WEBHOOK"}, IgnoreCase: true},
-		{Patterns: []string{"[[:upper:]][[:lower:]]{6,}"}, Syntax: pattern.Extended, Mode: grepx.Count},
+		{Patterns: []string{"[[:upper:]][[:lower:]]{6,}"}, Syntax: regex.Extended, Mode: grepx.Count},
 		{Patterns: []string{"the"}, Word: true, Mode: grepx.FilesWithMatches},
 	}
 	for _, b := range testbackend.Backends() {

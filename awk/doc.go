@@ -22,7 +22,7 @@
 // were first added (gawk's order is unspecified).
 //
 // Regular expressions are POSIX EREs translated by package
-// grepx/pattern to Go's regexp and matched leftmost-longest; ^ and $
+// regex to Go's regexp and matched leftmost-longest; ^ and $
 // anchor at the ends of the string. gawk's \y \< \> are Go's \b (an ASCII
 // word boundary), \B, \` and \' Go's \B, \A and \z; back-references are
 // refused as syntax errors.

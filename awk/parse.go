@@ -1290,8 +1290,8 @@ func regexMsg(err error) string {
 	return strings.TrimPrefix(err.Error(), errRegexSyntax.Error()+": ")
 }
 
-// compileRegex compiles an awk ERE: pattern's GNU translation, matching
-// leftmost-longest, '.' matching newlines too.
+// compileRegex compiles an awk ERE: package regex's GNU translation,
+// matching leftmost-longest, '.' matching newlines too.
 func compileRegex(src string, fold bool) (*regexp.Regexp, error) {
 	goSrc, err := translateERE(src, fold)
 	if err != nil {

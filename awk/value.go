@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/chromafs/chromafs/grepx/pattern"
+	"github.com/chromafs/chromafs/regex"
 )
 
 // kind is a value's type. Input strings (fields, getline, -v, ARGV,
@@ -190,16 +190,16 @@ func cFormatG(n float64, prec int, upper, alt bool) string {
 	return fmt.Sprintf(f, n)
 }
 
-// translateERE turns an awk ERE into Go syntax with pattern's GNU
+// translateERE turns an awk ERE into Go syntax with package regex's GNU
 // translation.
 func translateERE(src string, fold bool) (string, error) {
 	marked, hasMarks := markGawkOps(src)
-	s, err := pattern.TranslateGroups(marked, pattern.Extended, fold)
+	s, err := regex.TranslateGroups(marked, regex.Extended, fold)
 	if err == nil && hasMarks {
 		s = strings.NewReplacer(`\x{e000}`, `\b`, `\x{e001}`, `\B`, `\x{e002}`, `\A`, `\x{e003}`, `\z`).Replace(s)
 	}
 	if err != nil {
-		var pe *pattern.Error
+		var pe *regex.Error
 		if errors.As(err, &pe) {
 			return "", fmt.Errorf("%w: %s: /%s/", errRegexSyntax, pe.Msg, src)
 		}
@@ -208,7 +208,7 @@ func translateERE(src string, fold bool) (string, error) {
 	return s, nil
 }
 
-// markGawkOps replaces gawk's regex operators that package pattern does
+// markGawkOps replaces gawk's regex operators that package regex does
 // not translate, outside bracket expressions, by private-use characters
 // that translateERE turns into Go's: \y \< \> become \b (Go's ASCII
 // word boundary, where gawk's words include every letter), \B \B, \`

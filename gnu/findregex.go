@@ -4,7 +4,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/chromafs/chromafs/grepx/pattern"
+	"github.com/chromafs/chromafs/regex"
 )
 
 // findRegexTypes are -regextype's names, in GNU find's order, and the
@@ -41,14 +41,14 @@ func regexTest(p *findParser, pred, v string) (node, error) {
 	if syn == "" {
 		syn = "emacs"
 	}
-	expr, s := v, pattern.Extended
+	expr, s := v, regex.Extended
 	switch syn {
 	case "emacs":
 		expr = emacsToERE(v)
 	case "basic":
-		s = pattern.Basic
+		s = regex.Basic
 	}
-	re, err := pattern.Translate(expr, s)
+	re, err := regex.Translate(expr, s)
 	if err != nil {
 		return nil, errf("%v", err)
 	}

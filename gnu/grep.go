@@ -14,8 +14,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/chromafs/chromafs/grepx"
-	"github.com/chromafs/chromafs/grepx/pattern"
 	"github.com/chromafs/chromafs/internal/getopt"
+	"github.com/chromafs/chromafs/regex"
 )
 
 // Grep is grep: GNU grep 3.8's options, output, diagnostics and exit
@@ -37,7 +37,7 @@ import (
 // Env.Stdin. Env.Open is called once the arguments have parsed, or
 // earlier for such a file.
 //
-// -P reads patterns as PCRE2 does (see pattern.Perl); constructs it
+// -P reads patterns as PCRE2 does (see regex.Perl); constructs it
 // cannot match (recursion, conditionals, \G...) are refused with
 // status 2.
 //
@@ -155,7 +155,7 @@ const (
 // grepOptions is a parsed grep command line.
 type grepOptions struct {
 	patterns      []string // one per line of the -e/-f/operand pattern list
-	syntax        pattern.Syntax
+	syntax        regex.Syntax
 	ignoreCase    bool
 	word, line    bool
 	invert        bool
@@ -538,13 +538,13 @@ func (p *grepParser) setMatcher(m string) error {
 	p.matcher = m
 	switch m {
 	case "egrep":
-		p.o.syntax = pattern.Extended
+		p.o.syntax = regex.Extended
 	case "fgrep":
-		p.o.syntax = pattern.Fixed
+		p.o.syntax = regex.Fixed
 	case "perl":
-		p.o.syntax = pattern.Perl
+		p.o.syntax = regex.Perl
 	default:
-		p.o.syntax = pattern.Basic
+		p.o.syntax = regex.Basic
 	}
 	return nil
 }
@@ -745,7 +745,7 @@ func stripTrailingSlashes(s string) string {
 // grepErrText is the C library's text for an error: ErrText, capitalized
 // as strerror(3) is.
 func grepErrText(err error) string {
-	if errors.Is(err, pattern.ErrMatchLimit) {
+	if errors.Is(err, regex.ErrMatchLimit) {
 		return err.Error()
 	}
 	s := ErrText(err)
@@ -760,7 +760,7 @@ func grepErrText(err error) string {
 // pattern's (GNU's words), or a deadline or an interruption said as such
 // ("timed out after 1s while compiling 80660 patterns").
 func searchErrText(err error, timeout time.Duration, srcPatterns, srcs []string) string {
-	var pe *pattern.Error
+	var pe *regex.Error
 	if errors.As(err, &pe) {
 		// A pattern of a -f file is named by its file and line, as
 		// GNU grep names it: "grep: FILE:3: Unmatched ( or \(".
@@ -782,7 +782,7 @@ func searchErrText(err error, timeout time.Duration, srcPatterns, srcs []string)
 	default:
 		return err.Error()
 	}
-	var ce *pattern.CanceledError
+	var ce *regex.CanceledError
 	if errors.As(err, &ce) {
 		return fmt.Sprintf("%s while compiling %d patterns", what, ce.Patterns)
 	}

@@ -19,8 +19,8 @@ import (
 	"testing/fstest"
 
 	"github.com/chromafs/chromafs/grepx"
-	"github.com/chromafs/chromafs/grepx/pattern"
 	"github.com/chromafs/chromafs/internal/gen"
+	"github.com/chromafs/chromafs/regex"
 )
 
 // parseGrep parses args as grep does with the program name "grep" and
@@ -91,9 +91,9 @@ func TestParseGrep(t *testing.T) {
 		{[]string{"--", "-n", "f"}, base(func(o *grepOptions) { o.patterns = []string{"-n"} })},
 		{[]string{"-iy", "--no-ignore-case", "p", "f"}, base(nil)},
 		{[]string{"--ignore", "p", "f"}, base(func(o *grepOptions) { o.ignoreCase = true })},
-		{[]string{"-E", "-E", "p", "f"}, base(func(o *grepOptions) { o.syntax = pattern.Extended })},
-		{[]string{"--fixed", "p", "f"}, base(func(o *grepOptions) { o.syntax = pattern.Fixed })},
-		{[]string{"-X", "egrep", "p", "f"}, base(func(o *grepOptions) { o.syntax = pattern.Extended })},
+		{[]string{"-E", "-E", "p", "f"}, base(func(o *grepOptions) { o.syntax = regex.Extended })},
+		{[]string{"--fixed", "p", "f"}, base(func(o *grepOptions) { o.syntax = regex.Fixed })},
+		{[]string{"-X", "egrep", "p", "f"}, base(func(o *grepOptions) { o.syntax = regex.Extended })},
 		{[]string{"-qlc", "p", "f"}, base(func(o *grepOptions) { o.quiet = true })},
 		{[]string{"-lL", "p", "f"}, base(func(o *grepOptions) { o.listNonMatch = true })},
 		{[]string{"-Lc", "p", "f"}, base(func(o *grepOptions) { o.listNonMatch = true })},
@@ -606,7 +606,7 @@ func sortLines(s string) string {
 // output and status. The lists of 500 run with every output option; the
 // front end treats a list of 5,000 as one of 500 (both are matched
 // through their literals, neither gives the coarse filter literals), so
-// those run with -rn, -rio and -rix only: pattern's TestGNUManyPatterns
+// those run with -rn, -rio and -rix only: package regex's TestGNUManyPatterns
 // compares the matcher with GNU grep for lists of 5,000 under -i, -w, -x
 // and -o, line by line. (GNU grep takes about a CPU second to compile
 // 5,000 regular expressions, every run.)
@@ -720,7 +720,7 @@ func hugeListCorpus(n int, pages map[string]string) []string {
 // basic regular expressions, with -w and -o, and with -i for its first
 // 5,000 patterns (GNU grep takes minutes to compile 80,660 with -i).
 // Lists of 500 and 5,000 run with every option in
-// TestGrepManyPatternsVsGNU and pattern's TestGNUManyPatterns.
+// TestGrepManyPatternsVsGNU and package regex's TestGNUManyPatterns.
 func TestGrepHugeListVsGNU(t *testing.T) {
 	if testing.Short() {
 		t.Skip("GNU grep compiles 80,660 patterns for each case")

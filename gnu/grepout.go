@@ -13,7 +13,7 @@ import (
 	"testing/fstest"
 
 	"github.com/chromafs/chromafs/grepx"
-	"github.com/chromafs/chromafs/grepx/pattern"
+	"github.com/chromafs/chromafs/regex"
 )
 
 // grepRun is one search: what it has printed so far and its state.
@@ -61,8 +61,8 @@ func runGrep(ctx context.Context, env *Env, prog string, fsys fs.FS, o *grepOpti
 		return 0
 	}
 	if err != nil {
-		var pe *pattern.Error
-		if errors.As(err, &pe) && o.syntax == pattern.Perl {
+		var pe *regex.Error
+		if errors.As(err, &pe) && o.syntax == regex.Perl {
 			// GNU grep -P names no pattern file.
 			fmt.Fprintf(env.Stderr, "%s: %s\n", prog, pe.Error())
 			return 2
@@ -289,7 +289,7 @@ func (r *grepRun) file(f *grepx.File) error {
 		}
 	}
 	withName := r.names || (r.nameIfBelow && f.Operand < len(r.roots) && f.Path != r.roots[f.Operand])
-	if errors.Is(f.Err, pattern.ErrMatchLimit) {
+	if errors.Is(f.Err, regex.ErrMatchLimit) {
 		// GNU grep -P prints what it found before the line PCRE2 gave
 		// up on, then the error, and stops.
 		err := f.Err
@@ -533,8 +533,8 @@ if any error occurs and -q is not given, the exit status is 2.
 func patternErrors(o *grepOptions) []string {
 	var msgs []string
 	for i, p := range o.patterns {
-		_, err := pattern.Translate(p, o.syntax)
-		var pe *pattern.Error
+		_, err := regex.Translate(p, o.syntax)
+		var pe *regex.Error
 		if !errors.As(err, &pe) || pe.Err != nil {
 			continue
 		}

@@ -17,8 +17,8 @@ import (
 	"unicode"
 
 	"github.com/chromafs/chromafs/grepx"
-	"github.com/chromafs/chromafs/grepx/pattern"
 	"github.com/chromafs/chromafs/internal/getopt"
+	"github.com/chromafs/chromafs/regex"
 	"github.com/gobwas/glob"
 )
 
@@ -164,7 +164,7 @@ var rgTypes = sync.OnceValue(func() map[string][]string {
 // forms), over any fs.FS, with the flags -e -F -i -S -s -w -x -v -n -N
 // -H -I -o -c -l -q -m -A -B -C -g --iglob -t -T --type-list --hidden
 // -u --files and --sort path. Patterns are Go RE2 syntax (package
-// pattern's RE2), which is close to Rust's regex syntax; -w follows GNU
+// regex's RE2), which is close to Rust's regex syntax; -w follows GNU
 // grep's word rule. The search is grepx.Search, so a chromafs.FS keeps
 // its accelerations.
 //
@@ -232,7 +232,7 @@ func Rg(ctx context.Context, env *Env, args []string) int {
 		case 'c':
 			g.mode = grepx.Count
 		case 'F':
-			g.q.Syntax = pattern.Fixed
+			g.q.Syntax = regex.Fixed
 		case 'w':
 			g.q.Word = true
 		case 'x':
@@ -317,16 +317,16 @@ func Rg(ctx context.Context, env *Env, args []string) int {
 	if smart {
 		fold = !strings.ContainsFunc(strings.Join(pats, ""), unicode.IsUpper)
 	}
-	if g.q.Syntax != pattern.Fixed {
-		g.q.Syntax = pattern.RE2
+	if g.q.Syntax != regex.Fixed {
+		g.q.Syntax = regex.RE2
 	}
 	// A pattern may hold several lines: each is a pattern.
 	for _, p := range pats {
 		g.q.Patterns = append(g.q.Patterns, strings.Split(p, "\n")...)
 	}
 	g.q.IgnoreCase = fold
-	if _, err := pattern.Compile(pattern.Options{Patterns: g.q.Patterns, Syntax: g.q.Syntax, IgnoreCase: fold}); err != nil {
-		var pe *pattern.Error
+	if _, err := regex.Compile(regex.Options{Patterns: g.q.Patterns, Syntax: g.q.Syntax, IgnoreCase: fold}); err != nil {
+		var pe *regex.Error
 		msg := err.Error()
 		if errors.As(err, &pe) {
 			msg = pe.Msg

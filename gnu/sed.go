@@ -16,8 +16,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/chromafs/chromafs/grepx/pattern"
 	"github.com/chromafs/chromafs/internal/getopt"
+	"github.com/chromafs/chromafs/regex"
 )
 
 const (
@@ -98,11 +98,11 @@ General help using GNU software: <https://www.gnu.org/gethelp/>.
 // addr1,~N, !), blocks, labels and the commands { } = a b c d D F g G h H
 // i l n N p P q Q r R s t T x y z and #, s/// with the flags g p I N and
 // the replacement escapes & \0-\9 \n \L \U \l \u \E. Regular expressions
-// are GNU BRE (ERE with -E or -r) translated by package pattern, so they
+// are GNU BRE (ERE with -E or -r) translated by package regex, so they
 // match as GNU sed's in the C.UTF-8 locale, with these differences:
 // back-references inside a regex and the M flag are refused with an
 // error; a regex that grep's parser reads differently from sed's in the
-// corners the pattern package documents may match differently.
+// corners package regex documents may match differently.
 //
 // Nothing is ever written: -i fails as GNU sed fails on a read-only
 // filesystem ("couldn't open temporary file ./sedXXXXXX: Read-only file
@@ -849,15 +849,15 @@ func (s *sedRun) regex(text string, fold bool) (*regexp.Regexp, bool) {
 		return nil, true
 	}
 	s.seenRe = true
-	syn := pattern.Basic
+	syn := regex.Basic
 	if s.ere {
-		syn = pattern.Extended
+		syn = regex.Extended
 	}
-	src, err := pattern.TranslateGroups(sedEscapes(text), syn, fold)
+	src, err := regex.TranslateGroups(sedEscapes(text), syn, fold)
 	if err != nil {
-		var pe *pattern.Error
+		var pe *regex.Error
 		if errors.As(err, &pe) {
-			if errors.Is(err, pattern.ErrUnsupported) {
+			if errors.Is(err, regex.ErrUnsupported) {
 				s.bad(pe.Msg + " (not supported)")
 			}
 			s.bad(pe.Msg)

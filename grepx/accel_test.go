@@ -17,12 +17,12 @@ import (
 	"github.com/chromafs/chromafs/cachepkg/rediscache"
 	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/grepx"
-	"github.com/chromafs/chromafs/grepx/pattern"
 	"github.com/chromafs/chromafs/ingest"
 	"github.com/chromafs/chromafs/internal/gen"
 	"github.com/chromafs/chromafs/internal/testbackend"
 	"github.com/chromafs/chromafs/internal/testenv"
 	"github.com/chromafs/chromafs/memstore"
+	"github.com/chromafs/chromafs/regex"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
@@ -237,20 +237,20 @@ var queries = []struct {
 	{"rare ignore case", grepx.Query{Patterns: []string{"XYLOPHONE_Quartz"}, IgnoreCase: true, Recursive: true}, true, true},
 	{"rare count", grepx.Query{Patterns: []string{rare}, Recursive: true, Mode: grepx.Count}, true, true},
 	{"rare files without", grepx.Query{Patterns: []string{rare}, Recursive: true, Mode: grepx.FilesWithoutMatch}, true, true},
-	{"alternation", grepx.Query{Patterns: []string{"zebra|quartz"}, Syntax: pattern.Extended, IgnoreCase: true, Recursive: true}, true, true},
+	{"alternation", grepx.Query{Patterns: []string{"zebra|quartz"}, Syntax: regex.Extended, IgnoreCase: true, Recursive: true}, true, true},
 	{"fold non-ascii", grepx.Query{Patterns: []string{"STRAẞE", "ſtrasse"}, IgnoreCase: true, Recursive: true, Mode: grepx.FilesWithMatches}, true, true},
 	{"common word", grepx.Query{Patterns: []string{"the"}, Word: true, Recursive: true, Mode: grepx.Count}, true, false},
-	{"no literal", grepx.Query{Patterns: []string{`[[:upper:]][[:lower:]]{12,}`}, Syntax: pattern.Extended, Recursive: true}, false, false},
+	{"no literal", grepx.Query{Patterns: []string{`[[:upper:]][[:lower:]]{12,}`}, Syntax: regex.Extended, Recursive: true}, false, false},
 	{"invert", grepx.Query{Patterns: []string{"e"}, Invert: true, Recursive: true, Mode: grepx.Count}, false, false},
 	{"scoped", grepx.Query{Patterns: []string{rare}, Recursive: true, Paths: []string{"planted", "nope"}}, false, false},
 	// Perl patterns (grep -P): literals only from outside lookarounds
 	// and back-references; \K and lookbehind change what -o prints.
-	{"perl lookbehind", grepx.Query{Patterns: []string{`(?<=the )xylophone_\w+`}, Syntax: pattern.Perl, Recursive: true, OnlyMatching: true}, true, true},
-	{"perl keep", grepx.Query{Patterns: []string{`xylophone_\K\w+(?= )`}, Syntax: pattern.Perl, Recursive: true, OnlyMatching: true}, true, true},
-	{"perl backref", grepx.Query{Patterns: []string{`(xylophone)_quartz\1`}, Syntax: pattern.Perl, Recursive: true}, true, true},
-	{"perl lookahead ignore case", grepx.Query{Patterns: []string{`zebra(?! crossing)|stra(?=ße)`}, Syntax: pattern.Perl, IgnoreCase: true, Recursive: true, OnlyMatching: true}, true, true},
-	{"perl word", grepx.Query{Patterns: []string{`\w+_quartz`}, Syntax: pattern.Perl, Word: true, Recursive: true, Mode: grepx.Count}, true, true},
-	{"perl no literal", grepx.Query{Patterns: []string{`(?<=\s)[[:upper:]]{5}\b`}, Syntax: pattern.Perl, Recursive: true, OnlyMatching: true}, false, false},
+	{"perl lookbehind", grepx.Query{Patterns: []string{`(?<=the )xylophone_\w+`}, Syntax: regex.Perl, Recursive: true, OnlyMatching: true}, true, true},
+	{"perl keep", grepx.Query{Patterns: []string{`xylophone_\K\w+(?= )`}, Syntax: regex.Perl, Recursive: true, OnlyMatching: true}, true, true},
+	{"perl backref", grepx.Query{Patterns: []string{`(xylophone)_quartz\1`}, Syntax: regex.Perl, Recursive: true}, true, true},
+	{"perl lookahead ignore case", grepx.Query{Patterns: []string{`zebra(?! crossing)|stra(?=ße)`}, Syntax: regex.Perl, IgnoreCase: true, Recursive: true, OnlyMatching: true}, true, true},
+	{"perl word", grepx.Query{Patterns: []string{`\w+_quartz`}, Syntax: regex.Perl, Word: true, Recursive: true, Mode: grepx.Count}, true, true},
+	{"perl no literal", grepx.Query{Patterns: []string{`(?<=\s)[[:upper:]]{5}\b`}, Syntax: regex.Perl, Recursive: true, OnlyMatching: true}, false, false},
 	// More literals than a coarse query takes: every file is read, and
 	// the literal automaton finds the same lines.
 	{"many patterns", grepx.Query{Patterns: append(manyWords(499, 3), rare), Recursive: true}, false, false},
@@ -337,8 +337,8 @@ func TestNoLeak(t *testing.T) {
 	pats := []grepx.Query{
 		{Patterns: []string{rare}},
 		{Patterns: []string{"secret"}, IgnoreCase: true},
-		{Patterns: []string{"q+x"}, Syntax: pattern.Extended},
-		{Patterns: []string{"the", rare}, Syntax: pattern.Fixed, Word: true},
+		{Patterns: []string{"q+x"}, Syntax: regex.Extended},
+		{Patterns: []string{"the", rare}, Syntax: regex.Fixed, Word: true},
 		{Patterns: []string{"."}},
 	}
 	groupSets := [][]string{nil, {"sales"}, {gen.PrivateGroup}, {"sales", gen.PrivateGroup}, {""}}

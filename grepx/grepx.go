@@ -14,7 +14,7 @@ import (
 	"context"
 	"io/fs"
 
-	"github.com/chromafs/chromafs/grepx/pattern"
+	"github.com/chromafs/chromafs/regex"
 )
 
 // CandidateFS is implemented by filesystems that can narrow a search
@@ -53,9 +53,9 @@ type LazyFS interface {
 // Query is one grep invocation.
 type Query struct {
 	// Patterns, Syntax, IgnoreCase, Word and Line are grep's -e/-f,
-	// -G/-E/-F, -i, -w and -x; see package pattern.
+	// -G/-E/-F, -i, -w and -x; see package regex.
 	Patterns   []string
-	Syntax     pattern.Syntax
+	Syntax     regex.Syntax
 	IgnoreCase bool
 	Word       bool
 	Line       bool
@@ -182,6 +182,6 @@ type Stats struct {
 // FilesWithoutMatch files without, and every mode reports files whose Err
 // is set. fn returning an error stops the search and Search returns it.
 //
-// An invalid pattern is an error wrapping *pattern.Error before anything
+// An invalid pattern is an error wrapping *regex.Error before anything
 // is read.
 func (q *Query) files() []FileGlob { return q.Globs }

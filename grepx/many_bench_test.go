@@ -11,8 +11,8 @@ import (
 	"testing/fstest"
 
 	"github.com/chromafs/chromafs/grepx"
-	"github.com/chromafs/chromafs/grepx/pattern"
 	"github.com/chromafs/chromafs/internal/gen"
+	"github.com/chromafs/chromafs/regex"
 )
 
 // manyWords returns n distinct random 12-letter words; with hits > 0,
@@ -67,10 +67,10 @@ func BenchmarkManyPatterns(b *testing.B) {
 		patFile := listFile(b, words)
 		for _, mode := range []struct {
 			name string
-			syn  pattern.Syntax
+			syn  regex.Syntax
 			fold bool
 			flag string
-		}{{"F", pattern.Fixed, false, "-F"}, {"G", pattern.Basic, false, "-G"}, {"i", pattern.Basic, true, "-i"}} {
+		}{{"F", regex.Fixed, false, "-F"}, {"G", regex.Basic, false, "-G"}, {"i", regex.Basic, true, "-i"}} {
 			name := fmt.Sprintf("hits=%d/%s", hits, mode.name)
 			b.Run(name+"/chromafs", func(b *testing.B) {
 				q := grepx.Query{Patterns: words, Syntax: mode.syn, IgnoreCase: mode.fold, Recursive: true, Mode: grepx.Count}
@@ -119,7 +119,7 @@ func BenchmarkHugeList(b *testing.B) {
 	}{{"F", false, false, []string{"-F"}}, {"Fi", true, false, []string{"-F", "-i"}}, {"Fw", false, true, []string{"-F", "-w"}}} {
 		var files int
 		b.Run(mode.name+"/chromafs", func(b *testing.B) {
-			q := grepx.Query{Patterns: list, Syntax: pattern.Fixed, IgnoreCase: mode.fold, Word: mode.word, Recursive: true, Mode: grepx.FilesWithMatches}
+			q := grepx.Query{Patterns: list, Syntax: regex.Fixed, IgnoreCase: mode.fold, Word: mode.word, Recursive: true, Mode: grepx.FilesWithMatches}
 			for b.Loop() {
 				files = 0
 				if _, err := grepx.Search(context.Background(), mfs, q, func(f *grepx.File) error { files++; return nil }); err != nil {

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"unicode/utf8"
 
-	"github.com/chromafs/chromafs/grepx/pattern"
+	"github.com/chromafs/chromafs/regex"
 )
 
 // lineScanner yields the selected lines of a buffer: the lines that match,
@@ -13,7 +13,7 @@ import (
 // finds the matching lines that way and selects every line between them.
 type lineScanner struct {
 	data   []byte
-	m      *pattern.Matcher
+	m      *regex.Matcher
 	invert bool
 
 	pos int // start of the next unexamined line
@@ -80,7 +80,7 @@ func lineEnd(data []byte, s int) int {
 }
 
 // scanFile fills f with the result of q over data.
-func scanFile(f *File, data []byte, m *pattern.Matcher, q *Query) {
+func scanFile(f *File, data []byte, m *regex.Matcher, q *Query) {
 	// In a binary file (one holding a NUL byte) GNU grep reads NUL bytes
 	// as line ends, which changes counts and which lines match.
 	binary := bytes.IndexByte(data, 0) >= 0
@@ -134,7 +134,7 @@ func scanFile(f *File, data []byte, m *pattern.Matcher, q *Query) {
 type emitter struct {
 	f            *File
 	data         []byte
-	m            *pattern.Matcher
+	m            *regex.Matcher
 	onlyMatching bool
 
 	cur       int // offset just after the last line written

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/chromafs/chromafs/grepx/pattern"
+	"github.com/chromafs/chromafs/regex"
 )
 
 // UncachedFS is implemented by filesystems that can tell which files
@@ -109,10 +109,10 @@ const (
 // operand, a directory operand without Recursive, a read error). fn
 // returning an error stops the search and Search returns that error.
 //
-// An invalid pattern is an error wrapping *pattern.Error, returned before
+// An invalid pattern is an error wrapping *regex.Error, returned before
 // anything is read. Search honours ctx throughout, compiling the patterns
 // included: when ctx ends while they compile, the error is a
-// *pattern.CanceledError, and later the error is ctx.Err().
+// *regex.CanceledError, and later the error is ctx.Err().
 //
 // When fsys implements CandidateFS, files that the coarse filter proves
 // free of the pattern's required literals are not read (and have Count 0).
@@ -122,7 +122,7 @@ const (
 // would otherwise be fetched (see UncachedFS).
 func Search(ctx context.Context, fsys fs.FS, q Query, fn func(*File) error) (Stats, error) {
 	var st Stats
-	m, err := pattern.CompileContext(ctx, pattern.Options{
+	m, err := regex.CompileContext(ctx, regex.Options{
 		Patterns:   q.Patterns,
 		Syntax:     q.Syntax,
 		IgnoreCase: q.IgnoreCase,
@@ -345,7 +345,7 @@ func Search(ctx context.Context, fsys fs.FS, q Query, fn func(*File) error) (Sta
 			if !report(&q, f) {
 				continue
 			}
-			if errors.Is(f.Err, pattern.ErrMatchLimit) {
+			if errors.Is(f.Err, regex.ErrMatchLimit) {
 				// GNU grep -P stops at the first line PCRE2 gives up on.
 				return st, fn(f)
 			}
@@ -430,7 +430,7 @@ func selective(lits []string) bool {
 // plan decides which files the coarse filter rules out (skip) and which
 // to prefetch. It never fails the search: if the filter fails, every file
 // is read, and each read reports its own error.
-func plan(ctx context.Context, fsys fs.FS, q *Query, m *pattern.Matcher, names []string) (skip map[string]bool, fetch []string, coarse bool, err error) {
+func plan(ctx context.Context, fsys fs.FS, q *Query, m *regex.Matcher, names []string) (skip map[string]bool, fetch []string, coarse bool, err error) {
 	uncached := names
 	if u, ok := fsys.(UncachedFS); ok {
 		uncached = u.Uncached(ctx, names)

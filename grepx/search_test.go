@@ -10,7 +10,7 @@ import (
 	"testing/fstest"
 
 	"github.com/chromafs/chromafs/grepx"
-	"github.com/chromafs/chromafs/grepx/pattern"
+	"github.com/chromafs/chromafs/regex"
 )
 
 // render prints files the way grep -n -H does (context lines with '-',
@@ -97,7 +97,7 @@ func TestSearchTable(t *testing.T) {
 			"dir/c.md:2:beta lower\ndir/skip/e.md:1:beta in a skipped dir\n"},
 		{"ignore case", grepx.Query{Patterns: []string{"beta"}, IgnoreCase: true, Paths: []string{"dir/c.md"}},
 			"dir/c.md:1:Beta upper\ndir/c.md:2:beta lower\n"},
-		{"context", grepx.Query{Patterns: []string{"gamma", "eta"}, Syntax: pattern.Fixed, Word: true, Before: 1, After: 1, Paths: []string{"a.md"}},
+		{"context", grepx.Query{Patterns: []string{"gamma", "eta"}, Syntax: regex.Fixed, Word: true, Before: 1, After: 1, Paths: []string{"a.md"}},
 			"a.md-2-beta\na.md:3:gamma\na.md-4-delta\n--\na.md-6-zeta\na.md:7:eta\na.md-8-theta\n"},
 		{"overlapping context", grepx.Query{Patterns: []string{"^.eta"}, Before: 2, After: 2, Paths: []string{"a.md"}},
 			"a.md-1-alpha\na.md:2:beta\na.md-3-gamma\na.md-4-delta\na.md-5-epsilon\na.md:6:zeta\na.md-7-eta\na.md-8-theta\n"},
@@ -143,9 +143,9 @@ func TestSearchTable(t *testing.T) {
 
 func TestSearchErrors(t *testing.T) {
 	_, err := grepx.Search(context.Background(), small, grepx.Query{Patterns: []string{`a\{1`}}, func(*grepx.File) error { return nil })
-	var pe *pattern.Error
+	var pe *regex.Error
 	if !errors.As(err, &pe) {
-		t.Fatalf("invalid pattern: got %v, want *pattern.Error", err)
+		t.Fatalf("invalid pattern: got %v, want *regex.Error", err)
 	}
 	stop := errors.New("stop")
 	n := 0

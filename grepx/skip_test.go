@@ -6,7 +6,7 @@ import (
 	"testing/fstest"
 
 	"github.com/chromafs/chromafs/grepx"
-	"github.com/chromafs/chromafs/grepx/pattern"
+	"github.com/chromafs/chromafs/regex"
 )
 
 func TestSkip(t *testing.T) {
@@ -19,7 +19,7 @@ func TestSkip(t *testing.T) {
 	var asked []string
 	q := grepx.Query{
 		Patterns:  []string{"h.t"},
-		Syntax:    pattern.RE2,
+		Syntax:    regex.RE2,
 		Paths:     []string{".", ".h.md"},
 		Recursive: true,
 		Mode:      grepx.FilesWithMatches,

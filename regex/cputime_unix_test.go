@@ -1,6 +1,6 @@
 //go:build unix
 
-package pattern
+package regex
 
 import (
 	"syscall"

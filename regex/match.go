@@ -1,4 +1,4 @@
-package pattern
+package regex
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package pattern
+package regex
 
 //go:generate sh -c "cc -O2 -o gentables.tmp testdata/gentables.c && LC_ALL=C.UTF-8 ./gentables.tmp > tables.go && rm gentables.tmp && gofmt -w tables.go"
 

@@ -1,8 +1,11 @@
-// Package pattern compiles grep patterns (POSIX basic and extended
-// regular expressions as GNU grep 3.8 reads them, fixed strings, or
-// grep -P's Perl-compatible expressions, see Perl) into matchers built on
-// Go's regexp package, and extracts the literals that every match must
-// contain, for use as a coarse filter.
+// Package regex is the regular-expression engine of grep, sed, awk and
+// find: it compiles patterns in the syntaxes of GNU grep (POSIX basic and
+// extended regular expressions as GNU grep 3.8 reads them, fixed strings,
+// Go's RE2 syntax, or grep -P's Perl-compatible expressions, see Perl)
+// into matchers built on Go's regexp package, translates them to Go's
+// syntax for callers that match with regexp themselves (Translate), and
+// extracts the literals that every match must contain, for use as a
+// coarse filter.
 //
 // Matching follows GNU grep in the C.UTF-8 locale: several patterns match
 // a line when any of them does; matches are leftmost-longest (POSIX);
@@ -64,7 +67,7 @@
 // size of the patterns up to a logarithmic factor, and CompileContext
 // stops when its context ends. A list of more than 16 required literals
 // gives no coarse-filter literals (Literals reports false).
-package pattern
+package regex
 
 import "errors"
 

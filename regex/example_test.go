@@ -1,14 +1,14 @@
-package pattern_test
+package regex_test
 
 import (
 	"errors"
 	"fmt"
 
-	"github.com/chromafs/chromafs/grepx/pattern"
+	"github.com/chromafs/chromafs/regex"
 )
 
 func ExampleCompile() {
-	m, err := pattern.Compile(pattern.Options{Patterns: []string{`colou\?r`}})
+	m, err := regex.Compile(regex.Options{Patterns: []string{`colou\?r`}})
 	if err != nil {
 		panic(err)
 	}
@@ -17,17 +17,17 @@ func ExampleCompile() {
 }
 
 func ExampleCompile_error() {
-	_, err := pattern.Compile(pattern.Options{Patterns: []string{`\(a`}})
+	_, err := regex.Compile(regex.Options{Patterns: []string{`\(a`}})
 	fmt.Println("grep:", err)
-	_, err = pattern.Compile(pattern.Options{Patterns: []string{`\(a\)\1`}})
-	fmt.Println(errors.Is(err, pattern.ErrUnsupported), err)
+	_, err = regex.Compile(regex.Options{Patterns: []string{`\(a\)\1`}})
+	fmt.Println(errors.Is(err, regex.ErrUnsupported), err)
 	// Output:
 	// grep: Unmatched ( or \(
 	// true back-references are not supported
 }
 
 func ExampleMatcher_FindAll() {
-	m, _ := pattern.Compile(pattern.Options{Patterns: []string{"(abc|abcabc)"}, Syntax: pattern.Extended})
+	m, _ := regex.Compile(regex.Options{Patterns: []string{"(abc|abcabc)"}, Syntax: regex.Extended})
 	line := []byte("xabcabcx abc")
 	for _, loc := range m.FindAll(line, nil) {
 		fmt.Println(string(line[loc[0]:loc[1]]))
@@ -38,7 +38,7 @@ func ExampleMatcher_FindAll() {
 }
 
 func ExampleMatcher_Next() {
-	m, _ := pattern.Compile(pattern.Options{Patterns: []string{"error"}, IgnoreCase: true, Word: true})
+	m, _ := regex.Compile(regex.Options{Patterns: []string{"error"}, IgnoreCase: true, Word: true})
 	buf := []byte("ok\nerrors: 0\nERROR: disk full\nok\n")
 	for pos := 0; pos < len(buf); {
 		start, end, ok := m.Next(buf[pos:])
@@ -52,13 +52,13 @@ func ExampleMatcher_Next() {
 }
 
 func ExampleMatcher_Literals() {
-	m, _ := pattern.Compile(pattern.Options{Patterns: []string{"func [A-Z][a-z]*Handler"}, IgnoreCase: true})
+	m, _ := regex.Compile(regex.Options{Patterns: []string{"func [A-Z][a-z]*Handler"}, IgnoreCase: true})
 	fmt.Println(m.Literals())
 	// Output: [handler] true true
 }
 
 func ExampleTranslate() {
-	src, _ := pattern.Translate(`^\(ab\)*c\{2,\}$`, pattern.Basic)
+	src, _ := regex.Translate(`^\(ab\)*c\{2,\}$`, regex.Basic)
 	fmt.Println(src)
 	// Output: \A(?:ab)*c{2,}\z
 }
@@ -66,7 +66,7 @@ func ExampleTranslate() {
 func ExampleCompile_perl() {
 	// grep -oP: lookbehind, \K and leftmost-first alternation.
 	for _, p := range []string{`(?<=href=")[^"]+`, `version: \K\S+`, `a|ab`} {
-		m, err := pattern.Compile(pattern.Options{Patterns: []string{p}, Syntax: pattern.Perl})
+		m, err := regex.Compile(regex.Options{Patterns: []string{p}, Syntax: regex.Perl})
 		if err != nil {
 			panic(err)
 		}
@@ -75,7 +75,7 @@ func ExampleCompile_perl() {
 			fmt.Printf("%s: %s\n", p, line[loc[0]:loc[1]])
 		}
 	}
-	_, err := pattern.Compile(pattern.Options{Patterns: []string{`(a`}, Syntax: pattern.Perl})
+	_, err := regex.Compile(regex.Options{Patterns: []string{`(a`}, Syntax: regex.Perl})
 	fmt.Println("grep:", err)
 	// Output:
 	// (?<=href=")[^"]+: /docs
