@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/chromafs/chromafs/internal/getopt"
+	"github.com/chromafs/chromafs/internal/textio"
 )
 
 const (
@@ -102,7 +103,7 @@ func Comm(ctx context.Context, env *Env, args []string) int {
 	if !r.open() {
 		return r.finish(1)
 	}
-	var in [2]*lineReader
+	var in [2]*textio.LineReader
 	for i, a := range operands {
 		f, err := r.openInput(a)
 		if err != nil {
@@ -128,7 +129,7 @@ func Comm(ctx context.Context, env *Env, args []string) int {
 		if have[i] {
 			prev[i] = append(prev[i][:0], cur[i]...)
 		}
-		l, err := in[i].next()
+		l, err := in[i].Next()
 		if err != nil {
 			if err != io.EOF {
 				r.warn("%s: %s", operands[i], errText(err))

@@ -212,7 +212,7 @@ func headCopy(r *run, rd io.Reader, lines, negative bool, n uint64, delim byte) 
 	case lines && !negative:
 		lr := newLineReader(rd, delim)
 		for ; n > 0; n-- {
-			line, err := lr.next()
+			line, err := lr.Next()
 			if err == io.EOF {
 				return nil
 			}

@@ -15,6 +15,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/itchyny/gojq"
+
+	"github.com/chromafs/chromafs/internal/textio"
 )
 
 const jqUsage = `Usage:	%s [OPTIONS] FILTER [FILES...]
@@ -370,7 +372,7 @@ type jqInputs struct {
 	raw    bool
 	name   string
 	dec    *json.Decoder
-	lines  *lineReader
+	lines  *textio.LineReader
 	closer io.Closer
 	data   []byte // the current file, for the position of a parse error
 	failed int    // the status a read error sets: 2
@@ -425,7 +427,7 @@ func (in *jqInputs) rawAll() (string, bool) {
 	}
 	var sb strings.Builder
 	for {
-		l, err := in.lines.next()
+		l, err := in.lines.Next()
 		if err != nil {
 			break
 		}
@@ -443,7 +445,7 @@ func (in *jqInputs) Next() (any, bool) {
 			return nil, false
 		}
 		if in.raw {
-			l, err := in.lines.next()
+			l, err := in.lines.Next()
 			if err == nil {
 				return strings.TrimSuffix(string(l), "\n"), true
 			}

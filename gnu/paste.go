@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/chromafs/chromafs/internal/getopt"
+	"github.com/chromafs/chromafs/internal/textio"
 )
 
 var pasteSpec = getopt.Spec{
@@ -64,8 +65,8 @@ func Paste(ctx context.Context, env *Env, args []string) int {
 	if !r.open() {
 		return r.finish(1)
 	}
-	readers := make([]*lineReader, len(operands))
-	var stdin *lineReader
+	readers := make([]*textio.LineReader, len(operands))
+	var stdin *textio.LineReader
 	for i, a := range operands {
 		if a == "-" {
 			if stdin == nil {
@@ -99,7 +100,7 @@ func Paste(ctx context.Context, env *Env, args []string) int {
 		if readers[i] == nil {
 			return nil, false
 		}
-		l, err := readers[i].next()
+		l, err := readers[i].Next()
 		if err != nil {
 			if err != io.EOF {
 				readErr(i, err)

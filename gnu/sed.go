@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/chromafs/chromafs/internal/getopt"
+	"github.com/chromafs/chromafs/internal/textio"
 	"github.com/chromafs/chromafs/regex"
 )
 
@@ -334,7 +335,7 @@ type sedRun struct {
 	files    []string
 	fileIdx  int
 	fileName string
-	in       *lineReader // the current input file, until its end
+	in       *textio.LineReader // the current input file, until its end
 	inFile   io.Closer
 	next     []byte // the line read ahead (for $), with its delimiter
 	nextOK   bool
@@ -1116,7 +1117,7 @@ func (s *sedRun) fill() bool {
 	if s.in == nil {
 		return false
 	}
-	line, err := s.in.next()
+	line, err := s.in.Next()
 	if err != nil {
 		name := s.fileName
 		s.closeInput()

@@ -171,14 +171,14 @@ func tailCopy(r *run, rd io.Reader, lines, fromStart bool, n uint64, delim byte)
 		}
 		lr := newLineReader(rd, delim)
 		for ; n > 0; n-- {
-			if _, err := lr.next(); err != nil {
+			if _, err := lr.Next(); err != nil {
 				if err == io.EOF {
 					return nil
 				}
 				return err
 			}
 		}
-		_, err := io.Copy(r.out, lr.br)
+		_, err := io.Copy(r.out, lr.Rest())
 		return err
 	}
 	// Keep the end of the input, trimmed to what is asked each time it

@@ -1,7 +1,6 @@
 package gnu
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -11,20 +10,22 @@ import (
 	"path"
 	"strings"
 	"syscall"
+
+	"github.com/chromafs/chromafs/internal/textio"
 )
 
 // HoldLimit is the most input, in bytes, that a text command holds in
 // memory at once: all of sort's and tac's input, the lines that head
 // -n -N and tail -n N keep back, and one line of uniq, cut or nl. Past
 // it the command stops with ErrTooLarge rather than grow without bound.
-const HoldLimit = 64 << 20
+const HoldLimit = textio.HoldLimit
 
 // holdLimit is HoldLimit, lowered by tests.
 var holdLimit = HoldLimit
 
 // ErrTooLarge is the error of a text command whose input exceeds
 // HoldLimit.
-var ErrTooLarge = errors.New("input exceeds the 64 MiB a command holds in memory")
+var ErrTooLarge = textio.ErrTooLarge
 
 // stdinLabel is how head, tail and wc's headers and diagnostics name
 // standard input.
@@ -102,7 +103,7 @@ func (r *run) eachInputReporting(operands []string, openFailed, readFailed func(
 func (r *run) eachLine(rd io.Reader, eol byte, fn func(line []byte)) error {
 	lr := newLineReader(rd, eol)
 	for !r.stopped() {
-		line, err := lr.next()
+		line, err := lr.Next()
 		if err == io.EOF {
 			return nil
 		}
@@ -134,43 +135,10 @@ func readHeld(rd io.Reader) ([]byte, error) {
 	return data, nil
 }
 
-// lineReader reads lines ending in a delimiter byte, each at most
+// newLineReader reads rd's lines ending in delim, each at most
 // HoldLimit bytes long.
-type lineReader struct {
-	br    *bufio.Reader
-	delim byte
-	buf   []byte
-}
-
-func newLineReader(rd io.Reader, delim byte) *lineReader {
-	return &lineReader{br: bufio.NewReaderSize(rd, 64<<10), delim: delim}
-}
-
-// next returns the next line with its delimiter (missing on a last line
-// that has none), valid until the next call, or io.EOF after the last.
-func (l *lineReader) next() ([]byte, error) {
-	l.buf = l.buf[:0]
-	for {
-		chunk, err := l.br.ReadSlice(l.delim)
-		if len(l.buf)+len(chunk) > holdLimit {
-			return nil, ErrTooLarge
-		}
-		if err == bufio.ErrBufferFull {
-			l.buf = append(l.buf, chunk...)
-			continue
-		}
-		if len(l.buf) == 0 && err == nil {
-			return chunk, nil
-		}
-		l.buf = append(l.buf, chunk...)
-		if err == io.EOF && len(l.buf) > 0 {
-			return l.buf, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		return l.buf, nil
-	}
+func newLineReader(rd io.Reader, delim byte) *textio.LineReader {
+	return textio.NewLineReader(rd, delim, holdLimit)
 }
 
 // errText is ErrText for the read errors of text commands: a directory

@@ -151,7 +151,7 @@ func Uniq(ctx context.Context, env *Env, args []string) int {
 	}
 	lr := newLineReader(f, delim)
 	for !r.stopped() {
-		line, err := lr.next()
+		line, err := lr.Next()
 		if err == io.EOF {
 			break
 		}
