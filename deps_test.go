@@ -68,6 +68,7 @@ func TestDependencies(t *testing.T) {
 		{pkg: "./memstore", forbid: all, allow: []string{allowedXNet}},
 		{pkg: "./grepx/...", forbid: all},
 		{pkg: "./regex", forbid: all},
+		{pkg: "./sed", forbid: all},
 		{pkg: "./gnu", forbid: all},
 		{pkg: "./shell", forbid: all},
 		// search takes its embedding function as an interface; embedfn

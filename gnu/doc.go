@@ -9,8 +9,8 @@
 // what the real tool writes, and returns the tool's exit status.
 // Commands maps their names to them. grep searches with grepx.Search, so
 // a chromafs.FS keeps its accelerations.
-// sed is GNU sed 4.9 without writes (-i, w and e fail as on a read-only
-// mount).
+// sed is GNU sed 4.9's command line over package sed, without writes
+// (-i, w and e fail as on a read-only mount); awk's is over package awk.
 // rg is ripgrep 13 as it prints to a pipe, sorted by path, on
 // grepx.Search. jq is jq 1.6's command line on gojq. diff is GNU diff
 // 3.8's normal and unified formats, with GNU's choice of hunks.
