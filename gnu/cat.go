@@ -134,8 +134,6 @@ func (c *catter) read(a string) ([]byte, error) {
 	return fs.ReadFile(c.fsys, name)
 }
 
-var errIsDir = errors.New("is a directory")
-
 func (c *catter) fail(a string, err error) {
 	text, std := errTextStd(err)
 	c.warn("%s: %s", quotef(a), text)

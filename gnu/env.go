@@ -7,13 +7,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"path"
-	"strings"
 	"time"
 
 	"github.com/chromafs/chromafs/grepx"
 	"github.com/chromafs/chromafs/internal/getopt"
-	"github.com/chromafs/chromafs/internal/textio"
 )
 
 // Env is what a command runs with: the filesystem, its standard streams
@@ -283,112 +280,3 @@ func (r *run) loc() *time.Location {
 	}
 	return time.Local
 }
-
-// resolve turns an operand into an fs.FS name: absolute operands start
-// at the root, relative ones at Env.Dir. It reports false for an operand
-// that fs.FS cannot name (an empty string).
-func (r *run) resolve(p string) (string, bool) {
-	if p == "" {
-		return "", false
-	}
-	return Resolve(r.env.Dir, p), true
-}
-
-// Resolve turns p, absolute or relative to dir, into an fs.FS name; the
-// root is ".". ".." never climbs above the root.
-func Resolve(dir, p string) string {
-	if !strings.HasPrefix(p, "/") {
-		p = "/" + dir + "/" + p
-	}
-	c := path.Clean(p)
-	if c == "/" {
-		return "."
-	}
-	return c[1:]
-}
-
-// join joins an operand as the user wrote it and a name below it, as ls
-// and find print them: "/" + "a" is "/a", "d" + "a" is "d/a", "d/" + "a"
-// is "d/a".
-func join(start, name string) string {
-	if strings.HasSuffix(start, "/") {
-		return start + name
-	}
-	return start + "/" + name
-}
-
-// ErrText renders an error the way the C library's strerror does for
-// the errors an fs.FS returns ("No such file or directory"); other
-// errors print their own text, which names what failed.
-func ErrText(err error) string { return textio.ErrText(err) }
-
-// errTextStd is ErrText, and whether the text is one of the standard
-// messages rather than the error's own.
-func errTextStd(err error) (string, bool) { return textio.ErrTextStd(err) }
-
-// quote quotes a name as coreutils' diagnostics do (quoteaf, the
-// shell-escape-always style): 'name', "it's", or 'a'$'\n”b' for control
-// characters.
-func quote(s string) string {
-	if !strings.ContainsFunc(s, func(r rune) bool { return r < ' ' || r == 0x7f }) {
-		if !strings.Contains(s, "'") {
-			return "'" + s + "'"
-		}
-		if !strings.ContainsAny(s, "\"$`\\!") {
-			return `"` + s + `"`
-		}
-	}
-	var b strings.Builder
-	inQuote := false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c < ' ' || c == 0x7f:
-			if inQuote {
-				b.WriteByte('\'')
-				inQuote = false
-			}
-			fmt.Fprintf(&b, "$'\\%s'", ctlEscape(c))
-		case c == '\'':
-			if inQuote {
-				b.WriteByte('\'')
-				inQuote = false
-			}
-			b.WriteString(`\'`)
-		default:
-			if !inQuote {
-				b.WriteByte('\'')
-				inQuote = true
-			}
-			b.WriteByte(c)
-		}
-	}
-	if inQuote {
-		b.WriteByte('\'')
-	}
-	return b.String()
-}
-
-func ctlEscape(c byte) string {
-	switch c {
-	case '\a':
-		return "a"
-	case '\b':
-		return "b"
-	case '\t':
-		return "t"
-	case '\n':
-		return "n"
-	case '\v':
-		return "v"
-	case '\f':
-		return "f"
-	case '\r':
-		return "r"
-	}
-	return fmt.Sprintf("%03o", c)
-}
-
-// localeQuote quotes a name as findutils' diagnostics do in a UTF-8
-// locale: ‘name’.
-func localeQuote(s string) string { return "‘" + s + "’" }

@@ -104,7 +104,7 @@ func File(ctx context.Context, env *Env, args []string) int {
 		if r.stopped() {
 			break
 		}
-		desc, mt, enc := r.fileType(a)
+		desc, mt, enc := r.describe(a)
 		var out string
 		switch {
 		case mimeType && mimeEnc:
@@ -129,9 +129,9 @@ func File(ctx context.Context, env *Env, args []string) int {
 
 var makefileLine = regexp.MustCompile(`(?m)^(all|install|clean|[A-Za-z_.-]+)[ \t]*:([^=]|$)[^\n]*\n\t`)
 
-// fileType returns file's description, MIME type and MIME encoding of
+// describe returns file's description, MIME type and MIME encoding of
 // operand a; an empty MIME type means the description is an error.
-func (r *run) fileType(a string) (desc, mime, enc string) {
+func (r *run) describe(a string) (desc, mime, enc string) {
 	var data []byte
 	if a == "-" {
 		f, _ := r.openInput("-")

@@ -2,7 +2,6 @@ package gnu
 
 import (
 	"context"
-	"errors"
 	"io"
 	"math"
 	"strings"
@@ -133,12 +132,6 @@ func Head(ctx context.Context, env *Env, args []string) int {
 		return headCopy(r, rd, lines, negative, n, delim)
 	})
 }
-
-func isDigit(c byte) bool { return c >= '0' && c <= '9' }
-
-// isReadErr reports whether an error of openInput is one that GNU
-// tools meet when reading rather than opening (a directory).
-func isReadErr(err error) bool { return errors.Is(err, errIsDir) }
 
 func numberWhat(lines bool) string {
 	if lines {

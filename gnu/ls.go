@@ -385,13 +385,6 @@ func parentName(name string) string {
 	return "."
 }
 
-func joinName(dir, name string) string {
-	if dir == "." {
-		return name
-	}
-	return dir + "/" + name
-}
-
 // sortEntries orders a listing as ls does: by name (byte order), or by
 // size or time with ties by name, all reversed by -r; -U keeps the order.
 func (l *lister) sortEntries(list []*lsEntry) {

@@ -569,25 +569,3 @@ func hexOf(s string, n int) bool {
 	}
 	return true
 }
-
-// quotef quotes a name as coreutils' quotef does (the shell-escape style,
-// quoting only when needed): nope, 'no pe', 'a:b'.
-func quotef(s string) string {
-	if s == "" {
-		return "''"
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c < ' ' || c == 0x7f:
-			return quote(s)
-		case strings.IndexByte(" !\"$&'()*;<=>?[\\]^`|:", c) >= 0:
-			return quote(s)
-		case (c == '#' || c == '~') && i == 0:
-			return quote(s)
-		case (c == '{' || c == '}') && len(s) == 1:
-			return quote(s)
-		}
-	}
-	return s
-}

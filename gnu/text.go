@@ -141,18 +141,6 @@ func newLineReader(rd io.Reader, delim byte) *textio.LineReader {
 	return textio.NewLineReader(rd, delim, holdLimit)
 }
 
-// errText is ErrText for the read errors of text commands: a directory
-// reads as "Is a directory".
-func errText(err error) string {
-	if errors.Is(err, errIsDir) {
-		return "Is a directory"
-	}
-	if errors.Is(err, ErrTooLarge) {
-		return ErrTooLarge.Error()
-	}
-	return ErrText(err)
-}
-
 // errLargeNum is the error of parseSize for a number past what a uint64
 // holds: coreutils reports it with EOVERFLOW's text.
 var errLargeNum = syscall.EOVERFLOW
