@@ -184,7 +184,7 @@ func TestChromaFS(t *testing.T) {
 			t.Fatal(err)
 		}
 		var out, errb bytes.Buffer
-		status := gnu.Commands[name](context.Background(), &gnu.Env{FS: fsys, Stdout: &out, Stderr: &errb, Location: time.UTC}, args)
+		status := lookup(t, name)(context.Background(), &gnu.Env{FS: fsys, Stdout: &out, Stderr: &errb, Location: time.UTC}, args)
 		got, want := out.String(), rout.String()
 		switch {
 		case name == "ls" && slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "-") && strings.Contains(a, "l") }):
@@ -217,9 +217,19 @@ func TestZeroModTime(t *testing.T) {
 		{[]string{"stat", "index.md"}, "Modify: -\n"},
 	} {
 		var out, errb bytes.Buffer
-		status := gnu.Commands[c.args[0]](context.Background(), &gnu.Env{FS: fsys, Stdout: &out, Stderr: &errb}, c.args[1:])
+		status := lookup(t, c.args[0])(context.Background(), &gnu.Env{FS: fsys, Stdout: &out, Stderr: &errb}, c.args[1:])
 		if status != 0 || !strings.Contains(out.String(), c.want) || strings.Contains(out.String(), "1970") {
 			t.Errorf("%q: status %d, %q %s; want a line %q", c.args, status, out.String(), errb.String(), c.want)
 		}
 	}
+}
+
+// lookup is gnu's command called name; it fails t when there is none.
+func lookup(t *testing.T, name string) gnu.Func {
+	t.Helper()
+	f, ok := gnu.Lookup(name)
+	if !ok {
+		t.Fatalf("gnu.Lookup(%q): no such command", name)
+	}
+	return f
 }

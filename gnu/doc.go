@@ -7,7 +7,7 @@
 // each a function
 // that runs over any io/fs.FS with its own GNU-style arguments, writes
 // what the real tool writes, and returns the tool's exit status.
-// Commands maps their names to them. grep searches with grepx.Search, so
+// Lookup finds one by name and Names lists them. grep searches with grepx.Search, so
 // a chromafs.FS keeps its accelerations.
 // sed is GNU sed 4.9's command line over package sed, without writes
 // (-i, w and e fail as on a read-only mount); awk's is over package awk.

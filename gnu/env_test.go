@@ -21,7 +21,7 @@ func runEnv(env Env, name string, args ...string) (string, string, int) {
 	if env.FS == nil && env.Open == nil {
 		env.FS = mapFS
 	}
-	status := Commands[name](context.Background(), &env, args)
+	status := commands[name](context.Background(), &env, args)
 	return out.String(), errb.String(), status
 }
 
@@ -80,7 +80,7 @@ func TestCanceled(t *testing.T) {
 	cancel()
 	for _, name := range []string{"ls", "cat", "stat", "tree", "find"} {
 		var out, errb strings.Builder
-		status := Commands[name](ctx, &Env{FS: mapFS, Stdout: &out, Stderr: &errb}, []string{"/a/x.md"})
+		status := commands[name](ctx, &Env{FS: mapFS, Stdout: &out, Stderr: &errb}, []string{"/a/x.md"})
 		if status == 0 || !strings.Contains(errb.String(), "context canceled") {
 			t.Errorf("%s with a canceled context: status %d, stderr %q", name, status, errb.String())
 		}

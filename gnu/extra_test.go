@@ -114,7 +114,7 @@ func FuzzParsers(f *testing.F) {
 	f.Fuzz(func(t *testing.T, line string) {
 		args := strings.Split(line, "\x00")
 		name := args[0]
-		cmd, ok := Commands[name]
+		cmd, ok := commands[name]
 		if !ok {
 			return
 		}

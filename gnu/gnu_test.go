@@ -111,7 +111,7 @@ func runResult(t *testing.T, cmd *exec.Cmd) result {
 func runOurs(dir string, name string, args []string) result {
 	var out, errb bytes.Buffer
 	env := &Env{FS: os.DirFS(dir), Stdout: &out, Stderr: &errb, Location: time.UTC}
-	status := Commands[name](context.Background(), env, args)
+	status := commands[name](context.Background(), env, args)
 	return result{out.String(), errb.String(), status}
 }
 

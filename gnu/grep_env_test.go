@@ -115,7 +115,7 @@ func TestEgrepFgrep(t *testing.T) {
 		if _, err := os.Stat(bin); err != nil {
 			t.Skipf("%s: %v", tc.name, err)
 		}
-		grepCase(t, bin, dir, Env{}, "", Commands[tc.name], tc.args)
+		grepCase(t, bin, dir, Env{}, "", commands[tc.name], tc.args)
 	}
 }
 

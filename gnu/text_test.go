@@ -77,7 +77,7 @@ func runRealIn(t *testing.T, dir, name string, args []string, stdin string) resu
 func runOursIn(dir, name string, args []string, stdin string) result {
 	var out, errb bytes.Buffer
 	env := &Env{FS: os.DirFS(dir), Stdout: &out, Stderr: &errb, Stdin: strings.NewReader(stdin), Location: time.UTC}
-	status := Commands[name](context.Background(), env, args)
+	status := commands[name](context.Background(), env, args)
 	return result{out.String(), errb.String(), status}
 }
 
@@ -526,7 +526,7 @@ func TestHoldLimit(t *testing.T) {
 	} {
 		var out, errb strings.Builder
 		env := &Env{FS: mapFS, Stdin: &lineSource{n: big}, Stdout: &out, Stderr: &errb}
-		status := Commands[tc.args[0]](context.Background(), env, tc.args[1:])
+		status := commands[tc.args[0]](context.Background(), env, tc.args[1:])
 		if status != tc.status || out.String() != tc.out || errb.String() != tc.errOut {
 			t.Errorf("%q over %d bytes: status %d, stdout %.80q, stderr %q; want %d, %q, %q", tc.args, big, status, out.String(), errb.String(), tc.status, tc.out, tc.errOut)
 		}

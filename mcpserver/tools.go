@@ -2,8 +2,6 @@ package mcpserver
 
 import (
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -61,7 +59,7 @@ func cutNote(maxOutput int) func(hint string) string {
 const paths = `Paths are absolute from "/", the root of the documentation; a relative path resolves against the working directory (initially "/"; bash's cd changes it).`
 
 func bashDescription() string {
-	names := slices.Sorted(maps.Keys(gnu.Commands))
+	names := gnu.Names()
 	return `Run a bash command line over the documentation, read-only and in a sealed sandbox: pipelines, && || ;, quoting, globs, variables, $(...), for/while/if/case, cd and pwd. The working directory persists between calls of this session. ` + paths + `
 
 Commands: ` + strings.Join(names, ", ") + `, xargs, bash -c and sh -c (a command line run in the same sandbox, as in find -exec sh -c '...' {} + or xargs sh -c), and bash's builtins (echo, printf, test, [, cd, pwd, read, ...), each with GNU's or bash's flags, output and exit status; find -exec, -execdir and -ok run any of them. grep -r and rg search the whole tree fast. Writes fail as on a read-only filesystem ("Read-only file system", status 1); there are no other programs, no network and no host files.

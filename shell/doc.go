@@ -1,9 +1,10 @@
 // Package shell runs command lines with the grammar of bash over any
 // io/fs.FS, in process and read-only: the commands are the GNU front-ends
-// of package gnu (ls, cat, find, grep, ... and every command added to
-// gnu.Commands later), the shell's own builtins (echo, printf, test, cd,
-// pwd, ...), xargs, which runs only those, and bash and sh, which start a
-// shell like this one (in process, within the same caps: see Bounded).
+// of package gnu (ls, cat, find, grep, ...: every name of gnu.Names) and
+// those a session adds with WithCommand, the shell's own builtins (echo,
+// printf, test, cd, pwd, ...), xargs, which runs only those, and bash and
+// sh, which start a shell like this one (in process, within the same
+// caps: see Bounded).
 //
 //	sess := shell.New(fsys)
 //	status, err := sess.Run(ctx, "cd /guides && grep -rl webhook . | head -3", os.Stdout, os.Stderr)

@@ -71,7 +71,8 @@ func (s *Session) command(name string) gnu.Func {
 	if f, ok := s.extra[name]; ok {
 		return f
 	}
-	return gnu.Commands[name]
+	f, _ := gnu.Lookup(name)
+	return f
 }
 
 // unsupported are the bash builtins interp does not implement: job

@@ -34,7 +34,10 @@ var gnuCommands = []struct{ name, use, short string }{
 // only once the arguments have parsed, so --help and usage errors need
 // no server.
 func gnuCommand(g *globals, name, use, short string) *cobra.Command {
-	run := gnu.Commands[name]
+	run, ok := gnu.Lookup(name)
+	if !ok {
+		panic("gnuCommand: gnu has no command " + name)
+	}
 	return &cobra.Command{
 		Use:                use,
 		Short:              short,
