@@ -56,13 +56,9 @@ func (rs *runState) shellError(what string, why error) error {
 }
 
 // isCommand reports whether name is one of the file commands the shell
-// runs (package gnu's, those of WithCommand, and xargs).
+// runs (package gnu's, those of WithCommand, and the shell's own).
 func (s *Session) isCommand(name string) bool {
-	switch name {
-	case "xargs", "bash", "sh", "which":
-		return true
-	}
-	return s.command(name) != nil
+	return isBuiltin(name, shellCommand) || s.command(name) != nil
 }
 
 // command returns the file command called name (package gnu's or one of
@@ -73,15 +69,6 @@ func (s *Session) command(name string) gnu.Func {
 	}
 	f, _ := gnu.Lookup(name)
 	return f
-}
-
-// unsupported are the bash builtins interp does not implement: job
-// control, history, completion, and the host's limits and masks.
-var unsupported = map[string]bool{
-	"bg": true, "fc": true, "fg": true, "jobs": true, "kill": true, "newgrp": true,
-	"umask": true, "ulimit": true, "bind": true, "caller": true, "compgen": true,
-	"complete": true, "compopt": true, "disown": true, "enable": true,
-	"history": true, "logout": true, "suspend": true,
 }
 
 func status(code int) error {
@@ -110,10 +97,10 @@ func (rs *runState) call(ctx context.Context, args []string) ([]string, error) {
 	// A builtin that writes into a pipe whose reader has ended ends the
 	// subshell it runs in (every stage of a pipeline but the last is one),
 	// as SIGPIPE ends bash's: at once, silently, with status 141.
-	if stdoutBuiltins[args[0]] && brokenPipe(hc.Stdout) {
+	if isBuiltin(args[0], stdoutBuiltin) && brokenPipe(hc.Stdout) {
 		return []string{"exit", "141"}, nil
 	}
-	if unsupported[args[0]] {
+	if isBuiltin(args[0], unsupportedBuiltin) {
 		fmt.Fprintf(hc.Stderr, "%s: %s: not supported by this shell\n", rs.s.prog, args[0])
 		return []string{failCmd, "2"}, nil
 	}
@@ -233,10 +220,6 @@ func (rs *runState) cd(hc interp.HandlerContext, args []string) []string {
 	return []string{"cd", abs}
 }
 
-// execRunnable are the builtins that exist as programs too, which exec
-// runs (as the program: the output is the same).
-var execRunnable = map[string]bool{"echo": true, "printf": true, "true": true, "false": true, "test": true, "[": true, "pwd": true}
-
 // execBuiltin checks exec's options and command as bash does: a command
 // that cannot be run ends the shell with bash's diagnostic and status
 // (127 not found, 126 not executable); one that can is run in place of
@@ -296,7 +279,7 @@ options:
 		}
 		return fail("126", "%[1]s: %[2]s: Permission denied\n%[1]s: exec: %[2]s: cannot execute: Permission denied\n", prog, p)
 	}
-	if !rs.s.isCommand(name) && !execRunnable[name] {
+	if !rs.s.isCommand(name) && !isBuiltin(name, programBuiltin) {
 		if info, err := fs.Stat(rs.s.fsys, fsName(absolute(hc.Dir, name))); err == nil && info.IsDir() {
 			// bash, finding no program, tries the name itself.
 			return fail("126", "%s: exec: %s: cannot execute: Is a directory\n", prog, name)
@@ -366,7 +349,7 @@ func (rs *runState) exec(ctx context.Context, args []string) error {
 		// exec printf, xargs printf: the program, as bash's printf.
 		return status(bashPrintf(hc.Stdout, hc.Stderr, rs.s.prog, args[1], args[2:], rs.s.clock(), rs.s.loc))
 	}
-	if execRunnable[name] {
+	if isBuiltin(name, programBuiltin) {
 		// exec echo ...: the builtin stands for the program.
 		return hc.Builtin(ctx, args)
 	}

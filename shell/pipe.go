@@ -7,11 +7,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// stdoutBuiltins are the builtins that write to standard output whenever
-// they run: bash, writing into a pipe whose reader has ended, is killed
-// by SIGPIPE there.
-var stdoutBuiltins = map[string]bool{"echo": true, "printf": true, "pwd": true, "dirs": true, "times": true, "help": true}
-
 // brokenPipe reports whether w is the write end of a pipe whose read end
 // is closed: a write there would fail with EPIPE (and raise SIGPIPE in a
 // process). The shell's pipes between commands are *os.File pipes; any

@@ -17,13 +17,9 @@ import (
 	"github.com/chromafs/chromafs/gnu"
 )
 
-// xargsBuiltins are the shell builtins xargs can run, as GNU xargs runs
-// the programs of the same names.
 // xargsLongValue maps xargs's long options that take a value to their
 // short letters.
 var xargsLongValue = map[string]byte{"delimiter": 'd', "max-args": 'n', "max-lines": 'L', "max-chars": 's', "max-procs": 'P', "arg-file": 'a'}
-
-var xargsBuiltins = map[string]bool{"echo": true, "printf": true, "true": true, "false": true, "test": true, "[": true}
 
 type xargsOptions struct {
 	null      bool
@@ -507,8 +503,8 @@ func (rs *runState) runProgram(ctx context.Context, hc interp.HandlerContext, li
 		}
 		fmt.Fprintln(hc.Stdout, hc.Dir)
 		return 0, nil
-	case xargsBuiltins[name]:
-		if name != "true" && name != "false" && name != "test" && name != "[" && brokenPipe(hc.Stdout) {
+	case isBuiltin(name, programBuiltin):
+		if isBuiltin(name, stdoutBuiltin) && brokenPipe(hc.Stdout) {
 			// The program would be killed by SIGPIPE writing its output.
 			return 141, nil
 		}
