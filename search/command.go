@@ -3,6 +3,7 @@ package search
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"path"
@@ -62,7 +63,9 @@ type Searcher interface {
 // with the output of Format and the exit status of grep (0 with hits, 1
 // without, 2 on errors). DIR resolves against the working directory;
 // paths print absolute. The query is embedded by s, so there is no
-// --embedding (that is chromafs search's, which builds the Embedder).
+// --embedding (that is chromafs search's, which builds the Embedder). A
+// semantic search that cannot run (ErrNoEmbedder, ErrNotSearchable) is an
+// error that points to --lexical.
 func Command(s Searcher) gnu.Func {
 	return func(ctx context.Context, env *gnu.Env, args []string) int {
 		out := bufio.NewWriter(env.Stdout)
@@ -116,7 +119,11 @@ func Command(s Searcher) gnu.Func {
 		}
 		hits, err := s.Search(ctx, fsys, strings.Join(operands, " "), opt)
 		if err != nil {
-			return fail(2, "%v", strings.TrimPrefix(err.Error(), "search: "))
+			msg := strings.TrimPrefix(err.Error(), "search: ")
+			if !opt.Lexical && (errors.Is(err, ErrNoEmbedder) || errors.Is(err, ErrNotSearchable)) {
+				msg += "; search --lexical ranks the pages by the query's words"
+			}
+			return fail(2, "%s", msg)
 		}
 		if err := Format(out, hits, verbose); err != nil {
 			return 2

@@ -110,11 +110,11 @@ func TestErrors(t *testing.T) {
 		{"no words", fsys, "...", search.Options{Lexical: true}, search.ErrNoWords, "no words"},
 		{"bad k", fsys, "x", search.Options{K: -1}, nil, "want 1 to 1000"},
 		{"k too large", fsys, "x", search.Options{K: search.MaxK + 1}, nil, "want 1 to 1000"},
-		{"no embedder", fsys, "x", search.Options{}, search.ErrNoEmbedder, "--lexical"},
+		{"no embedder", fsys, "x", search.Options{}, search.ErrNoEmbedder, "no usable embedding function"},
 		{"no directory", fsys, "x", search.Options{Lexical: true, Path: "nope"}, fs.ErrNotExist, "nope"},
 		{"no directory, semantic", fsys, "x", search.Options{Path: "nope"}, fs.ErrNotExist, "nope"},
-		{"not searchable", fstest.MapFS{"a": {Data: []byte("x")}}, "x", search.Options{}, search.ErrNotSearchable, "--lexical"},
-		{"no vector store", fsys, "x", search.Options{}, chromafs.ErrNoVectorQuery, "vector"},
+		{"not searchable", fstest.MapFS{"a": {Data: []byte("x")}}, "x", search.Options{}, search.ErrNotSearchable, "no vector search"},
+		{"no vector store", fsys, "x", search.Options{}, search.ErrNotSearchable, chromafs.ErrNoVectorQuery.Error()},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -40,12 +40,17 @@ const MaxK = 1000
 // no words.
 var ErrNoWords = errors.New("the query has no words")
 
-// ErrNoEmbedder is wrapped by the error of a semantic search without an
-// Embedder.
-var ErrNoEmbedder = errors.New("no embedding function")
+// ErrNoEmbedder is wrapped by the error of a semantic search that has no
+// usable embedding function: an Engine without an Embedder, or a
+// [Searcher] that cannot build one for the collection (none recorded, an
+// unknown one, a missing API key). Retrying does not help; a lexical
+// search can answer instead.
+var ErrNoEmbedder = errors.New("no usable embedding function")
 
 // ErrNotSearchable is wrapped by the error of a semantic search over a
-// filesystem that is not a chromafs filesystem (or a Sub of one).
+// filesystem that is not a chromafs filesystem (or a Sub of one), or
+// whose store cannot rank chunks by vector (chromafs.ErrNoVectorQuery).
+// Retrying does not help; a lexical search can answer instead.
 var ErrNotSearchable = errors.New("filesystem has no vector search")
 
 // Embedder embeds a query as a vector of the collection's embedding space.
@@ -104,8 +109,9 @@ type Engine struct {
 
 // Search runs query over fsys with opt. Errors name what is wrong: an
 // invalid K or Path, a query without words (lexical), a missing embedder
-// or a filesystem that cannot rank by vector (semantic), and the
-// embedder's and the store's errors.
+// (ErrNoEmbedder) or a filesystem that cannot rank by vector
+// (ErrNotSearchable), and the embedder's and the store's errors. They
+// name no option of a program: each program says what its user can do.
 func (e *Engine) Search(ctx context.Context, fsys fs.FS, query string, opt Options) ([]Hit, error) {
 	if strings.TrimSpace(query) == "" {
 		return nil, errors.New("search: empty query")
@@ -130,19 +136,22 @@ func (e *Engine) Search(ctx context.Context, fsys fs.FS, query string, opt Optio
 func (e *Engine) semantic(ctx context.Context, fsys fs.FS, dir, query string, k int) ([]Hit, error) {
 	qfs, ok := fsys.(QueryFS)
 	if !ok {
-		return nil, fmt.Errorf("search: %w (use --lexical)", ErrNotSearchable)
+		return nil, fmt.Errorf("search: %w", ErrNotSearchable)
 	}
 	if _, err := fs.Stat(fsys, dir); err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
 	if e.Embedder == nil {
-		return nil, fmt.Errorf("search: %w (use --lexical, or --embedding NAME)", ErrNoEmbedder)
+		return nil, fmt.Errorf("search: %w", ErrNoEmbedder)
 	}
 	vec, err := e.Embedder.EmbedQuery(ctx, query)
 	if err != nil {
 		return nil, fmt.Errorf("search: embed the query: %w", err)
 	}
 	found, err := qfs.Query(ctx, dir, vec, k)
+	if errors.Is(err, chromafs.ErrNoVectorQuery) {
+		return nil, fmt.Errorf("search: %w: %w", ErrNotSearchable, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
