@@ -2,7 +2,9 @@ package mcpserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -15,9 +17,18 @@ type searchIn struct {
 	K     int    `json:"k,omitempty" jsonschema:"how many chunks to rank (default 10, at most 1000)"`
 }
 
-const searchDescription = `Search the documentation by meaning (the collection's embeddings): for when you do not know the exact words to grep for, e.g. "how do I rotate credentials?". Returns the best places first, one a line: "/path:START-END  SCORE  first line", followed by the text of those lines, indented. START-END are the page's line numbers: read the page with offset=START to see the context. Chunks of one page that touch are merged into one hit. ` + paths + ` Scores are similarities (higher is better); they rank, they do not prove relevance: check by reading. For exact words, grep is faster and exhaustive.`
+const searchDescription = `Search the documentation by meaning (the collection's embeddings): for when you do not know the exact words to grep for, e.g. "how do I rotate credentials?". Returns the best places first, one a line: "/path:START-END  SCORE  first line", followed by the text of those lines, indented. START-END are the page's line numbers: read the page with offset=START to see the context. Chunks of one page that touch are merged into one hit. ` + paths + ` Scores rank the hits, higher first; they do not prove relevance: check by reading. Where the collection has no usable embedding function, the pages are ranked by the query's words instead (BM25; k counts pages), and the answer's first line says so. For exact words, grep is faster and exhaustive.`
 
-// search runs the session's search for in.
+// lexicalNote is the first line of an answer ranked by the query's words
+// because a semantic search cannot run.
+const lexicalNote = "(lexical ranking: this collection has no usable embedding function, so pages are ranked by the query's words)"
+
+// search runs the session's search for in. A semantic search that cannot
+// run, for want of a usable embedding function (search.ErrNoEmbedder) or
+// of a filesystem that ranks by vector (search.ErrNotSearchable), which
+// no retry mends, is answered from the lexical ranking, after
+// lexicalNote; any other failure (Chroma unreachable, a deadline) is an
+// error.
 func (s *server) search(ctx context.Context, req *mcp.CallToolRequest, in searchIn) (*mcp.CallToolResult, any, error) {
 	ctx, cancel, se, fsys, err := s.call(ctx, req)
 	if err != nil {
@@ -34,14 +45,24 @@ func (s *server) search(ctx context.Context, req *mcp.CallToolRequest, in search
 	if in.K < 0 || in.K > search.MaxK {
 		return nil, nil, fmt.Errorf("k %d: want 1 to %d (or leave it out for 10)", in.K, search.MaxK)
 	}
-	hits, err := s.cfg.Search.Search(ctx, fsys, in.Query, search.Options{K: in.K, Path: name})
+	if strings.TrimSpace(in.Query) == "" {
+		return nil, nil, errors.New("the query is empty: say what to look for")
+	}
+	opt := search.Options{K: in.K, Path: name}
+	hits, err := s.cfg.Search.Search(ctx, fsys, in.Query, opt)
+	note := ""
+	if errors.Is(err, search.ErrNoEmbedder) || errors.Is(err, search.ErrNotSearchable) {
+		opt.Lexical, note = true, lexicalNote+"\n"
+		hits, err = s.cfg.Search.Search(ctx, fsys, in.Query, opt)
+	}
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, searchError(err)
 	}
 	if len(hits) == 0 {
-		return textResult(fmt.Sprintf("No matches found under %s\n", abs)), nil, nil
+		return textResult(note + fmt.Sprintf("No matches found under %s\n", abs)), nil, nil
 	}
 	out := newLines(s.cfg.MaxOutput, 0)
+	out.Write([]byte(note))
 	if err := search.Format(out, hits, true); err != nil {
 		return nil, nil, err
 	}
@@ -50,4 +71,18 @@ func (s *server) search(ctx context.Context, req *mcp.CallToolRequest, in search
 		text += fmt.Sprintf("[%s more lines not shown; ask for fewer results (k) or a narrower path]\n", thousands(out.droppedLines))
 	}
 	return textResult(text), nil, nil
+}
+
+// searchError is the tool error of a search that failed: what went wrong
+// and what the agent can do about it, which is never an option of a
+// program (the searcher's errors name none; see search.Engine.Search).
+func searchError(err error) error {
+	msg := strings.TrimPrefix(err.Error(), "search: ")
+	switch {
+	case errors.Is(err, search.ErrNoWords):
+		return fmt.Errorf("%s: rephrase it with words", msg)
+	case errors.Is(err, context.DeadlineExceeded):
+		return fmt.Errorf("search timed out (%s): try again, with a narrower path, or grep for the exact words", msg)
+	}
+	return fmt.Errorf("search failed: %s; try again, or grep for the exact words", msg)
 }

@@ -2,6 +2,8 @@ package mcpserver_test
 
 import (
 	"context"
+	"fmt"
+	"io/fs"
 	"regexp"
 	"strings"
 	"testing"
@@ -10,6 +12,7 @@ import (
 	"github.com/chromafs/chromafs"
 	"github.com/chromafs/chromafs/chromastore"
 	"github.com/chromafs/chromafs/ingest"
+	"github.com/chromafs/chromafs/internal/faulttest"
 	"github.com/chromafs/chromafs/internal/testbackend"
 	"github.com/chromafs/chromafs/internal/testenv"
 	"github.com/chromafs/chromafs/mcpserver"
@@ -20,6 +23,11 @@ import (
 // the n-gram function answers with the page of a sentence first, its
 // lines and its text; path resolves against the working directory; a
 // private page is found by its group only; bash has the search command.
+// Where a semantic search cannot run (no usable embedding function, a
+// filesystem without vector search), the tool answers from the lexical
+// ranking after one line that says so, while a failure that may pass (a
+// deadline, Chroma unreachable) stays an error; neither names an option
+// of a program, which the agent cannot give.
 func TestSearch(t *testing.T) {
 	ctx := context.Background()
 	pages := map[string]string{
@@ -92,4 +100,64 @@ func TestSearch(t *testing.T) {
 	if len(body) > 300 || !strings.HasPrefix(got, "/guides/auth/keys.md:") || !regexp.MustCompile(`^\d+ more lines not shown; ask for fewer results \(k\) or a narrower path\]\n$`).MatchString(note) {
 		t.Errorf("search with MaxOutput 300: %q; want at most 300 characters of hits and the note", got)
 	}
+
+	// The fallback to the lexical ranking, and the errors that stay.
+	proxy := faulttest.NewProxy(t, testenv.Chroma(t).URL)
+	behind, err := chromastore.Open(ctx, chromastore.Config{URL: proxy.URL, Collection: store.Name()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer behind.Close()
+	unreachable, err := chromafs.New(ctx, behind)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy.Close()
+	noKey := fmt.Errorf("%w: \"openai\" reads its API key from $OPENAI_API_KEY, which is not set (--embedding NAME names another)", search.ErrNoEmbedder)
+	const lexical = "(lexical ranking: this collection has no usable embedding function, so pages are ranked by the query's words)\n"
+	vectorHit := `^/guides/auth/keys\.md:\d+-\d+  \d\.\d\d  `
+	for _, tc := range []struct {
+		name   string
+		fsys   fs.FS
+		search search.Searcher
+		want   string // a regular expression the answer matches
+		err    bool
+	}{
+		{"usable function", fsys, eng, vectorHit, false},
+		{"no embedder", fsys, &search.Engine{}, "^" + regexp.QuoteMeta(lexical) + `/guides/auth/keys\.md:\d+-\d+  \d+\.\d\d  # Keys\n(    .*\n)*    Rotate keys at least`, false},
+		{"function cannot be built", fsys, semanticFails{noKey}, "^" + regexp.QuoteMeta(lexical) + `/guides/auth/keys\.md:\d+-\d+  `, false},
+		{"no vector search", fstest.MapFS{"a.md": {Data: []byte("Rotate keys every ninety days.\n")}}, eng, "^" + regexp.QuoteMeta(lexical) + `/a\.md:1-1  `, false},
+		{"deadline", fsys, semanticFails{fmt.Errorf("search: embed the query: %w", context.DeadlineExceeded)}, `^search timed out \(embed the query: context deadline exceeded\): try again`, true},
+		{"Chroma unreachable", unreachable, eng, `^search failed: .*; try again, or grep for the exact words$`, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := connect(t, tc.fsys, mcpserver.Config{Search: tc.search})
+			r := c.call("search", map[string]any{"query": "rotate keys every ninety days", "k": 3})
+			if r.isError != tc.err || !regexp.MustCompile(tc.want).MatchString(r.text) {
+				t.Errorf("search: %q (error %v); want %s (error %v)", r.text, r.isError, tc.want, tc.err)
+			}
+			if tc.err && strings.Contains(r.text, "lexical ranking") {
+				t.Errorf("search: %q; a failure that may pass falls back", r.text)
+			}
+			if strings.Contains(r.text, "--") || strings.Contains(r.text, "API_KEY") {
+				t.Errorf("search: %q names what the agent cannot give", r.text)
+			}
+		})
+	}
+	// The shell's search fails, and names the option it has.
+	c = connect(t, fsys, mcpserver.Config{Search: semanticFails{noKey}})
+	if got := c.text("bash", map[string]any{"command": "search rotate keys"}); !strings.HasSuffix(got, "; search --lexical ranks the pages by the query's words\n[exit status 2]") {
+		t.Errorf("bash search without a usable function: %q", got)
+	}
+}
+
+// semanticFails is a Searcher whose semantic searches fail with err and
+// whose lexical ones run.
+type semanticFails struct{ err error }
+
+func (s semanticFails) Search(ctx context.Context, fsys fs.FS, query string, opt search.Options) ([]search.Hit, error) {
+	if opt.Lexical {
+		return (&search.Engine{}).Search(ctx, fsys, query, opt)
+	}
+	return nil, s.err
 }

@@ -59,7 +59,10 @@ type Config struct {
 	// Search, if set, adds the search tool (semantic search over the
 	// session's filesystem, answered with paths and line ranges) and the
 	// shell command search to bash. *search.Engine is one; it is an
-	// interface so that this package links no embedding function.
+	// interface so that this package links no embedding function. Where
+	// its semantic search fails with search.ErrNoEmbedder or
+	// search.ErrNotSearchable, the tool answers from its lexical search
+	// and says so in the answer's first line.
 	Search search.Searcher
 }
 
