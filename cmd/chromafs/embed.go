@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/chromafs/chromafs/chromastore"
+	"github.com/chromafs/chromafs/search"
 )
 
 // embedHelper is the command that runs the embedding functions chromafs
@@ -252,17 +253,30 @@ type queryEmbedder struct {
 	closed bool
 }
 
+// newQueryEmbedder starts the query embedder of a collection whose
+// configuration says spec and whose embeddings have dim dimensions, with
+// the function override names if not empty. Its error, when the function
+// cannot be built (none recorded, an unknown one, a key not set) or
+// chromafs-embed cannot be started, wraps search.ErrNoEmbedder: none of
+// that passes with time, and it touches no network.
 func newQueryEmbedder(spec chromastore.EmbeddingSpec, dim int, override string) (*queryEmbedder, error) {
 	bin, err := findEmbedHelper()
 	if err != nil {
-		return nil, err
+		return nil, noEmbedderError{err}
 	}
 	q := &queryEmbedder{bin: bin, setup: querySetup{Spec: spec, Dim: dim, Override: override}}
 	if q.p, err = q.start(); err != nil {
-		return nil, err
+		return nil, noEmbedderError{err}
 	}
 	return q, nil
 }
+
+// noEmbedderError is newQueryEmbedder's error: its reason, which wraps
+// search.ErrNoEmbedder as well.
+type noEmbedderError struct{ reason error }
+
+func (e noEmbedderError) Error() string   { return e.reason.Error() }
+func (e noEmbedderError) Unwrap() []error { return []error{search.ErrNoEmbedder, e.reason} }
 
 func (q *queryEmbedder) start() (*procEmbedder, error) {
 	return startEmbedder(q.bin, []string{"-query"}, q.setup)

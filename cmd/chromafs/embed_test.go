@@ -13,6 +13,7 @@ import (
 	"github.com/chromafs/chromafs/chromastore"
 	"github.com/chromafs/chromafs/embedfn"
 	"github.com/chromafs/chromafs/internal/testenv"
+	"github.com/chromafs/chromafs/search"
 )
 
 var builtEmbed = struct {
@@ -161,8 +162,8 @@ func TestQueryEmbedder(t *testing.T) {
 	}
 	_, err := newQueryEmbedder(chromastore.EmbeddingSpec{}, 16, "")
 	_, want := embedfn.Build(chromastore.EmbeddingSpec{}, 16, "")
-	if err == nil || want == nil || err.Error() != want.Error() {
-		t.Errorf("no function: %v; in process %v", err, want)
+	if err == nil || want == nil || err.Error() != want.Error() || !errors.Is(err, search.ErrNoEmbedder) {
+		t.Errorf("no function: %v; in process %v; want the same, wrapping search.ErrNoEmbedder", err, want)
 	}
 }
 

@@ -71,7 +71,9 @@ func runMCP(ctx context.Context, g *globals, maxOutput int, embedding string, st
 		Timeout:   g.timeout,
 		Version:   shortVersion(),
 		Logger:    log,
-		Search:    &lazySearch{store: g.openedStore, override: embedding},
+		Search: &lazySearch{store: g.openedStore, override: embedding, report: func(reason error) {
+			log.Warn("chromafs mcp: the search tool ranks pages by the query's words, as no embedding function is usable (--embedding NAME names the collection's)", "err", reason)
+		}},
 	})
 	t := &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}}
 	err := srv.Run(ctx, t)

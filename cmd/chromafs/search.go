@@ -64,6 +64,9 @@ never take part. Exit status: 0 with hits, 1 without, 2 on errors.`,
 				store := g.openedStore()
 				spec := store.Embedding()
 				ef, err := newQueryEmbedder(spec, store.Dimension(), embedding)
+				if errors.Is(err, search.ErrNoEmbedder) {
+					return fail(fmt.Errorf("%w; name the function the collection was written with (--embedding NAME, one of %s), or rank the pages by the query's words with --lexical", err, strings.Join(searchEmbeddings, ", ")))
+				}
 				if err != nil {
 					return fail(err)
 				}
@@ -105,15 +108,26 @@ func checkEmbeddingName(flag, name string) error {
 
 // lazySearch is the search of the sh, mcp and serve --mcp commands: their
 // collection may open after they start, so the query embedder is built
-// from its configuration at the first semantic search (and again after a
-// failure, which is that search's error). Lexical searches need no
-// embedder.
+// from its configuration at the first semantic search. A failure to build
+// it is that search's error: one that wraps search.ErrNoEmbedder (see
+// newQueryEmbedder) is kept for the collection, whose configuration,
+// like the environment, does not change while it is open (so a search
+// costs no chromafs-embed process that fails again); another is tried
+// again at the next search. Lexical searches need no embedder.
 type lazySearch struct {
 	store    func() *chromastore.Collection // nil until the collection is open
 	override string                         // --embedding
+	// report, if set, is told why no embedding function is usable, once
+	// for each collection, and a semantic search's error then says only
+	// that none is (wrapping search.ErrNoEmbedder): for the MCP server,
+	// whose agent can do nothing about the reason (an option, an API
+	// key) while its operator can. Without it, the error is the reason.
+	report func(reason error)
 
-	mu  sync.Mutex
-	eng *search.Engine
+	mu      sync.Mutex
+	eng     *search.Engine
+	failed  *chromastore.Collection // whose embedder cannot be built
+	failErr error                   // why
 }
 
 func (l *lazySearch) Search(ctx context.Context, fsys fs.FS, query string, opt search.Options) ([]search.Hit, error) {
@@ -137,11 +151,23 @@ func (l *lazySearch) engine() (*search.Engine, error) {
 	if st == nil {
 		return nil, errors.New("the collection is not open yet")
 	}
-	spec := st.Embedding()
-	ef, err := newQueryEmbedder(spec, st.Dimension(), l.override)
-	if err != nil {
-		return nil, err
+	if st != l.failed {
+		spec := st.Embedding()
+		ef, err := newQueryEmbedder(spec, st.Dimension(), l.override)
+		if err == nil {
+			l.eng = &search.Engine{Embedder: ef, Space: spec.Space}
+			return l.eng, nil
+		}
+		if !errors.Is(err, search.ErrNoEmbedder) {
+			return nil, err
+		}
+		l.failed, l.failErr = st, err
+		if l.report != nil {
+			l.report(err)
+		}
 	}
-	l.eng = &search.Engine{Embedder: ef, Space: spec.Space}
-	return l.eng, nil
+	if l.report != nil {
+		return nil, fmt.Errorf("%w for this collection", search.ErrNoEmbedder)
+	}
+	return nil, l.failErr
 }

@@ -3,11 +3,14 @@ package main
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"unicode"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -15,16 +18,26 @@ import (
 	"github.com/chromafs/chromafs"
 	"github.com/chromafs/chromafs/chromastore"
 	"github.com/chromafs/chromafs/embedfn"
+	"github.com/chromafs/chromafs/ingest"
+	"github.com/chromafs/chromafs/internal/faulttest"
+	"github.com/chromafs/chromafs/internal/testbackend"
 	"github.com/chromafs/chromafs/internal/testenv"
+	"github.com/chromafs/chromafs/mcpserver"
 	"github.com/chromafs/chromafs/search"
 )
+
+// lexicalNote is the first line of an MCP search answered from the
+// lexical ranking.
+const lexicalNote = "(lexical ranking: this collection has no usable embedding function, so pages are ranked by the query's words)\n"
 
 // TestMCPSearchEmbedding: the MCP search tool of `chromafs mcp` and of
 // `chromafs serve --mcp` embeds queries with the function that
 // --embedding (mcp) or --mcp-embedding (serve) names, in place of the
 // collection's recorded one: here the collection records none (ingest's
-// default, the consistent hash), so the search fails without the flag
-// and answers with it. A name chromafs does not know is refused at start.
+// default, the consistent hash), so without the flag the tool answers
+// from the lexical ranking, after one line that says so (and the
+// operator's log says why), and with it from the vector ranking. A name
+// chromafs does not know is refused at start.
 func TestMCPSearchEmbedding(t *testing.T) {
 	t.Setenv("CHROMAFS_EMBED_BIN", embedBinary(t))
 	srv := testenv.Chroma(t)
@@ -33,10 +46,10 @@ func TestMCPSearchEmbedding(t *testing.T) {
 		t.Fatalf("ingest: status %d\n%s%s", code, out, errOut)
 	}
 	hit := regexp.MustCompile(`^/[^ ]+:[0-9]+-[0-9]+  `)
+	var stderr lockedBuffer
 	stdio := func(flags ...string) *mcp.ClientSession {
 		cmd := exec.Command(chromafsBinary(t), append(append(append([]string(nil), g...), "mcp"), flags...)...)
 		cmd.Env = append(os.Environ(), "CHROMAFS_GROUPS=", "CHROMAFS_REDIS_URL=")
-		var stderr lockedBuffer
 		cmd.Stderr = &stderr
 		cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
 		if err != nil {
@@ -46,9 +59,9 @@ func TestMCPSearchEmbedding(t *testing.T) {
 		return cs
 	}
 	for _, c := range []struct {
-		name string
-		cs   func() *mcp.ClientSession
-		ok   bool
+		name   string
+		cs     func() *mcp.ClientSession
+		vector bool
 	}{
 		{"mcp", func() *mcp.ClientSession { return stdio() }, false},
 		{"mcp --embedding hash", func() *mcp.ClientSession { return stdio("--embedding", "hash") }, true},
@@ -71,13 +84,14 @@ func TestMCPSearchEmbedding(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got, isErr := mcpText(t, c.cs(), "search", map[string]any{"query": "rotate keys", "k": 1})
-			if c.ok && (isErr || !hit.MatchString(got)) {
-				t.Errorf("search: %q (error %v), want a hit /PATH:START-END", got, isErr)
-			}
-			if !c.ok && (!isErr || !strings.Contains(got, "records no embedding function") || !strings.Contains(got, "--lexical")) {
-				t.Errorf("search: %q (error %v), want the error that the collection records no function", got, isErr)
+			body, lexical := strings.CutPrefix(got, lexicalNote)
+			if isErr || lexical == c.vector || !hit.MatchString(body) {
+				t.Errorf("search: %q (error %v); want a hit /PATH:START-END, after the lexical ranking's note: %v", got, isErr, !c.vector)
 			}
 		})
+	}
+	if log := stderr.String(); !strings.Contains(log, "the search tool ranks pages by the query's words") || !strings.Contains(log, "records no embedding function") {
+		t.Errorf("chromafs mcp's log: %q; want the fallback and its reason", log)
 	}
 	for _, args := range [][]string{
 		{"mcp", "--embedding", "bogus"},
@@ -88,6 +102,120 @@ func TestMCPSearchEmbedding(t *testing.T) {
 		if code != 2 || !strings.Contains(errOut, `invalid argument "bogus"`) || !strings.Contains(errOut, "ngram") {
 			t.Errorf("%q: status %d, %q; want 2 and the names it takes", args, code, errOut)
 		}
+	}
+}
+
+// recordedAs is an embedding function recorded in a collection's
+// configuration under another name and configuration.
+type recordedAs struct {
+	chromastore.Embedder
+	name string
+	cfg  map[string]any
+}
+
+func (r recordedAs) Name() string              { return r.name }
+func (r recordedAs) GetConfig() map[string]any { return r.cfg }
+
+// TestMCPSearchFallback: the MCP search tool over lazySearch (the query
+// embedder built in chromafs-embed from what the collection's
+// configuration records, as chromafs mcp and serve --mcp build it), on
+// collections of real Chroma. Where no embedding function can be built
+// (none recorded, a recorded or named one whose API key variable is not
+// set, chromafs-embed missing) the answer is the lexical ranking after
+// one line that says so, and the reason goes to the operator; a usable
+// function gives the vector ranking with no note; Chroma unreachable is
+// an error. No answer names an option or an environment variable.
+func TestMCPSearchFallback(t *testing.T) {
+	helper := embedBinary(t)
+	t.Setenv("CHROMAFS_TEST_NO_KEY", "")
+	t.Setenv("OPENAI_API_KEY", "")
+	ctx := context.Background()
+	url := testenv.Chroma(t).URL
+	src := fstest.MapFS{
+		"guides/keys.md":  {Data: []byte("# Keys\n\nCreate a key in the console.\nRotate keys at least every ninety days.\n")},
+		"guides/start.md": {Data: []byte("# Start\n\nInstall the tool, then log in.\n")},
+	}
+	ngram := chromastore.NgramEmbedding(0)
+	ingested := func(ef chromastore.Embedder) *chromastore.Collection {
+		st := testbackend.OpenChroma(t, chromastore.Config{URL: url, Embedding: ef})
+		if _, err := ingest.Run(ctx, st, src, ingest.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	hashed := ingested(chromastore.HashEmbedding(0))
+	openai := ingested(recordedAs{ngram, "openai", map[string]any{"api_key_env_var": "CHROMAFS_TEST_NO_KEY", "model_name": "text-embedding-3-small"}})
+	ngrammed := ingested(ngram)
+	proxy := faulttest.NewProxy(t, url)
+	behind, err := chromastore.Open(ctx, chromastore.Config{URL: proxy.URL, Collection: ngrammed.Name()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer behind.Close()
+
+	vectorHit := `^/guides/keys\.md:\d+-\d+  0\.\d\d  `
+	lexicalHit := "^" + regexp.QuoteMeta(lexicalNote) + `/guides/keys\.md:\d+-\d+  \d+\.\d\d  `
+	for _, c := range []struct {
+		name     string
+		store    *chromastore.Collection
+		override string
+		helper   string
+		want     string // a regular expression the answer matches
+		reason   string // what the operator is told; "" for nothing
+		err      bool
+	}{
+		{"nothing recorded", hashed, "", helper, lexicalHit, "records no embedding function", false},
+		{"recorded key variable unset", openai, "", helper, lexicalHit, `"openai" reads its API key from $CHROMAFS_TEST_NO_KEY, which is not set`, false},
+		{"named key variable unset", ngrammed, "openai", helper, lexicalHit, "$OPENAI_API_KEY, which is not set", false},
+		{"chromafs-embed missing", ngrammed, "", filepath.Join(t.TempDir(), "chromafs-embed"), lexicalHit, "start chromafs-embed", false},
+		{"usable function", ngrammed, "", helper, vectorHit, "", false},
+		{"Chroma unreachable", behind, "", helper, `^search failed: .*connection refused.*; try again, or grep for the exact words$`, "", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Setenv("CHROMAFS_EMBED_BIN", c.helper)
+			var reasons []string
+			ls := &lazySearch{store: func() *chromastore.Collection { return c.store }, override: c.override, report: func(reason error) {
+				reasons = append(reasons, reason.Error())
+			}}
+			fsys, err := chromafs.New(ctx, c.store)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.store == behind {
+				proxy.Close()
+			}
+			srv := mcpserver.New(mcpserver.Config{FS: func(context.Context) (fs.FS, error) { return fsys, nil }, Search: ls})
+			ct, st := mcp.NewInMemoryTransports()
+			ss, err := srv.Connect(ctx, st, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ss.Close()
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			for range 2 { // the second answer is the first's
+				got, isErr := mcpText(t, cs, "search", map[string]any{"query": "rotate keys every ninety days", "k": 2})
+				if isErr != c.err || !regexp.MustCompile(c.want).MatchString(got) {
+					t.Errorf("search: %q (error %v); want %s (error %v)", got, isErr, c.want, c.err)
+				}
+				if strings.Contains(got, "--") || strings.Contains(got, "$") || strings.Contains(got, "chromafs-embed") {
+					t.Errorf("search: %q names what the agent cannot give", got)
+				}
+			}
+			if c.reason == "" && len(reasons) > 0 || c.reason != "" && (len(reasons) != 1 || !strings.Contains(reasons[0], c.reason)) {
+				t.Errorf("the operator is told %q; want %q once", reasons, c.reason)
+			}
+			if c.reason != "" {
+				// bash's search fails, naming only its own option.
+				want := "search: no usable embedding function for this collection; search --lexical ranks the pages by the query's words\n[exit status 2]"
+				if got, _ := mcpText(t, cs, "bash", map[string]any{"command": "search rotate keys"}); got != want {
+					t.Errorf("bash search: %q, want %q", got, want)
+				}
+			}
+		})
 	}
 }
 

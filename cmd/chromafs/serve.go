@@ -89,7 +89,8 @@ bounded by --mcp-max-body (then 413). A request
 that reaches a loopback address with a Host that is not loopback gets 403
 (DNS rebinding), and so does one whose Origin is neither the server's own nor
 one of --mcp-allow-origin. The search tool embeds queries with the function
-that the collection's configuration records, or with --mcp-embedding NAME.`,
+that the collection's configuration records, or with --mcp-embedding NAME;
+when neither can be used, it ranks pages by the query's words and says so.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if httpAddr == "" && davAddr == "" && mcpAddr == "" {
@@ -206,7 +207,9 @@ that the collection's configuration records, or with --mcp-embedding NAME.`,
 			mcpOpt.ViewMaxAge = treeMaxAge
 			mcpOpt.Tools.Version = shortVersion()
 			mcpOpt.Tools.Logger = log
-			mcpOpt.Tools.Search = &lazySearch{store: opened.Load, override: mcpEmbedding}
+			mcpOpt.Tools.Search = &lazySearch{store: opened.Load, override: mcpEmbedding, report: func(reason error) {
+				log.Warn("the MCP search tool ranks pages by the query's words, as no embedding function is usable (--mcp-embedding NAME names the collection's)", "err", reason)
+			}}
 			if err := add(mcpAddr, "mcp", srv.MCPHandler(mcpOpt)); err != nil {
 				for _, l := range listeners {
 					l.Listener.Close()

@@ -72,7 +72,8 @@ func TestSh(t *testing.T) {
 // TestShSearchEmbedding: the shell's semantic search builds the query
 // embedder in chromafs-embed, whose errors it reports: a collection
 // written with ingest's default (the consistent hash, not recorded)
-// names no function.
+// names no function, and the shell's search points to its --lexical;
+// chromafs search, to --embedding and --lexical.
 func TestShSearchEmbedding(t *testing.T) {
 	t.Setenv("CHROMAFS_EMBED_BIN", embedBinary(t))
 	srv := testenv.Chroma(t)
@@ -81,8 +82,12 @@ func TestShSearchEmbedding(t *testing.T) {
 		t.Fatalf("ingest: status %d\n%s%s", code, out, errOut)
 	}
 	_, errOut, code := cli(t, append(g, "sh", "-c", "search rotate keys")...)
-	if code != 2 || !strings.Contains(errOut, "records no embedding function") || !strings.Contains(errOut, "--lexical") {
-		t.Errorf("search over a consistent-hash collection: status %d, %q; want 2 and an error that names --embedding and --lexical", code, errOut)
+	if code != 2 || !strings.Contains(errOut, "records no embedding function") || !strings.Contains(errOut, "; search --lexical ranks the pages by the query's words\n") {
+		t.Errorf("search over a consistent-hash collection: status %d, %q; want 2 and an error that names search --lexical", code, errOut)
+	}
+	_, errOut, code = cli(t, append(g, "search", "rotate keys")...)
+	if code != 2 || !strings.Contains(errOut, "records no embedding function") || !strings.Contains(errOut, "(--embedding NAME, one of ") || !strings.Contains(errOut, " with --lexical\n") {
+		t.Errorf("chromafs search over a consistent-hash collection: status %d, %q; want 2 and an error that names --embedding and --lexical", code, errOut)
 	}
 	// sh --embedding names the function; the consistent hash of the
 	// collection's dimension ranks (meaninglessly) one hit.
