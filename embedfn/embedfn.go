@@ -134,9 +134,10 @@ func fromStore(name string, e chromastore.Embedder) *Func {
 // of dim dimensions (meaningless for search, but it is what chromafs
 // ingest writes by default).
 //
-// Errors wrap ErrEmbedding and say what to do: name a function with
-// --embedding, set the environment variable that holds the key, or search
-// with --lexical.
+// Errors wrap ErrEmbedding and say what is wrong (no function recorded,
+// an unknown name, the environment variable of a key that is not set),
+// not what to do about it: that depends on the program, which adds it (a
+// command-line option, a lexical ranking).
 func Build(spec chromastore.EmbeddingSpec, dim int, override string) (*Func, error) {
 	name, cfg := spec.Name, spec.Config
 	if override != "" {
@@ -152,7 +153,7 @@ func Build(spec chromastore.EmbeddingSpec, dim int, override string) (*Func, err
 		}
 	}
 	if name == "" {
-		return nil, fmt.Errorf("%w: the collection's configuration records no embedding function (chromafs ingest's default, the consistent hash, is not recorded); name the one it was written with (--embedding NAME, one of %s) or search with --lexical", ErrEmbedding, strings.Join(Providers(), ", "))
+		return nil, fmt.Errorf("%w: the collection's configuration records no embedding function (chromafs ingest's default, the consistent hash, is not recorded)", ErrEmbedding)
 	}
 	switch {
 	case name == "hash" || name == "consistent_hash":
@@ -166,18 +167,18 @@ func Build(spec chromastore.EmbeddingSpec, dim int, override string) (*Func, err
 		f.embed = func(ctx context.Context, text string) ([]float32, error) {
 			v, err := embed(ctx, text)
 			if err != nil && strings.Contains(err.Error(), "load the default ONNX embedding function") {
-				return nil, fmt.Errorf("%w (%q needs the ONNX runtime and the all-MiniLM-L6-v2 model in ~/.cache/chroma, which it downloads on first use: run it once with network access, or name another function with --embedding NAME, or search with --lexical)", err, name)
+				return nil, fmt.Errorf("%w (%q needs the ONNX runtime and the all-MiniLM-L6-v2 model in ~/.cache/chroma, which it downloads on first use, with network access)", err, name)
 			}
 			return v, nil
 		}
 		return f, nil
 	}
 	if !embeddings.HasDense(name) {
-		return nil, fmt.Errorf("%w: unknown embedding function %q; chromafs knows %s (or search with --lexical)", ErrEmbedding, name, strings.Join(Providers(), ", "))
+		return nil, fmt.Errorf("%w: unknown embedding function %q; chromafs knows %s", ErrEmbedding, name, strings.Join(Providers(), ", "))
 	}
 	v, _ := cfg["api_key_env_var"].(string)
 	if v != "" && os.Getenv(v) == "" {
-		return nil, fmt.Errorf("%w: %q reads its API key from $%s, which is not set; set it (see \"Semantic search\" in the README), or search with --lexical", ErrEmbedding, name, v)
+		return nil, fmt.Errorf("%w: %q reads its API key from $%s, which is not set", ErrEmbedding, name, v)
 	}
 	ef, closer, err := embeddings.BuildDenseCloseable(name, embeddings.EmbeddingFunctionConfig(cfg))
 	if err != nil {
@@ -185,7 +186,7 @@ func Build(spec chromastore.EmbeddingSpec, dim int, override string) (*Func, err
 		if v != "" {
 			hint = fmt.Sprintf("; its API key is read from $%s", v)
 		}
-		return nil, fmt.Errorf("%w: %q: %w%s (see \"Semantic search\" in the README, or search with --lexical)", ErrEmbedding, name, err, hint)
+		return nil, fmt.Errorf("%w: %q: %w%s", ErrEmbedding, name, err, hint)
 	}
 	return &Func{name: name, closer: closer, embed: func(ctx context.Context, text string) ([]float32, error) {
 		e, err := ef.EmbedQuery(ctx, text)
