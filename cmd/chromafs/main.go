@@ -146,6 +146,8 @@ resolve against the root.`,
 		}
 		help(c, args)
 	})
+	// Flag tables wrap at 80 columns, as the rest of the help does.
+	root.SetUsageTemplate(strings.ReplaceAll(root.UsageTemplate(), ".FlagUsages ", ".FlagUsagesWrapped 80 "))
 	root.SetFlagErrorFunc(flagError)
 	// Only --help asks for help (cobra would take -h too, which is ls's
 	// human-readable sizes); only --version for the version.
@@ -159,7 +161,7 @@ resolve against the root.`,
 	pf.StringVar(&g.indexField, "index-field", envOr("CHROMAFS_INDEX_FIELD", collection.DefaultLayout().IndexField), "metadata field holding a chunk's index (env CHROMAFS_INDEX_FIELD)")
 	pf.StringVar(&g.treeID, "tree-id", envOr("CHROMAFS_TREE_ID", collection.DefaultLayout().TreeID), "id of the path tree record (env CHROMAFS_TREE_ID)")
 	pf.StringVar(&g.separator, "separator", envOr("CHROMAFS_SEPARATOR", ""), `string between chunks when a page is reassembled, e.g. "\n" (env CHROMAFS_SEPARATOR)`)
-	pf.StringVar(&g.redisURL, "redis-url", envOr("CHROMAFS_REDIS_URL", ""), "Redis shared as a page cache by every process that uses it: redis://host:6379/0 (one server), redis+cluster://host1:6379?addr=host2:6379 (a Redis Cluster) or redis+sentinel://host:26379?master_name=NAME (env CHROMAFS_REDIS_URL)")
+	pf.StringVar(&g.redisURL, "redis-url", envOr("CHROMAFS_REDIS_URL", ""), "Redis shared as a page cache by every process that uses it: a redis:// (one server), redis+cluster:// (a Redis Cluster) or redis+sentinel:// URL (env CHROMAFS_REDIS_URL)")
 	pf.DurationVar(&g.timeout, "timeout", 60*time.Second, "deadline for the whole command")
 	// The help shows CHROMAFS_REDIS_URL as the default: without its
 	// password.

@@ -28,9 +28,10 @@ func mcpCommand(g *globals) *cobra.Command {
 		Long: `Serve the collection to an AI agent (Claude Code, Claude Desktop, Cursor, any
 MCP client) over the Model Context Protocol on standard input and output, as
 the user of --groups. The tools are bash, read, ls, glob, grep, stat and
-search (by meaning, with the collection's embedding function), all
-read-only; paths are absolute from the collection root, and relative ones
-resolve against the session's working directory (bash's cd changes it).
+search (by meaning with the collection's embedding function, by words where
+it has none), all read-only; paths are absolute from the collection root,
+and relative ones resolve against the session's working directory (bash's
+cd changes it).
 
 Standard output carries the protocol only; warnings go to standard error.
 --timeout bounds each tool call and opening the collection; --max-output the

@@ -64,6 +64,9 @@ never take part. Exit status: 0 with hits, 1 without, 2 on errors.`,
 				store := g.openedStore()
 				spec := store.Embedding()
 				ef, err := newQueryEmbedder(spec, store.Dimension(), embedding)
+				if errors.Is(err, search.ErrNoEmbedder) && embedding == "" && spec.Name == "" && store.WrittenWith() == chromastore.HashName {
+					return fail(fmt.Errorf("collection %q was embedded with ingest's default, hash, whose vectors carry no meaning: rank the pages by the query's words with --lexical, or embed it with a function that has one (chromafs ingest --recreate --embedding ngram DIR)", g.collection))
+				}
 				if errors.Is(err, search.ErrNoEmbedder) {
 					return fail(fmt.Errorf("%w; name the function the collection was written with (--embedding NAME, one of %s), or rank the pages by the query's words with --lexical", err, strings.Join(searchEmbeddings, ", ")))
 				}

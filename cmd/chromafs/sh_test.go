@@ -86,8 +86,9 @@ func TestShSearchEmbedding(t *testing.T) {
 		t.Errorf("search over a consistent-hash collection: status %d, %q; want 2 and an error that names search --lexical", code, errOut)
 	}
 	_, errOut, code = cli(t, append(g, "search", "rotate keys")...)
-	if code != 2 || !strings.Contains(errOut, "records no embedding function") || !strings.Contains(errOut, "(--embedding NAME, one of ") || !strings.Contains(errOut, " with --lexical\n") {
-		t.Errorf("chromafs search over a consistent-hash collection: status %d, %q; want 2 and an error that names --embedding and --lexical", code, errOut)
+	if code != 2 || !strings.Contains(errOut, "was embedded with ingest's default, hash, whose vectors carry no meaning") ||
+		!strings.Contains(errOut, "with --lexical") || !strings.Contains(errOut, "chromafs ingest --recreate --embedding ngram DIR") {
+		t.Errorf("chromafs search over a consistent-hash collection: status %d, %q; want 2 and an error that names hash, --lexical and the re-ingest", code, errOut)
 	}
 	// sh --embedding names the function; the consistent hash of the
 	// collection's dimension ranks (meaninglessly) one hit.

@@ -118,7 +118,7 @@ func TestHelpWidth(t *testing.T) {
 		table := false
 		for i, line := range strings.Split(out, "\n") {
 			switch {
-			case line == "Flags:" || line == "Global Flags:" || line == "Available Commands:":
+			case line == "Available Commands:":
 				table = true
 			case line == "":
 				table = false
