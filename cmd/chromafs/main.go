@@ -147,7 +147,7 @@ resolve against the root.`,
 		help(c, args)
 	})
 	// Flag tables wrap at 80 columns, as the rest of the help does.
-	root.SetUsageTemplate(strings.ReplaceAll(root.UsageTemplate(), ".FlagUsages ", ".FlagUsagesWrapped 80 "))
+	root.SetUsageFunc(usage)
 	root.SetFlagErrorFunc(flagError)
 	// Only --help asks for help (cobra would take -h too, which is ls's
 	// human-readable sizes); only --version for the version.

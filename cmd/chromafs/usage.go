@@ -215,3 +215,39 @@ func versionCommand() *cobra.Command {
 		},
 	}
 }
+
+// helpWidth is the width the help's flag tables wrap at.
+const helpWidth = 80
+
+// usage prints c's usage as cobra's default usage function does (this
+// program's commands have no aliases, examples or groups), but with the
+// flag tables wrapped at helpWidth columns. Cobra wraps them only through
+// a usage template, and text/template's method calls by name would keep
+// every method of the binary linked (TestMethodsPruned).
+func usage(c *cobra.Command) error {
+	var b strings.Builder
+	b.WriteString("Usage:")
+	if c.Runnable() {
+		fmt.Fprintf(&b, "\n  %s", c.UseLine())
+	}
+	if c.HasAvailableSubCommands() {
+		fmt.Fprintf(&b, "\n  %s [command]\n\nAvailable Commands:", c.CommandPath())
+		for _, sub := range c.Commands() {
+			if sub.IsAvailableCommand() || sub.Name() == "help" {
+				fmt.Fprintf(&b, "\n  %-*s %s", sub.NamePadding(), sub.Name(), sub.Short)
+			}
+		}
+	}
+	if c.HasAvailableLocalFlags() {
+		fmt.Fprintf(&b, "\n\nFlags:\n%s", strings.TrimRight(c.LocalFlags().FlagUsagesWrapped(helpWidth), " \t\n"))
+	}
+	if c.HasAvailableInheritedFlags() {
+		fmt.Fprintf(&b, "\n\nGlobal Flags:\n%s", strings.TrimRight(c.InheritedFlags().FlagUsagesWrapped(helpWidth), " \t\n"))
+	}
+	if c.HasAvailableSubCommands() {
+		fmt.Fprintf(&b, "\n\nUse \"%s [command] --help\" for more information about a command.", c.CommandPath())
+	}
+	b.WriteString("\n")
+	_, err := io.WriteString(c.OutOrStderr(), b.String())
+	return err
+}
