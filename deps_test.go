@@ -32,24 +32,7 @@ const allowedXNet = "golang.org/x/net/idna"
 // it must not link; cachepkg/rediscache must depend on go-redis, which
 // proves that the check sees dependencies at all.
 func TestDependencies(t *testing.T) {
-	goCmd, err := exec.LookPath("go")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("no go command on PATH: %v", err)
-		}
-		t.Skipf("no go command on PATH: %v", err)
-	}
-	list := func(t *testing.T, args ...string) []string {
-		t.Helper()
-		cmd := exec.Command(goCmd, append([]string{"list"}, args...)...)
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		out, err := cmd.Output()
-		if err != nil {
-			t.Fatalf("go list %s: %v\n%s", strings.Join(args, " "), err, stderr.Bytes())
-		}
-		return strings.Fields(string(out))
-	}
+	list := goList(t)
 	adapters := list(t, "./adapters/...")
 	if len(adapters) < 3 {
 		t.Fatalf("go list ./adapters/... = %v; want the adapters", adapters)
@@ -114,5 +97,43 @@ func TestDependencies(t *testing.T) {
 				t.Errorf("%s does not depend on %s; go list -deps returned %d packages", r.pkg, r.need, len(deps))
 			}
 		})
+	}
+}
+
+// goList returns a function that runs `go list` (the go command on PATH)
+// with the given arguments and returns the fields of its output, failing
+// the test that calls it when go list fails.
+func goList(t *testing.T) func(t *testing.T, args ...string) []string {
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("no go command on PATH: %v", err)
+		}
+		t.Skipf("no go command on PATH: %v", err)
+	}
+	return func(t *testing.T, args ...string) []string {
+		t.Helper()
+		cmd := exec.Command(goCmd, append([]string{"list"}, args...)...)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("go list %s: %v\n%s", strings.Join(args, " "), err, stderr.Bytes())
+		}
+		return strings.Fields(string(out))
+	}
+}
+
+// TestPackageDependencies checks which packages of this module link
+// which: package fscap links the standard library only, so that any
+// filesystem and any front end can use it.
+func TestPackageDependencies(t *testing.T) {
+	list := goList(t)
+	// Packages outside the standard library that fscap depends on: only
+	// itself.
+	const fscap = "github.com/chromafs/chromafs/fscap"
+	deps := list(t, "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", "./fscap")
+	if !slices.Equal(deps, []string{fscap}) {
+		t.Errorf("fscap depends on packages outside the standard library: %v; it must import the standard library only", slices.DeleteFunc(deps, func(d string) bool { return d == fscap }))
 	}
 }
