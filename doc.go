@@ -75,7 +75,7 @@
 // requests), checked for the declared total size but not the hash.
 // Prefetch (grep's bulk read) fetches pointers up to four at a time, and
 // grep searches their content unless told to leave them out (IsLazy,
-// grepx.Query.SkipLazy).
+// fscap.IsLazyFS, grepx.Query.SkipLazy).
 //
 // Whoever writes the tree chooses the URLs, so HTTPResolver fetches them
 // under a pointer.Policy: by default only public addresses, redirects

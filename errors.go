@@ -1,82 +1,21 @@
 package chromafs
 
 import (
-	"context"
-	"errors"
-	"io"
-	"io/fs"
-	"net"
-	"syscall"
-
 	"github.com/chromafs/chromafs/collection"
+	"github.com/chromafs/chromafs/fscap"
 	"github.com/chromafs/chromafs/pointer"
 )
 
-// ErrReadOnly is returned (wrapped in an *fs.PathError where a path is
-// involved) by every operation that would change the filesystem. It
-// matches both fs.ErrPermission and syscall.EROFS with errors.Is:
-//
-//	errors.Is(err, chromafs.ErrReadOnly)  // true
-//	errors.Is(err, fs.ErrPermission)      // true
-//	errors.Is(err, syscall.EROFS)         // true
-var ErrReadOnly error = readOnlyError{}
+// ErrReadOnly is fscap.ErrReadOnly, the error of every write of the
+// adapters.
+var ErrReadOnly = fscap.ErrReadOnly
 
-type readOnlyError struct{}
-
-func (readOnlyError) Error() string { return "read-only file system" }
-
-// Is reports whether target is fs.ErrPermission or syscall.EROFS.
-func (readOnlyError) Is(target error) bool {
-	return target == fs.ErrPermission || target == syscall.EROFS
-}
-
-// Unwrap returns syscall.EROFS, so that code that type-asserts the
-// innermost error to syscall.Errno (as os and some WebDAV clients do)
-// sees the errno.
-func (readOnlyError) Unwrap() error { return syscall.EROFS }
-
-// IsUnavailable reports whether err means that an upstream (the store,
-// typically) could not be reached or did not answer in time, so that the
-// same request may succeed later: a refused, reset or aborted connection,
-// an unreachable host or network, a DNS failure or any other net.Error, a
-// connection that closed in mid-answer (io.ErrUnexpectedEOF), or a
-// timeout (context.DeadlineExceeded, ETIMEDOUT). An error in the chain
-// with a method Unavailable() bool decides by itself (a store may say so
-// of its server's 502, 503 and 504 answers). It is false for nil, for
-// context.Canceled (the caller gave up) and for errors of content, such
-// as ErrNoTree, tree.ErrMalformed, ErrCorruptPage or fs.ErrNotExist.
-//
-// A server maps such errors to 503 Service Unavailable and its readiness
-// probe to "not ready". It does not tell which upstream failed: a lazy
-// pointer whose URL cannot be reached is unavailable too (its Entry.URL is
-// set; see FileInfo.Sys).
-func IsUnavailable(err error) bool {
-	if err == nil {
-		return false
-	}
-	var u interface{ Unavailable() bool }
-	if errors.As(err, &u) {
-		return u.Unavailable()
-	}
-	if errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
-		return false
-	}
-	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return true
-	}
-	for _, errno := range []error{syscall.ECONNREFUSED, syscall.ECONNRESET, syscall.ECONNABORTED,
-		syscall.EHOSTUNREACH, syscall.ENETUNREACH, syscall.ETIMEDOUT, syscall.EPIPE} {
-		if errors.Is(err, errno) {
-			return true
-		}
-	}
-	var ne net.Error
-	return errors.As(err, &ne)
-}
+// IsUnavailable is fscap.IsUnavailable.
+func IsUnavailable(err error) bool { return fscap.IsUnavailable(err) }
 
 // Errors of the collection's content that FS operations return, wrapped.
 // They are the values of package collection, so errors.Is matches either
-// name.
+// name, and fscap.ErrContent.
 var (
 	// ErrNoTree is wrapped by New's error when the collection has no path
 	// tree record: collection.ErrNoTree.
@@ -92,7 +31,7 @@ var (
 
 // Errors of lazy file pointers (see package pointer) that reads return,
 // wrapped. They are the values of package pointer, so errors.Is matches
-// either name.
+// either name, and fscap.ErrContent.
 var (
 	// ErrLazyPointer is wrapped by errors from reading a page whose tree
 	// entry points at content stored outside the collection (a lazy file

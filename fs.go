@@ -16,6 +16,7 @@ import (
 
 	"github.com/chromafs/chromafs/cachepkg"
 	"github.com/chromafs/chromafs/collection"
+	"github.com/chromafs/chromafs/fscap"
 	"github.com/chromafs/chromafs/pointer"
 	"github.com/chromafs/chromafs/tree"
 )
@@ -96,8 +97,8 @@ var _ interface {
 // while (1 s after the first failure, doubling up to 30 s while the
 // record is unchanged), and after that fetches the record again but
 // parses it only if it changed. An unreachable store is an error for
-// which IsUnavailable reports true, unless WithStaleTree lets New serve
-// the tree fetched last with the same Shared.
+// which fscap.IsUnavailable reports true, unless WithStaleTree lets New
+// serve the tree fetched last with the same Shared.
 func New(ctx context.Context, store collection.Store, opts ...Option) (*FS, error) {
 	if store == nil {
 		return nil, errors.New("chromafs: nil store")
@@ -215,7 +216,7 @@ func (sh *Shared) currentTree(ctx context.Context, store collection.Store, treeI
 			if err == nil && v != "" && v == prev.version && !sh.failedSince(key, prev) {
 				return prev, prevTree, nil
 			}
-			if err != nil && IsUnavailable(err) {
+			if err != nil && fscap.IsUnavailable(err) {
 				if st, ok := sh.stale(prev, cfg, key, err); ok {
 					return st, prevTree, nil
 				}
@@ -233,7 +234,7 @@ func (sh *Shared) currentTree(ctx context.Context, store collection.Store, treeI
 		return fetched{st, t}, nil
 	})
 	if err != nil {
-		if prev != nil && IsUnavailable(err) {
+		if prev != nil && fscap.IsUnavailable(err) {
 			if st, ok := sh.stale(prev, cfg, key, err); ok {
 				return st, prevTree, nil
 			}
@@ -276,8 +277,8 @@ func (st *treeState) answered() {
 }
 
 // stale returns st if WithStaleTree lets New serve it after the store
-// failed with err (which IsUnavailable reports), and logs the first time
-// of an episode.
+// failed with err (which fscap.IsUnavailable reports), and logs the
+// first time of an episode.
 func (sh *Shared) stale(st *treeState, cfg *config, key string, err error) (*treeState, bool) {
 	age := time.Since(st.fetched)
 	if cfg.maxStale <= 0 || age >= cfg.maxStale || sh.failedSince(key, st) {
@@ -407,7 +408,7 @@ func (fsys *FS) WithContext(ctx context.Context) *FS {
 // was derived from) was made by WithContext, whose binding (a deadline
 // its creator chose, say) then stands and fsys itself is returned. A nil
 // ctx returns fsys. It implements the one interface by which the adapters
-// bind any fs.FS, interface{ BindContext(context.Context) fs.FS }.
+// bind any fs.FS, fscap.BindContextFS (see fscap.Bind).
 func (fsys *FS) BindContext(ctx context.Context) fs.FS {
 	if ctx == nil || fsys.bound {
 		return fsys
@@ -493,9 +494,9 @@ func (fsys *FS) ReadFile(name string) ([]byte, error) {
 // shared with the page cache and must not be modified. Package grepx uses
 // it to search cached pages without copying them.
 //
-// ReadFileShared is grep plumbing: package grepx reaches it through its capability
-// interface grepx.SharedReadFS (found by type assertion, like fs.ReadFileFS), so
-// that grepx works over any fs.FS; other callers rarely need it.
+// ReadFileShared implements fscap.ReadFileSharedFS, through which grepx (and search) find it
+// by type assertion, as io/fs finds fs.ReadFileFS; other callers rarely
+// need it.
 func (fsys *FS) ReadFileShared(name string) ([]byte, error) {
 	n, err := fsys.lookup("open", name)
 	if err != nil {
@@ -620,7 +621,9 @@ func (fi *fileInfo) Mode() fs.FileMode {
 func (fi *fileInfo) ModTime() time.Time { return fi.mod }
 
 // Sys returns the page's *tree.Entry (nil for a directory), which carries
-// the optional fields of the tree such as Hash and ContentType.
+// the optional fields of the tree such as Hash and ContentType, and
+// implements fscap.Attributer: fscap.AttributesOf reads them from any
+// FileInfo of this package, or from a wrapper that forwards Sys.
 func (fi *fileInfo) Sys() any {
 	if fi.node.IsDir {
 		return (*tree.Entry)(nil)

@@ -77,9 +77,9 @@ func (s *session) resolveRange(ctx context.Context, rr pointer.RangeResolver, n 
 // It does no I/O. Package grepx uses it to leave pointers out of a search
 // (grepx.Query.SkipLazy, chromafs grep --no-pointers).
 //
-// IsLazy is grep plumbing: package grepx reaches it through its capability
-// interface grepx.LazyFS (found by type assertion, like fs.ReadFileFS), so
-// that grepx works over any fs.FS; other callers rarely need it.
+// IsLazy implements fscap.IsLazyFS, through which grepx (and search) find it
+// by type assertion, as io/fs finds fs.ReadFileFS; other callers rarely
+// need it.
 func (fsys *FS) IsLazy(name string) bool {
 	n, err := fsys.lookup("stat", name)
 	return err == nil && !n.IsDir && n.Entry != nil && n.Entry.URL != ""

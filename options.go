@@ -73,8 +73,8 @@ func WithTreeLimits(l tree.Limits) Option {
 // WithStaleTree lets New serve the tree that was fetched last for the
 // same collection with the same Shared (by an earlier New, with any
 // options, while the Shared still keeps the tree), when the store cannot
-// be reached now (IsUnavailable: a refused connection, a timeout) and
-// that fetch is younger than maxStale (stale-if-error). The sessions so
+// be reached now (fscap.IsUnavailable: a refused connection, a timeout)
+// and that fetch is younger than maxStale (stale-if-error). The sessions so
 // made list and stat as before, and read every page that their cache
 // holds; a page that is not cached fails to read with the store's error
 // (never fs.ErrNotExist). While it serves a stale tree, New asks the

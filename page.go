@@ -227,9 +227,9 @@ const pointerPrefetch = 4
 // resolver they are skipped). It returns the first error met; pages
 // loaded before it stay cached.
 //
-// Prefetch is grep plumbing: package grepx reaches it through its capability
-// interface grepx.PrefetchFS (found by type assertion, like fs.ReadFileFS), so
-// that grepx works over any fs.FS; other callers rarely need it.
+// Prefetch implements fscap.PrefetchFS, through which grepx (and search) find it
+// by type assertion, as io/fs finds fs.ReadFileFS; other callers rarely
+// need it.
 func (fsys *FS) Prefetch(ctx context.Context, names []string) error {
 	return fsys.PrefetchEach(ctx, names, nil)
 }
@@ -245,7 +245,7 @@ func (fsys *FS) Prefetch(ctx context.Context, names []string) error {
 // must not be modified. Pages that are already cached, not visible, or
 // fail to load are not handed over; read them with ReadFile.
 //
-// Package grepx reaches it through grepx.PrefetchEachFS.
+// It implements fscap.PrefetchEachFS, through which grepx finds it.
 func (fsys *FS) PrefetchEach(ctx context.Context, names []string, loaded func(name string, data []byte)) (retErr error) {
 	s := fsys.s
 	local, _ := s.cache.(cachepkg.Local)

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/chromafs/chromafs/collection"
+	"github.com/chromafs/chromafs/fscap"
 	"github.com/chromafs/chromafs/tree"
 )
 
@@ -17,22 +18,11 @@ import (
 // not implement collection.VectorQuerier (package memstore, for one).
 var ErrNoVectorQuery = errors.New("store cannot rank chunks by vector")
 
-// QueryHit is a chunk that Query ranked, placed in its page.
-type QueryHit struct {
-	// Name is the page's name in the view Query was called on.
-	Name string
-	// Index is the chunk's index within its page.
-	Index int
-	// Text is the chunk's text.
-	Text string
-	// Distance is the store's distance to the query vector (smaller is
-	// nearer), in the collection's space.
-	Distance float64
-	// Start and End are the 1-based numbers of the first and last page
-	// lines that the chunk covers, inclusive: a chunk that starts or ends
-	// inside a line covers that line. End is Start for an empty chunk.
-	Start, End int
-}
+// QueryHit is a chunk that Query ranked, placed in its page: Name is the
+// page's name in the view Query was called on. It is fscap.QueryHit, so
+// that package search ranks chunks through fscap.QueryFS without
+// importing this package.
+type QueryHit = fscap.QueryHit
 
 // Query returns at most k chunks of the visible pages at or below dir
 // (a directory or a page of fsys; "." for all), nearest to vector first;

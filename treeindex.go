@@ -8,6 +8,7 @@ import (
 
 	"github.com/chromafs/chromafs/cachepkg"
 	"github.com/chromafs/chromafs/collection"
+	"github.com/chromafs/chromafs/fscap"
 	"github.com/chromafs/chromafs/tree"
 	"github.com/chromafs/chromafs/treeindex"
 )
@@ -124,7 +125,7 @@ func (sh *Shared) indexTree(ctx context.Context, store collection.Store, treeID,
 		doc, err = readIndex(ctx, store, treeindex.RecordID(treeID))
 	}
 	if err != nil {
-		if !errors.Is(err, collection.ErrNoTree) && !IsUnavailable(err) && ctx.Err() == nil {
+		if !errors.Is(err, collection.ErrNoTree) && !fscap.IsUnavailable(err) && ctx.Err() == nil {
 			cfg.logger.Warn("chromafs: tree index ignored; reading the JSON tree record",
 				"collection", store.CollectionID(), "tree", treeID, "err", err)
 		}

@@ -15,9 +15,8 @@ import (
 // each directory by name, and passes the tree's own strings as names
 // rather than joining them; it never touches the network.
 //
-// WalkDir is grep plumbing: package grepx reaches it through its
-// capability interface grepx.WalkDirFS (found by type assertion, like
-// fs.ReadDirFS), so that grepx works over any fs.FS.
+// WalkDir implements fscap.WalkDirFS, through which grepx finds it by
+// type assertion, as io/fs finds fs.ReadDirFS.
 func (fsys *FS) WalkDir(root string, fn fs.WalkDirFunc) error {
 	info, err := fsys.Stat(root)
 	if err != nil {

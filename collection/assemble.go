@@ -3,20 +3,20 @@ package collection
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/chromafs/chromafs/fscap"
 	"github.com/chromafs/chromafs/tree"
 )
 
 // ErrCorruptPage is wrapped by errors about a page whose chunks cannot be
 // reassembled: a missing, duplicate or invalid chunk index, no chunks at
 // all, or content that disagrees with the size the tree records. Such a
-// page is never served partially.
-var ErrCorruptPage = errors.New("corrupt page")
+// page is never served partially. It matches fscap.ErrContent.
+var ErrCorruptPage = fscap.NewContentError("corrupt page")
 
 // Assemble reassembles a page from its chunks exactly as the filesystem
 // (package chromafs) does: it

@@ -4,8 +4,9 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"strconv"
+
+	"github.com/chromafs/chromafs/fscap"
 )
 
 // Layout names the metadata fields and the tree record of a collection.
@@ -182,7 +183,8 @@ type Writer interface {
 }
 
 // ErrNoTree is wrapped by errors from a collection that has no tree record.
-var ErrNoTree = errors.New("collection has no path tree record")
+// It matches fscap.ErrContent.
+var ErrNoTree = fscap.NewContentError("collection has no path tree record")
 
 // TreeVersionKey is the collection metadata key under which a writer
 // records the version (TreeVersionOf) of the tree record it wrote last.

@@ -27,10 +27,11 @@
 // (the same values), since reads of the filesystem return them.
 package pointer
 
-import "errors"
+import "github.com/chromafs/chromafs/fscap"
 
 // ErrLazy is wrapped by errors from reading a lazy file pointer that no
 // resolver fetches: the filesystem has none (chromafs.WithResolver(nil)),
 // the resolver does not handle the pointer's scheme, or (with ErrBlocked)
-// the policy refused it. chromafs.ErrLazyPointer is the same value.
-var ErrLazy = errors.New("page content is stored outside the collection")
+// the policy refused it. chromafs.ErrLazyPointer is the same value. It
+// matches fscap.ErrContent.
+var ErrLazy = fscap.NewContentError("page content is stored outside the collection")

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chromafs/chromafs/fscap"
 	"github.com/chromafs/chromafs/tree"
 )
 
@@ -29,8 +30,8 @@ import (
 //
 // Failures to reach the target at all (a refused connection, a deadline)
 // do not wrap ErrBroken; they wrap the cause, such as
-// context.DeadlineExceeded.
-var ErrBroken = errors.New("broken lazy pointer")
+// context.DeadlineExceeded. It matches fscap.ErrContent.
+var ErrBroken = fscap.NewContentError("broken lazy pointer")
 
 // A Resolver fetches the content of lazy file pointers: tree entries whose
 // URL field points at content stored outside the collection (for example

@@ -1,15 +1,16 @@
 package tree
 
 import (
-	"errors"
 	"strconv"
 	"time"
+
+	"github.com/chromafs/chromafs/fscap"
 )
 
 // ErrMalformed is wrapped by the error Parse returns for a document that
 // cannot be read at all: not JSON, a top level that is not an object, broken
-// base64 or gzip, truncated input.
-var ErrMalformed = errors.New("malformed tree document")
+// base64 or gzip, truncated input. It matches fscap.ErrContent.
+var ErrMalformed = fscap.NewContentError("malformed tree document")
 
 // Entry is one page of the tree.
 type Entry struct {
@@ -38,6 +39,23 @@ type Entry struct {
 	Chunks int
 	// SplitLines reports that the page's chunks may be cut mid-line.
 	SplitLines bool
+}
+
+// Attributes returns the entry's content type, hash, pointer URL and
+// access, for fscap.AttributesOf: chromafs's FileInfo.Sys is the page's
+// *Entry (a nil one for a directory, for which ok is false). Groups is the
+// entry's own slice.
+func (e *Entry) Attributes() (a fscap.Attributes, ok bool) {
+	if e == nil {
+		return fscap.Attributes{}, false
+	}
+	return fscap.Attributes{
+		ContentType: e.ContentType,
+		Hash:        e.Hash,
+		URL:         e.URL,
+		Public:      e.IsPublic,
+		Groups:      e.Groups,
+	}, true
 }
 
 // Visible reports whether the entry is visible to a user with the given
