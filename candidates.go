@@ -92,9 +92,9 @@ const (
 // store only about the pages of its names that no earlier call asked
 // about, and sends nothing when there are none.
 //
-// Candidates implements fscap.CandidatesFS, through which grepx (and search) find it
-// by type assertion, as io/fs finds fs.ReadFileFS; other callers rarely
-// need it.
+// Candidates implements fscap.CandidatesFS, through which grepx and search
+// find it by type assertion, as io/fs finds fs.ReadFileFS; other callers
+// rarely need it.
 func (fsys *FS) Candidates(ctx context.Context, names []string, literals []string, fold bool) ([]string, error) {
 	s := fsys.s
 	type item struct {

@@ -494,9 +494,9 @@ func (fsys *FS) ReadFile(name string) ([]byte, error) {
 // shared with the page cache and must not be modified. Package grepx uses
 // it to search cached pages without copying them.
 //
-// ReadFileShared implements fscap.ReadFileSharedFS, through which grepx (and search) find it
-// by type assertion, as io/fs finds fs.ReadFileFS; other callers rarely
-// need it.
+// ReadFileShared implements fscap.ReadFileSharedFS, through which grepx,
+// search and webdavfs find it by type assertion, as io/fs finds
+// fs.ReadFileFS; other callers rarely need it.
 func (fsys *FS) ReadFileShared(name string) ([]byte, error) {
 	n, err := fsys.lookup("open", name)
 	if err != nil {

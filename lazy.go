@@ -77,7 +77,7 @@ func (s *session) resolveRange(ctx context.Context, rr pointer.RangeResolver, n 
 // It does no I/O. Package grepx uses it to leave pointers out of a search
 // (grepx.Query.SkipLazy, chromafs grep --no-pointers).
 //
-// IsLazy implements fscap.IsLazyFS, through which grepx (and search) find it
+// IsLazy implements fscap.IsLazyFS, through which grepx and search find it
 // by type assertion, as io/fs finds fs.ReadFileFS; other callers rarely
 // need it.
 func (fsys *FS) IsLazy(name string) bool {

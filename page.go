@@ -227,9 +227,9 @@ const pointerPrefetch = 4
 // resolver they are skipped). It returns the first error met; pages
 // loaded before it stay cached.
 //
-// Prefetch implements fscap.PrefetchFS, through which grepx (and search) find it
-// by type assertion, as io/fs finds fs.ReadFileFS; other callers rarely
-// need it.
+// Prefetch implements fscap.PrefetchFS, through which grepx and search
+// find it by type assertion, as io/fs finds fs.ReadFileFS; other callers
+// rarely need it.
 func (fsys *FS) Prefetch(ctx context.Context, names []string) error {
 	return fsys.PrefetchEach(ctx, names, nil)
 }

@@ -17,9 +17,9 @@ import (
 // fails without a request). It never touches the store; package grepx
 // uses it to decide whether a coarse query is worth its cost.
 //
-// Uncached implements fscap.UncachedFS, through which grepx (and search) find it
-// by type assertion, as io/fs finds fs.ReadFileFS; other callers rarely
-// need it.
+// Uncached implements fscap.UncachedFS, through which grepx finds it by
+// type assertion, as io/fs finds fs.ReadFileFS; other callers rarely need
+// it.
 func (fsys *FS) Uncached(ctx context.Context, names []string) []string {
 	s := fsys.s
 	if e, ok := s.cache.(cachepkg.LocalEmptier); ok && e.LocalEmpty() {
