@@ -126,14 +126,35 @@ func goList(t *testing.T) func(t *testing.T, args ...string) []string {
 
 // TestPackageDependencies checks which packages of this module link
 // which: package fscap links the standard library only, so that any
-// filesystem and any front end can use it.
+// filesystem and any front end can use it; the front ends, which work over
+// any fs.FS and find what chromafs offers through fscap's capabilities,
+// link neither the root package nor tree.
 func TestPackageDependencies(t *testing.T) {
 	list := goList(t)
 	// Packages outside the standard library that fscap depends on: only
 	// itself.
-	const fscap = "github.com/chromafs/chromafs/fscap"
+	const module = "github.com/chromafs/chromafs"
+	const fscap = module + "/fscap"
 	deps := list(t, "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", "./fscap")
 	if !slices.Equal(deps, []string{fscap}) {
 		t.Errorf("fscap depends on packages outside the standard library: %v; it must import the standard library only", slices.DeleteFunc(deps, func(d string) bool { return d == fscap }))
+	}
+
+	frontEnds := list(t, "./grepx", "./regex")
+	if len(frontEnds) < 2 {
+		t.Fatalf("go list found the front ends %v; want grepx and regex", frontEnds)
+	}
+	for _, pkg := range frontEnds {
+		t.Run(strings.TrimPrefix(pkg, module+"/"), func(t *testing.T) {
+			// Each field: a package, then the packages it imports.
+			for _, line := range list(t, "-deps", "-f", "{{.ImportPath}}{{range .Imports}},{{.}}{{end}}", pkg) {
+				f := strings.Split(line, ",")
+				for _, imp := range f[1:] {
+					if imp == module || imp == module+"/tree" {
+						t.Errorf("%s links %s: %s imports it; use package fscap's capabilities and Attributes instead", pkg, imp, f[0])
+					}
+				}
+			}
+		})
 	}
 }

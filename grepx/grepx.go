@@ -3,52 +3,16 @@
 // results.
 //
 // Search walks the filesystem and reads files through io/fs. When the
-// filesystem also implements [CandidateFS] (chromafs.FS does), Search
+// filesystem also implements fscap.CandidatesFS (chromafs.FS does), Search
 // first asks it which files may contain a match, using literals that every
 // match must contain, and reads only those; when it implements
-// [PrefetchFS], the candidates are loaded in bulk before matching. Both are
-// accelerations only: results are the same as a plain walk and read.
+// fscap.PrefetchFS, the candidates are loaded in bulk before matching.
+// Both are accelerations only: results are the same as a plain walk and
+// read. Package fscap lists the other capabilities it uses (UncachedFS,
+// PrefetchEachFS, ReadFileSharedFS, WalkDirFS, IsLazyFS).
 package grepx
 
-import (
-	"context"
-	"io/fs"
-
-	"github.com/chromafs/chromafs/regex"
-)
-
-// CandidateFS is implemented by filesystems that can narrow a search
-// before reading files.
-type CandidateFS interface {
-	fs.FS
-	// Candidates returns the subset of names (regular files of the
-	// filesystem, as fs.ValidPath names) whose content may contain at least
-	// one of literals, compared case-insensitively (Unicode simple folding)
-	// when fold is set. It must return every name whose content contains
-	// one of them, may return more, must never return a name that is not
-	// in names, and must not query anything when names is empty. The
-	// order of the result is unspecified.
-	Candidates(ctx context.Context, names []string, literals []string, fold bool) ([]string, error)
-}
-
-// PrefetchFS is implemented by filesystems that can load many files in
-// few requests. Prefetch loads names so that reading them afterwards is
-// cheap; names that are not readable files are ignored.
-type PrefetchFS interface {
-	fs.FS
-	Prefetch(ctx context.Context, names []string) error
-}
-
-// LazyFS is implemented by filesystems some of whose files are not
-// stored with the rest but fetched from elsewhere when first read, such as
-// the lazy file pointers of chromafs. Search consults it for
-// Query.SkipLazy.
-type LazyFS interface {
-	fs.FS
-	// IsLazy reports whether name is such a file. It must not fetch
-	// anything.
-	IsLazy(name string) bool
-}
+import "github.com/chromafs/chromafs/regex"
 
 // Query is one grep invocation.
 type Query struct {
@@ -102,7 +66,7 @@ type Query struct {
 	MaxBytes   int
 
 	// SkipLazy leaves out the files that the filesystem reports as lazy
-	// (LazyFS), operands and files found by recursion alike, so that a
+	// (fscap.IsLazyFS), operands and files found by recursion alike, so that a
 	// search never fetches remote content. The results are then exact for
 	// the other files only. It has no effect on other filesystems.
 	SkipLazy bool

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/gobwas/glob"
+
+	"github.com/chromafs/chromafs/fscap"
 )
 
 // item is one file in scope, or an operand that could not be searched.
@@ -167,9 +169,9 @@ func scope(fsys fs.FS, q *Query, f *filter) []item {
 	if implicit {
 		paths = []string{"."}
 	}
-	var lazy LazyFS
+	var lazy fscap.IsLazyFS
 	if q.SkipLazy {
-		lazy, _ = fsys.(LazyFS)
+		lazy, _ = fsys.(fscap.IsLazyFS)
 	}
 	skip := func(name string) bool { return lazy != nil && lazy.IsLazy(name) }
 	var items []item
@@ -217,7 +219,7 @@ func scope(fsys fs.FS, q *Query, f *filter) []item {
 			items = append(items, item{operand: op, path: name})
 			return nil
 		}
-		if w, ok := fsys.(WalkDirFS); ok {
+		if w, ok := fsys.(fscap.WalkDirFS); ok {
 			err = w.WalkDir(p, visit)
 		} else {
 			err = walkDir(fsys, p, info, visit)
@@ -227,15 +229,6 @@ func scope(fsys fs.FS, q *Query, f *filter) []item {
 		}
 	}
 	return items
-}
-
-// WalkDirFS is implemented by filesystems that walk their own tree faster
-// than fs.WalkDir does through ReadDir.
-type WalkDirFS interface {
-	fs.FS
-	// WalkDir is fs.WalkDir(fsys, root, fn): the same calls of fn, in the
-	// same order, with the same handling of fs.SkipDir and fs.SkipAll.
-	WalkDir(root string, fn fs.WalkDirFunc) error
 }
 
 // walkDir is fs.WalkDir from root, whose FileInfo the caller has, with the

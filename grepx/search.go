@@ -9,44 +9,16 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/chromafs/chromafs/fscap"
 	"github.com/chromafs/chromafs/regex"
 )
 
-// UncachedFS is implemented by filesystems that can tell which files
-// would cost a request to read. Search uses it to decide whether asking
-// the filesystem for candidates is worth a query.
-type UncachedFS interface {
-	fs.FS
-	// Uncached returns those of names whose content is not in memory.
-	Uncached(ctx context.Context, names []string) []string
-}
-
-// SharedReadFS is implemented by filesystems that can hand out a file's
-// content without copying it. The returned slice must not be modified;
-// Search never modifies what it reads.
-type SharedReadFS interface {
-	fs.FS
-	ReadFileShared(name string) ([]byte, error)
-}
-
-// PrefetchEachFS is a PrefetchFS that hands over each file as soon as it
-// is loaded, so that Search matches it while the rest of its batch loads.
-type PrefetchEachFS interface {
-	PrefetchFS
-	// PrefetchEach is Prefetch that calls loaded with the name (as given)
-	// and content of each file it loads, as soon as that file is loaded,
-	// possibly from several goroutines at once. The content is what
-	// ReadFileShared would return: shared, never modified. Files not
-	// handed over are read with the filesystem's usual read.
-	PrefetchEach(ctx context.Context, names []string, loaded func(name string, data []byte)) error
-}
-
 // loading is a prefetched file that delivery waits for: done is closed
 // when the file is handed over or its batch is over. A file handed over
-// by a PrefetchEachFS is matched at once, on the goroutine that hands it
-// over, for the first of the items that name it (item), and file holds
-// the result; one handed over by a PrefetchFS's batch is read by the
-// worker that reaches it. The first to take file takes it, so that a
+// by a fscap.PrefetchEachFS is matched at once, on the goroutine that
+// hands it over, for the first of the items that name it (item), and file
+// holds the result; one loaded by a fscap.PrefetchFS's batch is read by
+// the worker that reaches it. The first to take file takes it, so that a
 // file named twice is read the second time, and Search keeps no file
 // alive after matching it.
 type loading struct {
@@ -64,14 +36,6 @@ func (l *loading) finish(f *File) {
 		}
 		close(l.done)
 	})
-}
-
-// readFile reads name, without a copy when fsys allows it.
-func readFile(fsys fs.FS, name string) ([]byte, error) {
-	if s, ok := fsys.(SharedReadFS); ok {
-		return s.ReadFileShared(name)
-	}
-	return fs.ReadFile(fsys, name)
 }
 
 // Tuning of the acceleration.
@@ -114,12 +78,12 @@ const (
 // included: when ctx ends while they compile, the error is a
 // *regex.CanceledError, and later the error is ctx.Err().
 //
-// When fsys implements CandidateFS, files that the coarse filter proves
-// free of the pattern's required literals are not read (and have Count 0).
-// The filter is used only when it can change nothing but speed: never with
-// Invert (a file without the literal has every line selected), never when
-// the pattern has no required literal, and only when more than a few files
-// would otherwise be fetched (see UncachedFS).
+// When fsys implements fscap.CandidatesFS, files that the coarse filter
+// proves free of the pattern's required literals are not read (and have
+// Count 0). The filter is used only when it can change nothing but speed:
+// never with Invert (a file without the literal has every line selected),
+// never when the pattern has no required literal, and only when more than
+// a few files would otherwise be fetched (see fscap.UncachedFS).
 func Search(ctx context.Context, fsys fs.FS, q Query, fn func(*File) error) (Stats, error) {
 	var st Stats
 	m, err := regex.CompileContext(ctx, regex.Options{
@@ -177,15 +141,14 @@ func Search(ctx context.Context, fsys fs.FS, q Query, fn func(*File) error) (Sta
 	}
 
 	// Prefetch in batches, ahead of matching; a file waits for its batch,
-	// or, with a PrefetchEachFS, only for itself.
+	// or, with a fscap.PrefetchEachFS, only for itself.
 	ready := make(map[string]*loading, len(fetch))
 	// prefetching counts the prefetch goroutines: a search that runs to
 	// its end waits for them, so that what a batch stores after handing
 	// its files over (the page cache, a shared tier such as Redis) is
 	// stored when Search returns, as when matching waited for the batch.
 	var prefetching sync.WaitGroup
-	if pf, ok := fsys.(PrefetchFS); ok && len(fetch) > 0 {
-		each, _ := fsys.(PrefetchEachFS)
+	if _, ok := fsys.(fscap.PrefetchFS); ok && len(fetch) > 0 {
 		// At least prefetchAhead batches when there are enough files, so
 		// that matching starts before the last of them is loaded.
 		var batches [][]string
@@ -250,12 +213,10 @@ func Search(ctx context.Context, fsys fs.FS, q Query, fn func(*File) error) (Sta
 				go func() {
 					defer prefetching.Done()
 					// A failed prefetch is not an error here: reading the
-					// file fetches it again and reports its own error.
-					if each != nil {
-						_ = each.PrefetchEach(ctx, b, handed)
-					} else {
-						_ = pf.Prefetch(ctx, b)
-					}
+					// file fetches it again and reports its own error. A
+					// PrefetchFS that is not a PrefetchEachFS hands over
+					// nothing: its batch's files are read when it is over.
+					_ = fscap.PrefetchEach(ctx, fsys, b, handed)
 					for _, l := range owned[i] {
 						l.finish(nil)
 					}
@@ -298,7 +259,7 @@ func Search(ctx context.Context, fsys fs.FS, q Query, fn func(*File) error) (Sta
 							}
 						}
 						if !matched {
-							if data, err := readFile(fsys, it.path); err != nil {
+							if data, err := fscap.ReadFileShared(fsys, it.path); err != nil {
 								f.Err = err
 							} else {
 								match(f, data)
@@ -431,14 +392,11 @@ func selective(lits []string) bool {
 // to prefetch. It never fails the search: if the filter fails, every file
 // is read, and each read reports its own error.
 func plan(ctx context.Context, fsys fs.FS, q *Query, m *regex.Matcher, names []string) (skip map[string]bool, fetch []string, coarse bool, err error) {
-	uncached := names
-	if u, ok := fsys.(UncachedFS); ok {
-		uncached = u.Uncached(ctx, names)
-	}
+	uncached := fscap.Uncached(ctx, fsys, names)
 	if len(uncached) == 0 {
 		return nil, nil, false, nil
 	}
-	cf, ok := fsys.(CandidateFS)
+	cf, ok := fsys.(fscap.CandidatesFS)
 	if !ok {
 		return nil, uncached, false, nil
 	}
