@@ -142,3 +142,17 @@ func TestContentErrors(t *testing.T) {
 		t.Errorf("New on a collection without a tree = %v; want an error matching ErrNoTree and fscap.ErrContent", err)
 	}
 }
+
+// TestQueryUnsupported: Query on a store that cannot rank by vector fails
+// with an error that matches errors.ErrUnsupported, as fscap.QueryFS asks,
+// and ErrNoVectorQuery; its text is unchanged.
+func TestQueryUnsupported(t *testing.T) {
+	fsys := mustNew(t, newMem(t, map[string]string{"a.md": "alpha\n"}, memstore.LoadOptions{}))
+	_, err := fscap.Query(context.Background(), fsys, ".", []float32{1, 0}, 3)
+	if !errors.Is(err, errors.ErrUnsupported) || !errors.Is(err, chromafs.ErrNoVectorQuery) {
+		t.Errorf("Query on a memstore = %v; want an error matching errors.ErrUnsupported and ErrNoVectorQuery", err)
+	}
+	if got := chromafs.ErrNoVectorQuery.Error(); got != "store cannot rank chunks by vector" {
+		t.Errorf("ErrNoVectorQuery.Error() = %q", got)
+	}
+}

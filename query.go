@@ -15,8 +15,18 @@ import (
 )
 
 // ErrNoVectorQuery is wrapped by the error of Query on a store that does
-// not implement collection.VectorQuerier (package memstore, for one).
-var ErrNoVectorQuery = errors.New("store cannot rank chunks by vector")
+// not implement collection.VectorQuerier (package memstore, for one). It
+// matches errors.ErrUnsupported, as fscap.QueryFS asks of such an error,
+// so that package search tells it without importing this package.
+var ErrNoVectorQuery error = &unsupportedError{"store cannot rank chunks by vector"}
+
+// unsupportedError is an error that matches errors.ErrUnsupported.
+type unsupportedError struct{ s string }
+
+func (e *unsupportedError) Error() string { return e.s }
+
+// Is reports whether target is errors.ErrUnsupported.
+func (e *unsupportedError) Is(target error) bool { return target == errors.ErrUnsupported }
 
 // QueryHit is a chunk that Query ranked, placed in its page: Name is the
 // page's name in the view Query was called on. It is fscap.QueryHit, so

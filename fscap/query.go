@@ -18,8 +18,9 @@ type QueryFS interface {
 	// in the results nor in how many there are: access control is the
 	// query's filter, not a filter of its answer. A k of zero or less
 	// returns no hits and no error. Errors for dir are Stat's
-	// (*fs.PathError, op "query"); a store that cannot rank by vector
-	// returns an error that says so.
+	// (*fs.PathError, op "query"); a filesystem whose store cannot rank
+	// by vector returns an error that matches errors.ErrUnsupported, as
+	// Query's fallback does, so that a caller can offer another search.
 	Query(ctx context.Context, dir string, vector []float32, k int) ([]QueryHit, error)
 }
 

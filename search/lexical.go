@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/chromafs/chromafs/fscap"
 )
 
 // BM25's parameters, the usual ones.
@@ -24,24 +26,6 @@ func words(text string) []string {
 	return strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
 	})
-}
-
-// candidateFS is grepx.CandidateFS (not imported, to keep this package's
-// dependencies to the filesystem's).
-type candidateFS interface {
-	Candidates(ctx context.Context, names []string, literals []string, fold bool) ([]string, error)
-}
-
-type prefetchFS interface {
-	Prefetch(ctx context.Context, names []string) error
-}
-
-type sharedReader interface {
-	ReadFileShared(name string) ([]byte, error)
-}
-
-type lazyFS interface {
-	IsLazy(name string) bool
 }
 
 // lexical ranks the pages at or below dir by BM25 over the words of
@@ -62,12 +46,11 @@ func lexical(ctx context.Context, fsys fs.FS, dir, query string, k int) ([]Hit, 
 		return nil, fmt.Errorf("search: %w (a word is a run of letters and digits)", ErrNoWords)
 	}
 	var names []string
-	lazy, _ := fsys.(lazyFS)
 	err := fs.WalkDir(fsys, dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if !d.IsDir() && (lazy == nil || !lazy.IsLazy(p)) {
+		if !d.IsDir() && !fscap.IsLazy(fsys, p) {
 			names = append(names, p)
 		}
 		return nil
@@ -78,20 +61,14 @@ func lexical(ctx context.Context, fsys fs.FS, dir, query string, k int) ([]Hit, 
 	if len(names) == 0 {
 		return nil, nil
 	}
-	cands := names
-	if cf, ok := fsys.(candidateFS); ok {
-		if cands, err = cf.Candidates(ctx, names, terms, true); err != nil {
+	cands, err := fscap.Candidates(ctx, fsys, names, terms, true)
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	if len(cands) > 1 {
+		if err := fscap.Prefetch(ctx, fsys, cands); err != nil {
 			return nil, fmt.Errorf("search: %w", err)
 		}
-	}
-	if pf, ok := fsys.(prefetchFS); ok && len(cands) > 1 {
-		if err := pf.Prefetch(ctx, cands); err != nil {
-			return nil, fmt.Errorf("search: %w", err)
-		}
-	}
-	read := func(name string) ([]byte, error) { return fs.ReadFile(fsys, name) }
-	if sr, ok := fsys.(sharedReader); ok {
-		read = sr.ReadFileShared
 	}
 	isTerm := make(map[string]int, len(terms))
 	for i, t := range terms {
@@ -111,7 +88,7 @@ func lexical(ctx context.Context, fsys fs.FS, dir, query string, k int) ([]Hit, 
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		data, err := read(name)
+		data, err := fscap.ReadFileShared(fsys, name)
 		if err != nil {
 			return nil, fmt.Errorf("search: %w", err)
 		}

@@ -7,10 +7,12 @@
 // caller from the collection's configuration; this package links no
 // embedding model and no Chroma client) and asks the filesystem's store
 // for the nearest chunks among the pages the session may see
-// (chromafs.FS.Query): access control is the query's filter, never a
-// filter of its answer. Lexical search ranks the visible pages by BM25
-// over the query's words, with grep's coarse filter (chromafs.FS.Candidates)
-// to skip the pages that contain none of them, and needs no model.
+// (fscap.QueryFS, which chromafs.FS implements): access control is the
+// query's filter, never a filter of its answer. Lexical search ranks the
+// visible pages by BM25 over the query's words, with grep's coarse filter
+// (fscap.CandidatesFS) to skip the pages that contain none of them, and
+// needs no model. It works over any fs.FS; only semantic search needs a
+// QueryFS.
 //
 // Both give [Hit]s: a page, a 1-based inclusive line range, a score and
 // the text of those lines. Hits in one page whose ranges overlap or touch
@@ -26,7 +28,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/chromafs/chromafs"
+	"github.com/chromafs/chromafs/fscap"
 )
 
 // DefaultK is the number of chunks (semantic) or pages (lexical) a search
@@ -48,21 +50,15 @@ var ErrNoWords = errors.New("the query has no words")
 var ErrNoEmbedder = errors.New("no usable embedding function")
 
 // ErrNotSearchable is wrapped by the error of a semantic search over a
-// filesystem that is not a chromafs filesystem (or a Sub of one), or
-// whose store cannot rank chunks by vector (chromafs.ErrNoVectorQuery).
-// Retrying does not help; a lexical search can answer instead.
+// filesystem that does not implement fscap.QueryFS (chromafs.FS and its
+// Sub views do), or whose store cannot rank chunks by vector (Query's
+// error matches errors.ErrUnsupported, as chromafs.ErrNoVectorQuery
+// does). Retrying does not help; a lexical search can answer instead.
 var ErrNotSearchable = errors.New("filesystem has no vector search")
 
 // Embedder embeds a query as a vector of the collection's embedding space.
 type Embedder interface {
 	EmbedQuery(ctx context.Context, text string) ([]float32, error)
-}
-
-// QueryFS is what semantic search needs of a filesystem: chromafs.FS and
-// its Sub views implement it.
-type QueryFS interface {
-	fs.FS
-	Query(ctx context.Context, dir string, vector []float32, k int) ([]chromafs.QueryHit, error)
 }
 
 // Hit is one place that matches a query.
@@ -134,7 +130,7 @@ func (e *Engine) Search(ctx context.Context, fsys fs.FS, query string, opt Optio
 }
 
 func (e *Engine) semantic(ctx context.Context, fsys fs.FS, dir, query string, k int) ([]Hit, error) {
-	qfs, ok := fsys.(QueryFS)
+	qfs, ok := fsys.(fscap.QueryFS)
 	if !ok {
 		return nil, fmt.Errorf("search: %w", ErrNotSearchable)
 	}
@@ -149,7 +145,7 @@ func (e *Engine) semantic(ctx context.Context, fsys fs.FS, dir, query string, k 
 		return nil, fmt.Errorf("search: embed the query: %w", err)
 	}
 	found, err := qfs.Query(ctx, dir, vec, k)
-	if errors.Is(err, chromafs.ErrNoVectorQuery) {
+	if errors.Is(err, errors.ErrUnsupported) {
 		return nil, fmt.Errorf("search: %w: %w", ErrNotSearchable, err)
 	}
 	if err != nil {
