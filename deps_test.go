@@ -140,9 +140,9 @@ func TestPackageDependencies(t *testing.T) {
 		t.Errorf("fscap depends on packages outside the standard library: %v; it must import the standard library only", slices.DeleteFunc(deps, func(d string) bool { return d == fscap }))
 	}
 
-	frontEnds := list(t, "./grepx", "./regex")
-	if len(frontEnds) < 2 {
-		t.Fatalf("go list found the front ends %v; want grepx and regex", frontEnds)
+	frontEnds := list(t, "./grepx", "./gnu", "./shell", "./search", "./mcpserver")
+	if len(frontEnds) < 5 {
+		t.Fatalf("go list found the front ends %v; want grepx, gnu, shell, search and mcpserver", frontEnds)
 	}
 	for _, pkg := range frontEnds {
 		t.Run(strings.TrimPrefix(pkg, module+"/"), func(t *testing.T) {

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chromafs/chromafs/fscap"
 	"github.com/chromafs/chromafs/internal/getopt"
-	"github.com/chromafs/chromafs/tree"
 )
 
 var statSpec = getopt.Spec{
@@ -57,9 +57,10 @@ in printf (%%-20n, %%10s). Any other sequence prints "?".
 // directives print "?", as GNU stat does for one it does not know.
 //
 // Without a format it prints the file's name, size and type, mode,
-// modification time, and, when FileInfo.Sys is a *tree.Entry, its
-// content type, hash, pointer URL and visibility. Exit status: 0, or 1
-// when an operand is missing or on a usage error (as GNU stat).
+// modification time, and, when the filesystem records them
+// (fscap.AttributesOf: chromafs's tree does), the file's content type,
+// hash, pointer URL and visibility. Exit status: 0, or 1 when an operand
+// is missing or on a usage error (as GNU stat).
 func Stat(ctx context.Context, env *Env, args []string) int {
 	r := newRun(ctx, env, "stat")
 	opts, operands, done, status := r.parse(&statSpec, args, 1, statHelp)
@@ -132,22 +133,22 @@ func (r *run) statDefault(a string, fi fs.FileInfo) {
 	fmt.Fprintf(w, "  Size: %-15d %s\n", fi.Size(), fileType(fi))
 	fmt.Fprintf(w, "Access: (%04o/%s)\n", permBits(fi.Mode()), modeString(fi.Mode()))
 	fmt.Fprintf(w, "Modify: %s\n", r.statTime(fi.ModTime()))
-	e, ok := fi.Sys().(*tree.Entry)
-	if !ok || e == nil {
+	at, ok := fscap.AttributesOf(fi)
+	if !ok {
 		return
 	}
-	if e.ContentType != "" {
-		fmt.Fprintf(w, "  Type: %s\n", e.ContentType)
+	if at.ContentType != "" {
+		fmt.Fprintf(w, "  Type: %s\n", at.ContentType)
 	}
-	if e.Hash != "" {
-		fmt.Fprintf(w, "  Hash: %s\n", e.Hash)
+	if at.Hash != "" {
+		fmt.Fprintf(w, "  Hash: %s\n", at.Hash)
 	}
-	if e.URL != "" {
-		fmt.Fprintf(w, "   URL: %s\n", e.URL)
+	if at.URL != "" {
+		fmt.Fprintf(w, "   URL: %s\n", at.URL)
 	}
 	access := "public"
-	if !e.IsPublic {
-		access = "groups " + strings.Join(e.Groups, ",")
+	if !at.Public {
+		access = "groups " + strings.Join(at.Groups, ",")
 	}
 	fmt.Fprintf(w, "Visible: %s\n", access)
 }

@@ -43,8 +43,8 @@
 // Each MCP session gets its filesystem from Config.FS at its first tool
 // call and keeps it, and one shell.Session over it, until the session ends.
 // The tools other than bash read through the filesystem bound to the call's
-// context when the filesystem can be bound (a method BindContext, as
-// *chromafs.FS has), so that a cancelled call stops its reads.
+// context when the filesystem can be bound (fscap.BindContextFS, which
+// *chromafs.FS implements), so that a cancelled call stops its reads.
 //
 // # Errors
 //

@@ -14,7 +14,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/chromafs/chromafs/tree"
+	"github.com/chromafs/chromafs/fscap"
 )
 
 type lsIn struct {
@@ -191,8 +191,8 @@ func (s *server) stat(ctx context.Context, req *mcp.CallToolRequest, in statIn) 
 		}
 		out.Entries = len(entries)
 	} else {
-		if e, ok := fi.Sys().(*tree.Entry); ok && e != nil {
-			out.ContentType, out.Hash = e.ContentType, e.Hash
+		if a, ok := fscap.AttributesOf(fi); ok {
+			out.ContentType, out.Hash = a.ContentType, a.Hash
 		}
 	}
 	return textResult(statText(out)), out, nil

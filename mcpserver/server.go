@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/chromafs/chromafs/fscap"
 	"github.com/chromafs/chromafs/gnu"
 	"github.com/chromafs/chromafs/search"
 	"github.com/chromafs/chromafs/shell"
@@ -146,7 +147,7 @@ func (s *server) session(ctx context.Context, ss *mcp.ServerSession) (*session, 
 		// A filesystem that can load its pages in the background
 		// (chromafs.FS) does so while the session lasts.
 		preload, stop := context.WithCancel(context.WithoutCancel(ctx))
-		if p, ok := fsys.(preloader); ok {
+		if p, ok := fsys.(fscap.PreloadFS); ok {
 			go p.Preload(preload)
 		}
 		go func() {
@@ -158,12 +159,6 @@ func (s *server) session(ctx context.Context, ss *mcp.ServerSession) (*session, 
 		}()
 	}
 	return se, nil
-}
-
-// preloader is a filesystem that loads its content into memory in the
-// background (chromafs.FS.Preload), so that later calls read from memory.
-type preloader interface {
-	Preload(ctx context.Context) error
 }
 
 // call is what a tool handler starts with: the session, the filesystem
@@ -179,22 +174,7 @@ func (s *server) call(ctx context.Context, req *mcp.CallToolRequest) (context.Co
 		cancel()
 		return nil, nil, nil, nil, fmt.Errorf("the filesystem cannot be opened: %w", err)
 	}
-	return ctx, cancel, se, bind(se.fsys, ctx), nil
-}
-
-// binder is a filesystem whose reads can be bound to a context, such as
-// *chromafs.FS (the interface the adapters bind with, too).
-type binder interface {
-	BindContext(ctx context.Context) fs.FS
-}
-
-func bind(fsys fs.FS, ctx context.Context) fs.FS {
-	if b, ok := fsys.(binder); ok {
-		if v := b.BindContext(ctx); v != nil {
-			return v
-		}
-	}
-	return fsys
+	return ctx, cancel, se, fscap.Bind(ctx, se.fsys), nil
 }
 
 // resolve turns p, absolute or relative to the session's working
@@ -216,29 +196,15 @@ func absPath(name string) string {
 	return "/" + name
 }
 
-// statNoReader is a filesystem that can stat from its listing alone,
-// without reading content (*chromafs.FS): sizeKnown is false when the size
-// would need a read.
-type statNoReader interface {
-	StatNoRead(name string) (fi fs.FileInfo, sizeKnown bool, err error)
-}
-
-// stat describes name without reading content when fsys can; the size is
-// -1 when it is not known without a read.
+// stat describes name without reading content when fsys can
+// (fscap.StatNoRead); the size is -1 when it is not known without a read.
 func stat(fsys fs.FS, name string) (fs.FileInfo, int64, error) {
-	if s, ok := fsys.(statNoReader); ok {
-		fi, known, err := s.StatNoRead(name)
-		if err != nil {
-			return nil, 0, err
-		}
-		if !known {
-			return fi, -1, nil
-		}
-		return fi, fi.Size(), nil
-	}
-	fi, err := fs.Stat(fsys, name)
+	fi, known, err := fscap.StatNoRead(fsys, name)
 	if err != nil {
 		return nil, 0, err
+	}
+	if !known {
+		return fi, -1, nil
 	}
 	return fi, fi.Size(), nil
 }
