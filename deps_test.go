@@ -18,6 +18,7 @@ const (
 	modChroma = "github.com/amikos-tech/chroma-go"
 	modAfero  = "github.com/spf13/afero"
 	modXNet   = "golang.org/x/net"
+	modOtter  = "github.com/maypok86/otter"
 )
 
 // allowedXNet is the one x/net package that package pointer, and so the
@@ -140,9 +141,9 @@ func TestPackageDependencies(t *testing.T) {
 		t.Errorf("fscap depends on packages outside the standard library: %v; it must import the standard library only", slices.DeleteFunc(deps, func(d string) bool { return d == fscap }))
 	}
 
-	frontEnds := list(t, "./grepx", "./gnu", "./shell", "./search", "./mcpserver")
-	if len(frontEnds) < 5 {
-		t.Fatalf("go list found the front ends %v; want grepx, gnu, shell, search and mcpserver", frontEnds)
+	frontEnds := list(t, "./grepx", "./gnu", "./shell", "./search", "./mcpserver", "./adapters/...")
+	if len(frontEnds) < 11 {
+		t.Fatalf("go list found the front ends %v; want grepx, gnu, shell, search, mcpserver and the adapters", frontEnds)
 	}
 	for _, pkg := range frontEnds {
 		t.Run(strings.TrimPrefix(pkg, module+"/"), func(t *testing.T) {
@@ -156,5 +157,50 @@ func TestPackageDependencies(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestAferofsDependencies: the afero adapter, which works over any fs.FS,
+// links no cache (otter), no Redis client and no HTTP stack of its own.
+// afero itself links net/http (its HttpFs), so the check is that net/http
+// is reached only through afero's packages.
+func TestAferofsDependencies(t *testing.T) {
+	list := goList(t)
+	const pkg = "github.com/chromafs/chromafs/adapters/aferofs"
+	imports := map[string][]string{}
+	for _, line := range list(t, "-deps", "-f", "{{.ImportPath}}{{range .Imports}},{{.}}{{end}}", "./adapters/aferofs") {
+		f := strings.Split(line, ",")
+		imports[f[0]] = f[1:]
+	}
+	if _, ok := imports[pkg]; !ok {
+		t.Fatalf("go list -deps ./adapters/aferofs did not list %s; it listed %d packages", pkg, len(imports))
+	}
+	for _, m := range []string{modOtter, modRedis} {
+		for p := range imports {
+			if p == m || strings.HasPrefix(p, m+"/") {
+				t.Errorf("aferofs links %s (module %s); run `go mod why -m %s` to see through which import", p, m, m)
+				break
+			}
+		}
+	}
+	// Walk the imports from aferofs without entering afero's packages.
+	via := map[string]string{pkg: ""} // package → a package that imports it
+	queue := []string{pkg}
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		for _, imp := range imports[p] {
+			if _, seen := via[imp]; seen || imp == modAfero || strings.HasPrefix(imp, modAfero+"/") {
+				continue
+			}
+			via[imp] = p
+			queue = append(queue, imp)
+		}
+	}
+	if _, ok := imports["net/http"]; !ok {
+		t.Errorf("aferofs does not link net/http even through afero; this test's premise (afero's HttpFs) no longer holds: forbid net/http outright")
+	}
+	if by, ok := via["net/http"]; ok {
+		t.Errorf("aferofs links net/http other than through afero: %s imports it", by)
 	}
 }

@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/afero"
 
-	"github.com/chromafs/chromafs"
+	"github.com/chromafs/chromafs/fscap"
 )
 
 // Fs is a read-only afero.Fs over an fs.FS. Create one with New; it is
@@ -38,7 +38,7 @@ const writeFlags = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREATE | os.O_TR
 
 // readOnly returns the error of a refused write on name.
 func readOnly(op, name string) error {
-	return &os.PathError{Op: op, Path: name, Err: chromafs.ErrReadOnly}
+	return &os.PathError{Op: op, Path: name, Err: fscap.ErrReadOnly}
 }
 
 // fsName maps an afero (OS-style) path to an fs.FS name. ok is false for a

@@ -14,8 +14,8 @@ import (
 
 	"github.com/spf13/afero"
 
-	"github.com/chromafs/chromafs"
 	"github.com/chromafs/chromafs/adapters/aferofs"
+	"github.com/chromafs/chromafs/fscap"
 	"github.com/chromafs/chromafs/internal/testcorpus"
 	"github.com/chromafs/chromafs/internal/testenv"
 )
@@ -30,8 +30,8 @@ func checkReadOnly(t *testing.T, what, name string, err error) {
 	switch {
 	case err == nil:
 		t.Errorf("%s: no error; want read-only", what)
-	case !errors.Is(err, fs.ErrPermission) || !errors.Is(err, syscall.EROFS) || !errors.Is(err, chromafs.ErrReadOnly):
-		t.Errorf("%s: error %v is not fs.ErrPermission, syscall.EROFS and chromafs.ErrReadOnly", what, err)
+	case !errors.Is(err, fs.ErrPermission) || !errors.Is(err, syscall.EROFS) || !errors.Is(err, fscap.ErrReadOnly):
+		t.Errorf("%s: error %v is not fs.ErrPermission, syscall.EROFS and fscap.ErrReadOnly", what, err)
 	case !errors.As(err, &pe) || pe.Path != name:
 		t.Errorf("%s: error %#v is not an *os.PathError for %q", what, err, name)
 	}

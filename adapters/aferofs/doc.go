@@ -20,7 +20,7 @@
 // Chtimes and SymlinkIfPossible, and OpenFile with any of O_WRONLY,
 // O_RDWR, O_APPEND, O_CREATE, O_TRUNC or O_EXCL, fail without looking the
 // path up (so a hidden page and a missing one answer alike), with an
-// *os.PathError wrapping chromafs.ErrReadOnly: errors.Is(err,
+// *os.PathError wrapping fscap.ErrReadOnly: errors.Is(err,
 // fs.ErrPermission) and errors.Is(err, syscall.EROFS) both hold. (Rename
 // reports the old name as the path.) On an open file, Write, WriteAt,
 // WriteString, Truncate and Sync fail the same way.

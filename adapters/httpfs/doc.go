@@ -22,9 +22,9 @@
 //
 // The handler binds the request's context (r.Context()) to the
 // filesystem that resolve returns, through one interface that any fs.FS
-// may implement:
+// may implement, fscap.BindContextFS:
 //
-//	interface{ BindContext(ctx context.Context) fs.FS }
+//	BindContext(ctx context.Context) fs.FS
 //
 // and serves the request from the view that BindContext returns, so that
 // a client that goes away, or the request's deadline, cancels the reads

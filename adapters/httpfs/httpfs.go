@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/chromafs/chromafs/adapters/internal/attr"
-	"github.com/chromafs/chromafs/adapters/internal/reqctx"
 	"github.com/chromafs/chromafs/adapters/internal/upstream"
+	"github.com/chromafs/chromafs/fscap"
 )
 
 // Options configure NewHandler. The zero value serves from the root of
@@ -121,11 +121,11 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		upstream.Write(w, k, false, http.StatusInternalServerError)
 		return
 	}
-	fsys = reqctx.Bind(fsys, r.Context())
+	fsys = fscap.Bind(r.Context(), fsys)
 
 	// Metadata first (no read on chromafs), to know whether a file is a
 	// lazy pointer before anything reads it.
-	fi, sized, err := attr.StatMeta(fsys, name)
+	fi, sized, err := fscap.StatNoRead(fsys, name)
 	if err != nil {
 		h.fail(w, r, "stat", err, false)
 		return

@@ -51,9 +51,9 @@
 //     Options.AllowInfiniteDepth is set, when the whole subtree is walked.
 //     Other Depth values are 400.
 //   - A listing never reads content. Properties come from metadata only:
-//     on a *chromafs.FS, FS.StatNoRead, so PROPFIND sends no content
-//     request to the store and fetches no lazy pointer, whatever the tree
-//     records. A page whose size is known neither from the tree nor from
+//     fscap.StatNoRead (on a *chromafs.FS, FS.StatNoRead), so PROPFIND
+//     sends no content request to the store and fetches no lazy pointer,
+//     whatever the tree records. A page whose size is known neither from the tree nor from
 //     an earlier read in the session (a collection written by another
 //     writer, a lazy pointer that declares no size) is listed without
 //     getcontentlength, and without getetag unless the tree records its
@@ -104,7 +104,7 @@
 // # Errors
 //
 // NewFileSystem's writes (OpenFile with any write flag, Mkdir, RemoveAll,
-// Rename, File.Write) return errors wrapping chromafs.ErrReadOnly, which
+// Rename, File.Write) return errors wrapping fscap.ErrReadOnly, which
 // matches fs.ErrPermission and syscall.EROFS. Missing, hidden and invalid
 // names give errors for which os.IsNotExist is true.
 //
@@ -126,9 +126,9 @@
 // The handler binds the request's context to the filesystem that resolve
 // returns, and each call of the webdav.FileSystem of [NewFileSystem]
 // binds the context it is given, through one interface that any fs.FS may
-// implement:
+// implement, fscap.BindContextFS:
 //
-//	interface{ BindContext(ctx context.Context) fs.FS }
+//	BindContext(ctx context.Context) fs.FS
 //
 // The adapter serves the request from the view that BindContext returns,
 // so a client that goes away, or the request's deadline, cancels the

@@ -12,9 +12,8 @@ import (
 
 	"golang.org/x/net/webdav"
 
-	"github.com/chromafs/chromafs"
 	"github.com/chromafs/chromafs/adapters/internal/attr"
-	"github.com/chromafs/chromafs/adapters/internal/reqctx"
+	"github.com/chromafs/chromafs/fscap"
 )
 
 // writeFlags are the OpenFile flags that would change the filesystem.
@@ -26,13 +25,13 @@ const writeFlags = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREATE | os.O_TR
 // Open and Stat are (chromafs's are): content is fetched on the first Read
 // of a returned file. OpenFile with any write flag, Mkdir, RemoveAll,
 // Rename and File.Write return an *fs.PathError wrapping
-// chromafs.ErrReadOnly. Missing and invalid names give errors for which
+// fscap.ErrReadOnly. Missing and invalid names give errors for which
 // os.IsNotExist is true; other failures (an unreachable store) are
 // returned as errors that are not *fs.PathError, so that webdav.Handler
 // aborts a PROPFIND instead of silently leaving the entry out.
 //
-// When fsys has a method BindContext(context.Context) fs.FS (*chromafs.FS
-// has), every call binds the context it is given (the request's, under
+// When fsys implements fscap.BindContextFS (*chromafs.FS does), every call
+// binds the context it is given (the request's, under
 // webdav.Handler) to the reads it starts, through the view BindContext
 // returns (see the package documentation, "Request contexts").
 func NewFileSystem(fsys fs.FS) webdav.FileSystem {
@@ -51,9 +50,9 @@ type fileSystem struct {
 
 var _ webdav.FileSystem = (*fileSystem)(nil)
 
-// view returns fsys bound to ctx when it can be (see reqctx.Bind).
+// view returns fsys bound to ctx when it can be (see fscap.Bind).
 func (w *fileSystem) view(ctx context.Context) fs.FS {
-	return reqctx.Bind(w.fsys, ctx)
+	return fscap.Bind(ctx, w.fsys)
 }
 
 // fsName maps a WebDAV name ("/a/b", "/") to an io/fs name ("a/b", ".").
@@ -70,7 +69,7 @@ func fsName(name string) string {
 
 // readOnly is the error of every write.
 func readOnly(op, name string) error {
-	return &fs.PathError{Op: op, Path: name, Err: chromafs.ErrReadOnly}
+	return &fs.PathError{Op: op, Path: name, Err: fscap.ErrReadOnly}
 }
 
 // storeError is a failure other than a missing file: not an *fs.PathError,
@@ -105,7 +104,7 @@ func (w *fileSystem) RemoveAll(ctx context.Context, name string) error {
 }
 
 func (w *fileSystem) Rename(ctx context.Context, oldName, newName string) error {
-	return &os.LinkError{Op: "rename", Old: oldName, New: newName, Err: chromafs.ErrReadOnly}
+	return &os.LinkError{Op: "rename", Old: oldName, New: newName, Err: fscap.ErrReadOnly}
 }
 
 func (w *fileSystem) OpenFile(ctx context.Context, name string, flag int, perm os.FileMode) (webdav.File, error) {
@@ -134,7 +133,7 @@ func (w *fileSystem) Stat(ctx context.Context, name string) (os.FileInfo, error)
 	return &fileInfo{FileInfo: fi, name: path.Base(n)}, nil
 }
 
-// sizedInfo is a FileInfo from attr.StatMeta whose size became known by a
+// sizedInfo is a FileInfo from fscap.StatNoRead whose size became known by a
 // read.
 type sizedInfo struct {
 	fs.FileInfo

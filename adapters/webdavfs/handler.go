@@ -13,6 +13,7 @@ import (
 
 	"github.com/chromafs/chromafs/adapters/internal/attr"
 	"github.com/chromafs/chromafs/adapters/internal/upstream"
+	"github.com/chromafs/chromafs/fscap"
 )
 
 // Allow is the value of the Allow header of every answer to OPTIONS and of
@@ -145,7 +146,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	n := fsName(name)
 	// Metadata only: a PROPFIND never reads content, and GET and HEAD
 	// learn here whether the file is a lazy pointer.
-	fi, sized, err := attr.StatMeta(view, n)
+	fi, sized, err := fscap.StatNoRead(view, n)
 	if err != nil {
 		h.storeFail(w, r, err, false)
 		return
@@ -176,7 +177,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodGet {
 		// Load the page now, so that a failed read is an error status
 		// rather than a 200 whose body stops short.
-		data, err := readShared(view, n)
+		data, err := fscap.ReadFileShared(view, n)
 		if err != nil {
 			h.storeFail(w, r, err, pointer)
 			return
@@ -269,15 +270,4 @@ func IsProbe(p string) bool {
 		}
 	}
 	return false
-}
-
-// readShared reads a whole file, without a copy when fsys can share its
-// cache's bytes (chromafs).
-func readShared(fsys fs.FS, name string) ([]byte, error) {
-	if s, ok := fsys.(interface {
-		ReadFileShared(string) ([]byte, error)
-	}); ok {
-		return s.ReadFileShared(name)
-	}
-	return fs.ReadFile(fsys, name)
 }

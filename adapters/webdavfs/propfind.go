@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/chromafs/chromafs/adapters/internal/attr"
+	"github.com/chromafs/chromafs/fscap"
 )
 
 // This file answers PROPFIND without webdav.Handler, whose multistatus
@@ -324,7 +325,7 @@ type resource struct {
 	name  string      // WebDAV name: "/" or "/a/b"
 	base  string      // base name of its io/fs name, for the content type
 	fi    fs.FileInfo // its metadata
-	sized bool        // fi.Size() is known (see attr.MetaStater)
+	sized bool        // fi.Size() is known (see fscap.StatNoReadFS)
 	ct    string      // its content type, once computed (see contentType)
 }
 
@@ -701,7 +702,7 @@ func (m *multistatus) walk(fsys fs.FS, res resource, n string) error {
 
 // children returns the resources of the entries of the directory res,
 // whose io/fs name is n, described without reading content when fsys
-// can (attr.MetaStater). Entries whose names are not valid io/fs names, and
+// can (fscap.StatNoReadFS). Entries whose names are not valid io/fs names, and
 // those missing or forbidden when described, are left out, as
 // webdav.Handler leaves them out; other failures are returned.
 func children(fsys fs.FS, res resource, n string) ([]resource, error) {
@@ -709,7 +710,7 @@ func children(fsys fs.FS, res resource, n string) ([]resource, error) {
 	if err != nil {
 		return nil, skipMissing(mapError("readdir", res.name, err))
 	}
-	ms, _ := fsys.(attr.MetaStater)
+	ms, _ := fsys.(fscap.StatNoReadFS)
 	out := make([]resource, 0, len(ents))
 	for _, e := range ents {
 		if !fs.ValidPath(e.Name()) {

@@ -27,6 +27,7 @@ import (
 	"github.com/chromafs/chromafs/adapters/webdavfs"
 	"github.com/chromafs/chromafs/chromastore"
 	"github.com/chromafs/chromafs/collection"
+	"github.com/chromafs/chromafs/fscap"
 	"github.com/chromafs/chromafs/ingest"
 	"github.com/chromafs/chromafs/internal/testbackend"
 	"github.com/chromafs/chromafs/internal/testcorpus"
@@ -626,7 +627,7 @@ func TestChromaDown(t *testing.T) {
 }
 
 // TestFileSystem: the webdav.FileSystem refuses every write with
-// chromafs.ErrReadOnly, and its files and infos carry ETag and content
+// fscap.ErrReadOnly, and its files and infos carry ETag and content
 // type.
 func TestFileSystem(t *testing.T) {
 	files := corpus(t)
@@ -640,7 +641,7 @@ func TestFileSystem(t *testing.T) {
 	ctx := context.Background()
 	isRO := func(op string, err error) {
 		t.Helper()
-		if !errors.Is(err, chromafs.ErrReadOnly) || !errors.Is(err, fs.ErrPermission) || !errors.Is(err, syscall.EROFS) {
+		if !errors.Is(err, fscap.ErrReadOnly) || !errors.Is(err, fs.ErrPermission) || !errors.Is(err, syscall.EROFS) {
 			t.Errorf("%s: error %v; want read-only", op, err)
 		}
 	}
@@ -672,7 +673,7 @@ func TestFileSystem(t *testing.T) {
 	if r := mem.Requests(); r.Chunks+r.ChunksByID != 0 {
 		t.Errorf("OpenFile and Stat fetched content: %+v", r)
 	}
-	if _, err := f.Write([]byte("x")); !errors.Is(err, chromafs.ErrReadOnly) {
+	if _, err := f.Write([]byte("x")); !errors.Is(err, fscap.ErrReadOnly) {
 		t.Errorf("Write: %v", err)
 	}
 	if n, err := f.Seek(0, io.SeekEnd); err != nil || n != int64(len(files["index.md"])) {

@@ -1,7 +1,7 @@
 // Package attr derives the HTTP and WebDAV attributes of a file — its
 // entity tag and content type — from its fs.FileInfo, without reading its
-// content when the filesystem records them (chromafs's tree does: its
-// FileInfo.Sys() is the page's *tree.Entry).
+// content when the filesystem records them (fscap.AttributesOf: chromafs's
+// tree does, through FileInfo.Sys).
 package attr
 
 import (
@@ -11,15 +11,15 @@ import (
 	"path"
 	"strings"
 
-	"github.com/chromafs/chromafs/tree"
+	"github.com/chromafs/chromafs/fscap"
 )
 
 // ETag returns a strong entity tag for the file: its content hash when
 // the tree records one, else one derived from its size and modification
 // time (which change whenever chromafs ingest rewrites a page).
 func ETag(fi fs.FileInfo) string {
-	if e, ok := fi.Sys().(*tree.Entry); ok && e != nil && e.Hash != "" {
-		h := e.Hash
+	if a, ok := fscap.AttributesOf(fi); ok && a.Hash != "" {
+		h := a.Hash
 		if i := strings.IndexByte(h, ':'); i >= 0 {
 			h = h[i+1:]
 		}
@@ -39,8 +39,8 @@ func HasETag(fi fs.FileInfo, sizeKnown bool) bool {
 	if sizeKnown {
 		return true
 	}
-	e, ok := fi.Sys().(*tree.Entry)
-	return ok && e != nil && e.Hash != ""
+	a, ok := fscap.AttributesOf(fi)
+	return ok && a.Hash != ""
 }
 
 // ContentType returns the file's MIME type: the tree's when it records
@@ -48,8 +48,8 @@ func HasETag(fi fs.FileInfo, sizeKnown bool) bool {
 // files (README, Makefile, docs pages without an extension) served as
 // UTF-8 text rather than sniffed or sent as application/octet-stream.
 func ContentType(name string, fi fs.FileInfo) string {
-	if e, ok := fi.Sys().(*tree.Entry); ok && e != nil && e.ContentType != "" {
-		return e.ContentType
+	if a, ok := fscap.AttributesOf(fi); ok && a.ContentType != "" {
+		return a.ContentType
 	}
 	ext := strings.ToLower(path.Ext(name))
 	switch ext {
@@ -106,24 +106,6 @@ func Active(ct string) bool {
 	return strings.HasSuffix(mt, "+xml") || strings.HasSuffix(mt, "/xml") ||
 		strings.Contains(mt, "javascript") || strings.Contains(mt, "ecmascript") ||
 		strings.Contains(mt, "jscript")
-}
-
-// MetaStater is implemented by filesystems that describe a file without
-// reading it (*chromafs.FS): sizeKnown is false, and fi.Size() not the
-// size, for a file whose size only a read would tell. The adapters use it
-// so that listings never read content.
-type MetaStater interface {
-	StatNoRead(name string) (fi fs.FileInfo, sizeKnown bool, err error)
-}
-
-// StatMeta returns the FileInfo of name without reading content when fsys
-// is a MetaStater, and fs.Stat's otherwise (the size is then known).
-func StatMeta(fsys fs.FS, name string) (fi fs.FileInfo, sizeKnown bool, err error) {
-	if m, ok := fsys.(MetaStater); ok {
-		return m.StatNoRead(name)
-	}
-	fi, err = fs.Stat(fsys, name)
-	return fi, err == nil, err
 }
 
 // mediaType returns the media type of ct without its parameters, when it

@@ -20,16 +20,15 @@ import (
 	"context"
 	"errors"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"strconv"
 	"strings"
 	"syscall"
 
-	"github.com/chromafs/chromafs"
 	"github.com/chromafs/chromafs/cachepkg"
-	"github.com/chromafs/chromafs/collection"
-	"github.com/chromafs/chromafs/tree"
+	"github.com/chromafs/chromafs/fscap"
 )
 
 // RetryAfter is the Retry-After of a 503 answer, in seconds: about the time
@@ -74,8 +73,10 @@ func (k Kind) String() string {
 // store (a refused connection included). Besides its own checks (a
 // passed deadline, chromafs's content errors, connection errors, net/http
 // transport errors, cachepkg.ErrUnavailable), it takes
-// chromafs.IsUnavailable's word, which also lets an error in the chain
-// say so itself (an Unavailable() bool method). Errors of the io/fs kinds
+// fscap.IsUnavailable's word, which also lets an error in the chain say so
+// itself (an Unavailable() bool method). The errors of content
+// (fscap.ErrContent: chromafs's corrupt page, missing or malformed tree,
+// broken or unfetched pointer) are Failed. Errors of the io/fs kinds
 // (fs.ErrNotExist, fs.ErrPermission, fs.ErrInvalid) are the callers' to
 // map; Classify returns Other for them.
 func Classify(err error, pointer bool) Kind {
@@ -86,14 +87,9 @@ func Classify(err error, pointer bool) Kind {
 		return Canceled
 	case isTimeout(err):
 		return Timeout
-	case pointer,
-		errors.Is(err, chromafs.ErrBrokenPointer),
-		errors.Is(err, chromafs.ErrLazyPointer),
-		errors.Is(err, chromafs.ErrCorruptPage),
-		errors.Is(err, collection.ErrNoTree),
-		errors.Is(err, tree.ErrMalformed):
+	case pointer, errors.Is(err, fscap.ErrContent):
 		return Failed
-	case isUnreachable(err), chromafs.IsUnavailable(err):
+	case isUnreachable(err), fscap.IsUnavailable(err):
 		return Unavailable
 	}
 	return Other
@@ -202,8 +198,8 @@ func Write(w http.ResponseWriter, k Kind, pointer bool, def int) {
 }
 
 // IsPointer reports whether fi describes a lazy file pointer: a file
-// whose tree entry (chromafs's FileInfo.Sys) has a URL.
-func IsPointer(fi interface{ Sys() any }) bool {
-	e, ok := fi.Sys().(*tree.Entry)
-	return ok && e != nil && e.URL != ""
+// whose attributes (fscap.AttributesOf; chromafs's tree entry) have a URL.
+func IsPointer(fi fs.FileInfo) bool {
+	a, ok := fscap.AttributesOf(fi)
+	return ok && a.URL != ""
 }

@@ -11,11 +11,13 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/chromafs/chromafs"
 	"github.com/chromafs/chromafs/cachepkg"
 	"github.com/chromafs/chromafs/collection"
+	"github.com/chromafs/chromafs/fscap"
 	"github.com/chromafs/chromafs/tree"
 )
 
@@ -72,6 +74,7 @@ func TestClassify(t *testing.T) {
 		{"malformed tree", wrap(tree.ErrMalformed), false, Failed},
 		{"broken pointer", wrap(chromafs.ErrBrokenPointer), false, Failed},
 		{"pointer not fetched", wrap(chromafs.ErrLazyPointer), false, Failed},
+		{"content error of another filesystem", wrap(fscap.NewContentError("bad record")), false, Failed},
 		{"pointer host refused", wrap(refused), true, Failed},
 		{"pointer timeout", wrap(deadline), true, Timeout},
 		{"anything else", wrap(errors.New("chroma answered 500 Internal Server Error")), false, Other},
@@ -117,3 +120,21 @@ type sayUnavailable bool
 
 func (e sayUnavailable) Error() string     { return "chroma answered 503 Service Unavailable" }
 func (e sayUnavailable) Unavailable() bool { return bool(e) }
+
+func TestIsPointer(t *testing.T) {
+	fsys := fstest.MapFS{
+		"pointer.yaml": {Sys: &tree.Entry{Slug: "pointer.yaml", URL: "https://example.com/a.yaml"}},
+		"page.md":      {Sys: &tree.Entry{Slug: "page.md", Hash: "sha256:ab"}},
+		"plain.md":     {},
+		"dir/a.md":     {},
+	}
+	for name, want := range map[string]bool{"pointer.yaml": true, "page.md": false, "plain.md": false, "dir": false} {
+		fi, err := fs.Stat(fsys, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := IsPointer(fi); got != want {
+			t.Errorf("IsPointer(%s) = %v, want %v", name, got, want)
+		}
+	}
+}

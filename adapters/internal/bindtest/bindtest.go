@@ -1,7 +1,7 @@
-// Package reqctxtest has a filesystem for the adapters' tests of
-// request contexts: an fs.FS that is not a chromafs.FS and implements
-// reqctx.Binder. It is for tests only.
-package reqctxtest
+// Package bindtest has a filesystem for the adapters' tests of request
+// contexts: an fs.FS that is not a chromafs.FS and implements
+// fscap.BindContextFS. It is for tests only.
+package bindtest
 
 import (
 	"context"

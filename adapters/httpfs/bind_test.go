@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/chromafs/chromafs/adapters/httpfs"
-	"github.com/chromafs/chromafs/adapters/internal/reqctx/reqctxtest"
+	"github.com/chromafs/chromafs/adapters/internal/bindtest"
 )
 
 type reqKey struct{}
@@ -17,7 +17,7 @@ type reqKey struct{}
 // filesystem's BindContext returns for the request's context, whatever
 // the filesystem (here not a chromafs.FS).
 func TestBindsRequestContext(t *testing.T) {
-	fsys := reqctxtest.New("a.md")
+	fsys := bindtest.New("a.md")
 	h := httpfs.NewHandler(func(*http.Request) (fs.FS, error) { return fsys, nil }, httpfs.Options{})
 	for _, method := range []string{"GET", "HEAD"} {
 		ctx := context.WithValue(context.Background(), reqKey{}, method)

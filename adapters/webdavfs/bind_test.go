@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/chromafs/chromafs/adapters/internal/reqctx/reqctxtest"
+	"github.com/chromafs/chromafs/adapters/internal/bindtest"
 	"github.com/chromafs/chromafs/adapters/webdavfs"
 )
 
@@ -21,7 +21,7 @@ type reqKey struct{}
 // for the request's (or the call's) context, whatever the filesystem
 // (here not a chromafs.FS).
 func TestBindsRequestContext(t *testing.T) {
-	fsys := reqctxtest.New("a.md")
+	fsys := bindtest.New("a.md")
 	h := webdavfs.NewHandler(func(*http.Request) (fs.FS, error) { return fsys, nil }, webdavfs.Options{})
 	for _, method := range []string{"GET", "HEAD", "PROPFIND"} {
 		before := len(fsys.Contexts())
