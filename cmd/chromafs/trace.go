@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/chromafs/chromafs"
+	"github.com/chromafs/chromafs/fscap"
 )
 
 // tracer prints to standard error where a command's time goes, when the
@@ -204,14 +205,28 @@ func (b *tracedBody) Close() error {
 }
 
 // traceFS times the calls that grepx.Search makes on a chromafs.FS:
-// the embedded *FS keeps every method (and so every interface Search
-// looks for), and these wrap the ones worth timing.
+// the embedded *FS keeps every method (and so every fscap capability
+// Search looks for), and these wrap the ones worth timing.
 type traceFS struct {
 	*chromafs.FS
 	t         *tracer
 	reads     atomic.Int64
 	firstRead atomic.Int64 // ns since t.start; 0 until the first read
 }
+
+// traceFS keeps every capability of package fscap that grepx.Search
+// uses. Uncached, Candidates and Prefetch are timed and ReadFileShared
+// counted; PrefetchEach, which Search calls rather than Prefetch when the
+// filesystem has it, is *FS's own.
+var _ interface {
+	fscap.UncachedFS
+	fscap.CandidatesFS
+	fscap.PrefetchFS
+	fscap.ReadFileSharedFS
+	fscap.PrefetchEachFS
+	fscap.WalkDirFS
+	fscap.IsLazyFS
+} = (*traceFS)(nil)
 
 func (f *traceFS) Uncached(ctx context.Context, names []string) []string {
 	f.t.phase("walk (grep's scope: stat and read directories)")
