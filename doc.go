@@ -98,7 +98,10 @@
 // Operations return *fs.PathError with the standard operation names
 // (open, stat, read, readdir, seek, sub). Missing and hidden paths wrap
 // fs.ErrNotExist; paths that are not valid fs paths wrap fs.ErrInvalid.
-// Every operation that would write returns ErrReadOnly, which matches
-// both fs.ErrPermission and syscall.EROFS. Store failures are wrapped with
-// the operation that failed, so errors.Is and errors.As reach the cause.
+// The adapters' writes return fscap.ErrReadOnly, which matches both
+// fs.ErrPermission and syscall.EROFS. Store failures are wrapped with the
+// operation that failed, so errors.Is and errors.As reach the cause:
+// fscap.IsUnavailable tells an unreachable store, and errors of content
+// (ErrNoTree, ErrCorruptPage, tree.ErrMalformed, the pointer errors)
+// match fscap.ErrContent.
 package chromafs

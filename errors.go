@@ -2,16 +2,8 @@ package chromafs
 
 import (
 	"github.com/chromafs/chromafs/collection"
-	"github.com/chromafs/chromafs/fscap"
 	"github.com/chromafs/chromafs/pointer"
 )
-
-// ErrReadOnly is fscap.ErrReadOnly, the error of every write of the
-// adapters.
-var ErrReadOnly = fscap.ErrReadOnly
-
-// IsUnavailable is fscap.IsUnavailable.
-func IsUnavailable(err error) bool { return fscap.IsUnavailable(err) }
 
 // Errors of the collection's content that FS operations return, wrapped.
 // They are the values of package collection, so errors.Is matches either

@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"testing/fstest"
 
@@ -62,18 +61,6 @@ func TestInvalidPaths(t *testing.T) {
 	_, err := fsys.Open("nope")
 	if !errors.As(err, &pe) || pe.Op != "open" || pe.Path != "nope" {
 		t.Errorf("Open(nope) error = %#v; want *fs.PathError{open nope}", err)
-	}
-}
-
-func TestReadOnlyError(t *testing.T) {
-	err := &fs.PathError{Op: "write", Path: "a", Err: chromafs.ErrReadOnly}
-	for _, target := range []error{chromafs.ErrReadOnly, fs.ErrPermission, syscall.EROFS} {
-		if !errors.Is(err, target) {
-			t.Errorf("errors.Is(%v, %v) = false", err, target)
-		}
-	}
-	if errors.Is(err, fs.ErrNotExist) {
-		t.Error("read-only error matches fs.ErrNotExist")
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
-	"io"
 	"io/fs"
 	"log/slog"
 	"runtime"
@@ -19,6 +18,7 @@ import (
 	"github.com/chromafs/chromafs/cachepkg"
 	"github.com/chromafs/chromafs/chromastore"
 	"github.com/chromafs/chromafs/collection"
+	"github.com/chromafs/chromafs/fscap"
 	"github.com/chromafs/chromafs/internal/testbackend"
 	"github.com/chromafs/chromafs/internal/testenv"
 	"github.com/chromafs/chromafs/memstore"
@@ -145,9 +145,9 @@ func TestTreeNoEntries(t *testing.T) {
 
 // TestStaleTree stops a real Chroma: with WithStaleTree, New serves the
 // tree fetched last, cached pages read, an uncached one fails with the
-// network error (IsUnavailable, never ErrNotExist), one warning is logged
-// per episode; without it, or past maxStale, New fails with an error
-// that IsUnavailable reports.
+// network error (fscap.IsUnavailable, never ErrNotExist), one warning is
+// logged per episode; without it, or past maxStale, New fails with an
+// error that fscap.IsUnavailable reports.
 func TestStaleTree(t *testing.T) {
 	sh := chromafs.NewShared(0)
 	srv := testenv.NewChroma(t)
@@ -171,7 +171,7 @@ func TestStaleTree(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = chromafs.New(ctx, coll, chromafs.WithShared(sh), chromafs.WithCache(cache))
-	if !chromafs.IsUnavailable(err) || !errors.Is(err, syscall.ECONNREFUSED) {
+	if !fscap.IsUnavailable(err) || !errors.Is(err, syscall.ECONNREFUSED) {
 		t.Fatalf("New without WithStaleTree, Chroma down: %v; want an unavailable error", err)
 	}
 	for i := range 3 {
@@ -189,7 +189,7 @@ func TestStaleTree(t *testing.T) {
 			t.Fatalf("Stat needs no network: %v", err)
 		}
 		_, err = fs.ReadFile(stale, uncached)
-		if err == nil || errors.Is(err, fs.ErrNotExist) || !chromafs.IsUnavailable(err) || !errors.Is(err, syscall.ECONNREFUSED) {
+		if err == nil || errors.Is(err, fs.ErrNotExist) || !fscap.IsUnavailable(err) || !errors.Is(err, syscall.ECONNREFUSED) {
 			t.Fatalf("uncached page from a stale tree: %v; want an unavailable error", err)
 		}
 		if i == 1 {
@@ -199,7 +199,7 @@ func TestStaleTree(t *testing.T) {
 	if n := strings.Count(logs.String(), "level=WARN"); n != 1 {
 		t.Errorf("%d warnings for one episode; want 1:\n%s", n, logs.String())
 	}
-	if _, err := chromafs.New(ctx, coll, chromafs.WithShared(sh), chromafs.WithStaleTree(time.Millisecond)); !chromafs.IsUnavailable(err) {
+	if _, err := chromafs.New(ctx, coll, chromafs.WithShared(sh), chromafs.WithStaleTree(time.Millisecond)); !fscap.IsUnavailable(err) {
 		t.Errorf("New with a tree older than maxStale: %v; want an unavailable error", err)
 	}
 
@@ -252,7 +252,7 @@ func TestStaleTreeTimeout(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	_, err := chromafs.New(ctx, store, chromafs.WithShared(sh))
-	if !chromafs.IsUnavailable(err) || !errors.Is(err, context.DeadlineExceeded) {
+	if !fscap.IsUnavailable(err) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("New on a hanging store: %v; want an unavailable error", err)
 	}
 	ctx, cancel = context.WithTimeout(context.Background(), 100*time.Millisecond)
@@ -265,48 +265,6 @@ func TestStaleTreeTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 }
-
-// unavailable is an error that says whether it is unavailable.
-type unavailable bool
-
-func (u unavailable) Error() string     { return "status" }
-func (u unavailable) Unavailable() bool { return bool(u) }
-
-func TestIsUnavailable(t *testing.T) {
-	wrap := func(err error) error {
-		return &fs.PathError{Op: "read", Path: "a", Err: errors.Join(errors.New("chroma"), err)}
-	}
-	for _, tc := range []struct {
-		err  error
-		want bool
-	}{
-		{nil, false},
-		{wrap(syscall.ECONNREFUSED), true},
-		{wrap(syscall.ECONNRESET), true},
-		{wrap(context.DeadlineExceeded), true},
-		{wrap(io.ErrUnexpectedEOF), true},
-		{wrap(&timeoutError{}), true},
-		{wrap(unavailable(true)), true},
-		{wrap(unavailable(false)), false},
-		{wrap(context.Canceled), false},
-		{wrap(fs.ErrNotExist), false},
-		{wrap(chromafs.ErrNoTree), false},
-		{wrap(tree.ErrMalformed), false},
-		{wrap(chromafs.ErrCorruptPage), false},
-		{errors.New("other"), false},
-	} {
-		if got := chromafs.IsUnavailable(tc.err); got != tc.want {
-			t.Errorf("IsUnavailable(%v) = %v, want %v", tc.err, got, tc.want)
-		}
-	}
-}
-
-// timeoutError is a net.Error.
-type timeoutError struct{}
-
-func (*timeoutError) Error() string   { return "i/o timeout" }
-func (*timeoutError) Timeout() bool   { return true }
-func (*timeoutError) Temporary() bool { return true }
 
 // TestDirModTime: a directory's time is the newest time of the pages
 // below it that the view shows, the same in Stat, ReadDir's Info, an open

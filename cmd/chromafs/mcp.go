@@ -13,7 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
-	"github.com/chromafs/chromafs"
+	"github.com/chromafs/chromafs/fscap"
 	"github.com/chromafs/chromafs/mcpserver"
 )
 
@@ -60,7 +60,7 @@ func runMCP(ctx context.Context, g *globals, maxOutput int, embedding string, st
 		return g.newFS(ctx)
 	}}
 	if _, err := view.get(ctx); err != nil {
-		if !chromafs.IsUnavailable(err) {
+		if !fscap.IsUnavailable(err) {
 			fmt.Fprintf(stderr, "chromafs mcp: %v\n", err)
 			return exitError{2}
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/chromafs/chromafs"
+	"github.com/chromafs/chromafs/fscap"
 	"github.com/chromafs/chromafs/mcpserver"
 )
 
@@ -202,7 +203,7 @@ func (h *mcpHandler) view(ctx context.Context, key string, groups []string) (fs.
 	opts := append(slices.Clone(h.s.cfg.Options), chromafs.WithGroups(groups...))
 	fsys, err := chromafs.New(bctx, store, opts...)
 	if err != nil {
-		if chromafs.IsUnavailable(err) {
+		if fscap.IsUnavailable(err) {
 			h.s.kick()
 		}
 		return nil, err

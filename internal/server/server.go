@@ -46,6 +46,7 @@ import (
 
 	"github.com/chromafs/chromafs"
 	"github.com/chromafs/chromafs/collection"
+	"github.com/chromafs/chromafs/fscap"
 )
 
 // Config describes a server.
@@ -186,7 +187,7 @@ func (s *Server) Resolve(r *http.Request) (fs.FS, error) {
 	// the next interval, and bound this request's reads as a request's
 	// while Chroma is down.
 	timedOut := bctx.Err() != nil && ctx.Err() == nil
-	if timedOut || (err != nil && chromafs.IsUnavailable(err)) {
+	if timedOut || (err != nil && fscap.IsUnavailable(err)) {
 		s.kick()
 	}
 	if err != nil {

@@ -115,7 +115,7 @@ func TestWrite(t *testing.T) {
 	}
 }
 
-// sayUnavailable is an error that tells chromafs.IsUnavailable itself.
+// sayUnavailable is an error that tells fscap.IsUnavailable itself.
 type sayUnavailable bool
 
 func (e sayUnavailable) Error() string     { return "chroma answered 503 Service Unavailable" }
