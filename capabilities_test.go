@@ -8,8 +8,10 @@ import (
 	"testing"
 
 	"github.com/chromafs/chromafs"
+	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/fscap"
 	"github.com/chromafs/chromafs/memstore"
+	"github.com/chromafs/chromafs/pointer"
 	"github.com/chromafs/chromafs/tree"
 )
 
@@ -129,7 +131,7 @@ func TestCapabilitiesOfViews(t *testing.T) {
 // TestContentErrors: the errors of content that reads and New return
 // match fscap.ErrContent, and none of them is unavailable.
 func TestContentErrors(t *testing.T) {
-	for _, e := range []error{chromafs.ErrNoTree, chromafs.ErrCorruptPage, chromafs.ErrLazyPointer, chromafs.ErrBrokenPointer, tree.ErrMalformed} {
+	for _, e := range []error{collection.ErrNoTree, collection.ErrCorruptPage, pointer.ErrLazy, pointer.ErrBroken, tree.ErrMalformed} {
 		err := &fs.PathError{Op: "read", Path: "a.md", Err: fmt.Errorf("fetch: %w", e)}
 		if !errors.Is(err, fscap.ErrContent) || !errors.Is(err, e) || fscap.IsUnavailable(err) {
 			t.Errorf("%v: errors.Is(err, fscap.ErrContent) = %v, errors.Is(err, itself) = %v, IsUnavailable = %v; want true, true, false",
@@ -138,7 +140,7 @@ func TestContentErrors(t *testing.T) {
 	}
 	// A collection without a tree record: New's own error.
 	_, err := chromafs.New(context.Background(), memstore.New(t.Name()))
-	if !errors.Is(err, chromafs.ErrNoTree) || !errors.Is(err, fscap.ErrContent) {
+	if !errors.Is(err, collection.ErrNoTree) || !errors.Is(err, fscap.ErrContent) {
 		t.Errorf("New on a collection without a tree = %v; want an error matching ErrNoTree and fscap.ErrContent", err)
 	}
 }

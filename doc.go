@@ -43,7 +43,7 @@
 // sorted by chunk index and joined with the separator (WithSeparator,
 // default ""). Chunk indexes must be exactly 0..n-1: a gap, a duplicate, a
 // chunk without an index, or a chunk count, size or sha256 hash that
-// disagrees with the tree is an error wrapping ErrCorruptPage, never
+// disagrees with the tree is an error wrapping collection.ErrCorruptPage, never
 // partial content. When the tree record declares collection.ChunkIDScheme (chromafs
 // ingest writes it) and the store implements collection.IDReader, chunks are fetched
 // by id, a lookup, instead of by slug, which makes Chroma filter the whole
@@ -63,9 +63,9 @@
 // through a pointer.Resolver only when read: by default the zero
 // pointer.HTTPResolver, which fetches http and https URLs with the read's
 // context; WithResolver sets another, and WithResolver(nil) fetches none
-// (reads fail with ErrLazyPointer). The content must match the entry's
+// (reads fail with pointer.ErrLazy). The content must match the entry's
 // declared size and hash, else the read fails with an error wrapping
-// ErrBrokenPointer (a 404 included), never partial content. Pointer
+// pointer.ErrBroken (a 404 included), never partial content. Pointer
 // content is cached and shared between concurrent readers like any page
 // (keyed by the entry's hash, or by its URL and the tree version). The
 // whole content is fetched on the first read from the start (ReadFile,
@@ -81,7 +81,7 @@
 // under a pointer.Policy: by default only public addresses, redirects
 // only to allowed targets, and a deadline on every fetch; see package
 // pointer. A refused pointer fails with an error wrapping
-// pointer.ErrBlocked (and ErrLazyPointer) that names the reason.
+// pointer.ErrBlocked (and pointer.ErrLazy) that names the reason.
 //
 // # Sharded trees
 //
@@ -102,6 +102,6 @@
 // fs.ErrPermission and syscall.EROFS. Store failures are wrapped with the
 // operation that failed, so errors.Is and errors.As reach the cause:
 // fscap.IsUnavailable tells an unreachable store, and errors of content
-// (ErrNoTree, ErrCorruptPage, tree.ErrMalformed, the pointer errors)
+// (collection.ErrNoTree, collection.ErrCorruptPage, tree.ErrMalformed, the pointer errors)
 // match fscap.ErrContent.
 package chromafs

@@ -90,7 +90,7 @@ var _ interface {
 // of WithContext (context.Background by default).
 //
 // Invalid slugs in the tree are skipped, never served; Problems lists
-// them. A missing tree record gives an error wrapping ErrNoTree, a
+// them. A missing tree record gives an error wrapping collection.ErrNoTree, a
 // malformed one (see tree.Parse, and WithTreeLimits for its limits) an
 // error wrapping tree.ErrMalformed. A tree version that failed to parse
 // is remembered: New returns the same error without a request for a

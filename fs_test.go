@@ -101,7 +101,7 @@ func TestCorruptPages(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !strings.Contains(err.Error(), `"p.md"`) {
 				t.Fatalf("ReadFile = %q, %v; want error containing %q and the page name", data, err, tt.wantErr)
 			}
-			if !errors.Is(err, chromafs.ErrCorruptPage) {
+			if !errors.Is(err, collection.ErrCorruptPage) {
 				t.Errorf("error %v does not wrap ErrCorruptPage", err)
 			}
 			f, err := fsys.Open("p.md")
@@ -238,7 +238,7 @@ func TestStoreFailure(t *testing.T) {
 
 func TestBootstrapErrors(t *testing.T) {
 	ctx := context.Background()
-	if _, err := chromafs.New(ctx, memstore.New("empty")); !errors.Is(err, chromafs.ErrNoTree) {
+	if _, err := chromafs.New(ctx, memstore.New("empty")); !errors.Is(err, collection.ErrNoTree) {
 		t.Errorf("New on empty store error = %v; want ErrNoTree", err)
 	}
 	s := memstore.New("malformed")
@@ -485,7 +485,7 @@ func TestWithLayoutDefaults(t *testing.T) {
 	if data, err := fs.ReadFile(fsys, "a.md"); err != nil || string(data) != "hello" {
 		t.Fatalf("ReadFile = %q, %v; want hello", data, err)
 	}
-	if _, err := chromafs.New(ctx, st); !errors.Is(err, chromafs.ErrNoTree) || !errors.Is(err, collection.ErrNoTree) {
+	if _, err := chromafs.New(ctx, st); !errors.Is(err, collection.ErrNoTree) {
 		t.Fatalf("New with the default tree id = %v; want ErrNoTree", err)
 	}
 }

@@ -15,7 +15,7 @@ func redact(raw string) string { return pointer.RedactURL(raw) }
 // checks it.
 func (s *session) resolve(ctx context.Context, n *tree.Node) ([]byte, error) {
 	if s.resolver == nil {
-		return nil, fmt.Errorf("%w: %s", ErrLazyPointer, redact(n.Entry.URL))
+		return nil, fmt.Errorf("%w: %s", pointer.ErrLazy, redact(n.Entry.URL))
 	}
 	data, err := s.resolver.Fetch(ctx, n.Entry)
 	if err != nil {
@@ -50,7 +50,7 @@ func (s *session) resolveRange(ctx context.Context, rr pointer.RangeResolver, n 
 		if err == io.EOF { // not wrapped: a transport's EOF is another failure
 			// The resolver says the content ends before the size the
 			// tree declares.
-			return nil, false, fmt.Errorf("%w: page %q: %s: end of content at %d; the tree declares %d bytes", ErrBrokenPointer, e.Slug, redact(e.URL), off, e.Size)
+			return nil, false, fmt.Errorf("%w: page %q: %s: end of content at %d; the tree declares %d bytes", pointer.ErrBroken, e.Slug, redact(e.URL), off, e.Size)
 		}
 		return nil, false, err
 	}
@@ -66,7 +66,7 @@ func (s *session) resolveRange(ctx context.Context, rr pointer.RangeResolver, n 
 		return data, true, nil
 	}
 	if int64(len(data)) != want {
-		return nil, false, fmt.Errorf("%w: page %q: %s: the resolver returned %d bytes for a range of %d at %d", ErrBrokenPointer, e.Slug, redact(e.URL), len(data), want, off)
+		return nil, false, fmt.Errorf("%w: page %q: %s: the resolver returned %d bytes for a range of %d at %d", pointer.ErrBroken, e.Slug, redact(e.URL), len(data), want, off)
 	}
 	return data, false, nil
 }

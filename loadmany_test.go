@@ -192,7 +192,7 @@ func TestPrefetchInParts(t *testing.T) {
 			}
 			fsys := mustNew(t, &partStore{Store: s})
 			got, err := prefetchAll(t, fsys, files, names)
-			if !errors.Is(err, chromafs.ErrCorruptPage) || !strings.Contains(err.Error(), "b.md") {
+			if !errors.Is(err, collection.ErrCorruptPage) || !strings.Contains(err.Error(), "b.md") {
 				t.Fatalf("PrefetchEach = %v; want the corrupt b.md", err)
 			}
 			if _, ok := got["b.md"]; ok {
@@ -261,7 +261,7 @@ func TestPrefetchInParts(t *testing.T) {
 		p := &partStore{Store: s, extra: []collection.Chunk{{ID: "late", Slug: "a.md", Index: 0, Text: "alpha line\n"}}}
 		fsys := mustNew(t, p)
 		_, err := prefetchAll(t, fsys, files, names)
-		if !errors.Is(err, chromafs.ErrCorruptPage) || !strings.Contains(err.Error(), `"a.md"`) || !strings.Contains(err.Error(), "chunks") {
+		if !errors.Is(err, collection.ErrCorruptPage) || !strings.Contains(err.Error(), `"a.md"`) || !strings.Contains(err.Error(), "chunks") {
 			t.Fatalf("PrefetchEach = %v; want a.md's chunk count mismatch", err)
 		}
 		if cached(t, s, fsys, "a.md") || !cached(t, s, fsys, "b.md") {
@@ -282,7 +282,7 @@ func TestPrefetchInParts(t *testing.T) {
 		}
 		fsys := mustNew(t, &partStore{Store: s})
 		got, err := prefetchAll(t, fsys, files, names)
-		if !errors.Is(err, chromafs.ErrCorruptPage) {
+		if !errors.Is(err, collection.ErrCorruptPage) {
 			t.Fatalf("PrefetchEach = %v; want a corrupt page", err)
 		}
 		if _, ok := got["c.md"]; ok {

@@ -41,7 +41,7 @@ func defaultConfig() config {
 // is the zero pointer.HTTPResolver, which fetches http and https URLs from
 // public addresses only (its default pointer.Policy), with its default
 // client and limits; WithResolver(nil) fetches no pointer, so that reading
-// one fails with an error wrapping ErrLazyPointer (listing them still
+// one fails with an error wrapping pointer.ErrLazy (listing them still
 // works). Pointer content is checked against the entry's declared size
 // and hash, and cached like any page; see pointer.Resolver.
 func WithResolver(r pointer.Resolver) Option {
@@ -82,7 +82,7 @@ func WithTreeLimits(l tree.Limits) Option {
 // tree at once); the first stale New of an episode logs a warning
 // (WithLogger), and the episode ends when a fetch succeeds. Without this
 // option (or with maxStale <= 0) New fails with the store's error. Errors
-// of content (ErrNoTree, tree.ErrMalformed) are never papered over.
+// of content (collection.ErrNoTree, tree.ErrMalformed) are never papered over.
 func WithStaleTree(maxStale time.Duration) Option {
 	return func(c *config) { c.maxStale = maxStale }
 }

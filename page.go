@@ -10,6 +10,7 @@ import (
 
 	"github.com/chromafs/chromafs/cachepkg"
 	"github.com/chromafs/chromafs/collection"
+	"github.com/chromafs/chromafs/pointer"
 	"github.com/chromafs/chromafs/tree"
 )
 
@@ -36,7 +37,7 @@ func (s *session) cacheKey(n *tree.Node) string {
 // not be modified.
 func (s *session) load(ctx context.Context, n *tree.Node) ([]byte, error) {
 	if n.Entry.URL != "" && s.resolver == nil {
-		return nil, fmt.Errorf("%w: %s", ErrLazyPointer, redact(n.Entry.URL))
+		return nil, fmt.Errorf("%w: %s", pointer.ErrLazy, redact(n.Entry.URL))
 	}
 	key := s.cacheKey(n)
 	if data, ok := s.cacheGet(ctx, key); ok {

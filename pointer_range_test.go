@@ -476,8 +476,8 @@ func TestRangeIgnored(t *testing.T) {
 	}
 	n, err := openRSA(t, fsys, "big/ignorebad.bin").ReadAt(buf, 500000)
 	var pe *fs.PathError
-	if n != 0 || !errors.Is(err, chromafs.ErrBrokenPointer) || !errors.As(err, &pe) || !strings.Contains(err.Error(), "hash") {
-		t.Fatalf("ReadAt of a wrong whole answer = %d, %v; want a hash ErrBrokenPointer", n, err)
+	if n != 0 || !errors.Is(err, pointer.ErrBroken) || !errors.As(err, &pe) || !strings.Contains(err.Error(), "hash") {
+		t.Fatalf("ReadAt of a wrong whole answer = %d, %v; want a hash pointer.ErrBroken", n, err)
 	}
 	if string(buf) != "##########" {
 		t.Fatalf("ReadAt wrote %q into the buffer", buf)
@@ -485,7 +485,7 @@ func TestRangeIgnored(t *testing.T) {
 
 	// Over MaxBytes, the whole answer is not read.
 	small := newRangeFS(t, rs, chromafs.WithResolver(&pointer.HTTPResolver{MaxBytes: 1000, Policy: allowing(t, rs.URL)}))
-	if _, err := openRSA(t, small, "big/ignore.bin").ReadAt(buf, 500000); !errors.Is(err, chromafs.ErrBrokenPointer) || !strings.Contains(err.Error(), "ignores Range") {
+	if _, err := openRSA(t, small, "big/ignore.bin").ReadAt(buf, 500000); !errors.Is(err, pointer.ErrBroken) || !strings.Contains(err.Error(), "ignores Range") {
 		t.Fatalf("ReadAt over MaxBytes, range ignored = %v", err)
 	}
 	// ...but a server that honours ranges is read by range.
@@ -510,7 +510,7 @@ func TestRangePartial(t *testing.T) {
 }
 
 // TestRangeBroken: wrong answers to a range request are errors wrapping
-// ErrBrokenPointer that name the page; no byte of them is served.
+// pointer.ErrBroken that name the page; no byte of them is served.
 func TestRangeBroken(t *testing.T) {
 	rs := newRangeServer(t)
 	fsys := newRangeFS(t, rs)
@@ -536,8 +536,8 @@ func TestRangeBroken(t *testing.T) {
 			buf := bytes.Repeat([]byte("#"), 100)
 			n, err := f.ReadAt(buf, 500000)
 			var pe *fs.PathError
-			if n != 0 || !errors.Is(err, chromafs.ErrBrokenPointer) || !errors.As(err, &pe) || pe.Path != "big/"+tc.path+".bin" {
-				t.Fatalf("ReadAt = %d, %v; want a *fs.PathError wrapping ErrBrokenPointer", n, err)
+			if n != 0 || !errors.Is(err, pointer.ErrBroken) || !errors.As(err, &pe) || pe.Path != "big/"+tc.path+".bin" {
+				t.Fatalf("ReadAt = %d, %v; want a *fs.PathError wrapping pointer.ErrBroken", n, err)
 			}
 			if !strings.Contains(err.Error(), tc.msg) || !strings.Contains(err.Error(), rs.URL+"/"+tc.path) {
 				t.Fatalf("error %q does not say %q and the URL", err, tc.msg)
@@ -553,7 +553,7 @@ func TestRangeBroken(t *testing.T) {
 			if _, err := f.Seek(500000, io.SeekStart); err != nil {
 				t.Fatal(err)
 			}
-			if n, err := f.Read(buf); n != 0 || !errors.Is(err, chromafs.ErrBrokenPointer) {
+			if n, err := f.Read(buf); n != 0 || !errors.Is(err, pointer.ErrBroken) {
 				t.Fatalf("Read after Seek = %d, %v", n, err)
 			}
 			t.Logf("%v", err)
@@ -603,8 +603,8 @@ func TestRangeResolverContract(t *testing.T) {
 		fsys := newRangeFS(t, rs, chromafs.WithResolver(rr))
 		buf := bytes.Repeat([]byte("#"), 10)
 		n, err := openRSA(t, fsys, "big/ok.bin").ReadAt(buf, 1000)
-		if n != 0 || !errors.Is(err, chromafs.ErrBrokenPointer) || string(buf) != "##########" {
-			t.Errorf("%s: ReadAt = %d, %v, %q; want ErrBrokenPointer and no bytes", name, n, err, buf)
+		if n != 0 || !errors.Is(err, pointer.ErrBroken) || string(buf) != "##########" {
+			t.Errorf("%s: ReadAt = %d, %v, %q; want pointer.ErrBroken and no bytes", name, n, err, buf)
 		}
 	}
 	// A resolver without FetchRange is asked for the whole content.

@@ -336,8 +336,8 @@ func TestPointers(t *testing.T) {
 					t.Fatalf("reads after Prefetch made %d more HTTP requests", n-2)
 				}
 				err = fsys.Prefetch(ctx, []string{"broken/missing.md"})
-				if !errors.Is(err, chromafs.ErrBrokenPointer) {
-					t.Fatalf("Prefetch(broken) = %v; want ErrBrokenPointer", err)
+				if !errors.Is(err, pointer.ErrBroken) {
+					t.Fatalf("Prefetch(broken) = %v; want pointer.ErrBroken", err)
 				}
 			})
 
@@ -379,9 +379,9 @@ func TestPointers(t *testing.T) {
 			t.Run("404", func(t *testing.T) {
 				_, err := fs.ReadFile(newFS(t), "broken/missing.md")
 				var se *pointer.StatusError
-				if !errors.Is(err, chromafs.ErrBrokenPointer) || errors.Is(err, fs.ErrNotExist) ||
+				if !errors.Is(err, pointer.ErrBroken) || errors.Is(err, fs.ErrNotExist) ||
 					!errors.As(err, &se) || se.StatusCode != 404 {
-					t.Fatalf("ReadFile(missing) = %v; want ErrBrokenPointer with a 404 StatusError", err)
+					t.Fatalf("ReadFile(missing) = %v; want pointer.ErrBroken with a 404 StatusError", err)
 				}
 				if msg := err.Error(); !strings.Contains(msg, srv.URL+"/missing") || !strings.Contains(msg, "404 Not Found") {
 					t.Fatalf("error %q does not name the URL and status", msg)
@@ -405,8 +405,8 @@ func TestPointers(t *testing.T) {
 				fsys := newFS(t)
 				for _, name := range []string{"broken/big.md", "broken/bigstream.md", "broken/small.md", "broken/smallstream.md", "broken/hash.md"} {
 					data, err := fs.ReadFile(fsys, name)
-					if !errors.Is(err, chromafs.ErrBrokenPointer) || data != nil {
-						t.Errorf("ReadFile(%s) = %d bytes, %v; want ErrBrokenPointer", name, len(data), err)
+					if !errors.Is(err, pointer.ErrBroken) || data != nil {
+						t.Errorf("ReadFile(%s) = %d bytes, %v; want pointer.ErrBroken", name, len(data), err)
 						continue
 					}
 					t.Logf("%s: %v", name, err)
@@ -419,11 +419,11 @@ func TestPointers(t *testing.T) {
 				// MaxBytes: a pointer without declared size larger than it,
 				// and one whose declared size is over it (no request).
 				small := newFS(t, chromafs.WithResolver(&pointer.HTTPResolver{MaxBytes: 5, Policy: allowing(t, srv.URL)}))
-				if _, err := fs.ReadFile(small, "specs/nosize.txt"); !errors.Is(err, chromafs.ErrBrokenPointer) || !strings.Contains(err.Error(), "limit") {
+				if _, err := fs.ReadFile(small, "specs/nosize.txt"); !errors.Is(err, pointer.ErrBroken) || !strings.Contains(err.Error(), "limit") {
 					t.Errorf("ReadFile over MaxBytes = %v", err)
 				}
 				before := srv.count("/spec.yaml")
-				if _, err := fs.ReadFile(small, "specs/openapi.yaml"); !errors.Is(err, chromafs.ErrBrokenPointer) {
+				if _, err := fs.ReadFile(small, "specs/openapi.yaml"); !errors.Is(err, pointer.ErrBroken) {
 					t.Errorf("ReadFile declared over MaxBytes = %v", err)
 				}
 				if srv.count("/spec.yaml") != before {
@@ -435,8 +435,8 @@ func TestPointers(t *testing.T) {
 				// No resolver: pointers list, but do not read.
 				off := newFS(t, chromafs.WithResolver(nil))
 				before := srv.total()
-				if _, err := fs.ReadFile(off, "specs/openapi.yaml"); !errors.Is(err, chromafs.ErrLazyPointer) {
-					t.Fatalf("ReadFile without resolver = %v; want ErrLazyPointer", err)
+				if _, err := fs.ReadFile(off, "specs/openapi.yaml"); !errors.Is(err, pointer.ErrLazy) {
+					t.Fatalf("ReadFile without resolver = %v; want pointer.ErrLazy", err)
 				}
 				if err := off.Prefetch(ctx, []string{"specs/openapi.yaml"}); err != nil {
 					t.Fatal(err)
@@ -445,23 +445,23 @@ func TestPointers(t *testing.T) {
 					t.Fatalf("without a resolver %d requests were made", n)
 				}
 				// The default resolver does not handle s3://.
-				if _, err := fs.ReadFile(newFS(t), "s3/object.bin"); !errors.Is(err, chromafs.ErrLazyPointer) {
-					t.Fatalf("ReadFile(s3) = %v; want ErrLazyPointer", err)
+				if _, err := fs.ReadFile(newFS(t), "s3/object.bin"); !errors.Is(err, pointer.ErrLazy) {
+					t.Fatalf("ReadFile(s3) = %v; want pointer.ErrLazy", err)
 				}
 				// A user's resolver; its result is checked against the tree.
 				objects := map[string]string{"s3://bucket/object.bin": "abc", srv.URL + "/spec.yaml": "short"}
 				custom := newFS(t, chromafs.WithResolver(pointer.ResolverFunc(func(ctx context.Context, e *tree.Entry) ([]byte, error) {
 					body, ok := objects[e.URL]
 					if !ok {
-						return nil, chromafs.ErrLazyPointer
+						return nil, pointer.ErrLazy
 					}
 					return []byte(body), nil
 				})))
 				if got, err := fs.ReadFile(custom, "s3/object.bin"); err != nil || string(got) != "abc" {
 					t.Fatalf("custom ReadFile = %q, %v", got, err)
 				}
-				if _, err := fs.ReadFile(custom, "specs/openapi.yaml"); !errors.Is(err, chromafs.ErrBrokenPointer) {
-					t.Fatalf("custom resolver with a wrong size = %v; want ErrBrokenPointer", err)
+				if _, err := fs.ReadFile(custom, "specs/openapi.yaml"); !errors.Is(err, pointer.ErrBroken) {
+					t.Fatalf("custom resolver with a wrong size = %v; want pointer.ErrBroken", err)
 				}
 			})
 		})

@@ -201,7 +201,7 @@ func TestPointerRedirects(t *testing.T) {
 	}
 	// MaxRedirects < 0: none followed.
 	none := &pointer.HTTPResolver{Policy: allowing(t, origin.URL), MaxRedirects: -1}
-	if _, err := fs.ReadFile(pointerFS(t, origin.URL+"/same", none), "p"); !errors.Is(err, chromafs.ErrBrokenPointer) || !strings.Contains(err.Error(), "more than 0 redirects") {
+	if _, err := fs.ReadFile(pointerFS(t, origin.URL+"/same", none), "p"); !errors.Is(err, pointer.ErrBroken) || !strings.Contains(err.Error(), "more than 0 redirects") {
 		t.Errorf("MaxRedirects -1: %v", err)
 	}
 

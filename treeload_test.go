@@ -401,7 +401,7 @@ func TestStringChunkIndexRead(t *testing.T) {
 				t.Fatal(err)
 			}
 			data, err := fs.ReadFile(mustNew(t, target, chromafs.WithShared(chromafs.NewShared(0))), "p.md")
-			if !errors.Is(err, chromafs.ErrCorruptPage) || !strings.Contains(err.Error(), `chunk "p#0" has no valid chunk index`) || !strings.Contains(err.Error(), `"p.md"`) {
+			if !errors.Is(err, collection.ErrCorruptPage) || !strings.Contains(err.Error(), `chunk "p#0" has no valid chunk index`) || !strings.Contains(err.Error(), `"p.md"`) {
 				t.Fatalf("ReadFile = %q, %v; want an error naming the page and chunk p#0", data, err)
 			}
 		})

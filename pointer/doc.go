@@ -32,6 +32,6 @@ import "github.com/chromafs/chromafs/fscap"
 // ErrLazy is wrapped by errors from reading a lazy file pointer that no
 // resolver fetches: the filesystem has none (chromafs.WithResolver(nil)),
 // the resolver does not handle the pointer's scheme, or (with ErrBlocked)
-// the policy refused it. chromafs.ErrLazyPointer is the same value. It
+// the policy refused it. pointer.ErrLazy is the same value. It
 // matches fscap.ErrContent.
 var ErrLazy = fscap.NewContentError("page content is stored outside the collection")

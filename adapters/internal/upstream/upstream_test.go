@@ -14,10 +14,10 @@ import (
 	"testing/fstest"
 	"time"
 
-	"github.com/chromafs/chromafs"
 	"github.com/chromafs/chromafs/cachepkg"
 	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/fscap"
+	"github.com/chromafs/chromafs/pointer"
 	"github.com/chromafs/chromafs/tree"
 )
 
@@ -69,11 +69,11 @@ func TestClassify(t *testing.T) {
 		{"context deadline", wrap(deadline), false, Timeout},
 		{"deadline unwrapped", wrap(context.DeadlineExceeded), false, Timeout},
 		{"canceled", wrap(canceled.Err()), false, Canceled},
-		{"corrupt page", wrap(chromafs.ErrCorruptPage), false, Failed},
+		{"corrupt page", wrap(collection.ErrCorruptPage), false, Failed},
 		{"no tree", wrap(collection.ErrNoTree), false, Failed},
 		{"malformed tree", wrap(tree.ErrMalformed), false, Failed},
-		{"broken pointer", wrap(chromafs.ErrBrokenPointer), false, Failed},
-		{"pointer not fetched", wrap(chromafs.ErrLazyPointer), false, Failed},
+		{"broken pointer", wrap(pointer.ErrBroken), false, Failed},
+		{"pointer not fetched", wrap(pointer.ErrLazy), false, Failed},
 		{"content error of another filesystem", wrap(fscap.NewContentError("bad record")), false, Failed},
 		{"pointer host refused", wrap(refused), true, Failed},
 		{"pointer timeout", wrap(deadline), true, Timeout},
