@@ -139,13 +139,5 @@ type Stats struct {
 	Truncated  bool // stopped by MaxMatches or MaxBytes
 }
 
-// Search runs q over fsys and calls fn with each file that has something
-// to report: Lines mode and Count mode report files with at least one
-// selected line (Count mode reports every file in scope, zeros
-// included, as grep -c does), FilesWithMatches files with a selected line,
-// FilesWithoutMatch files without, and every mode reports files whose Err
-// is set. fn returning an error stops the search and Search returns it.
-//
-// An invalid pattern is an error wrapping *regex.Error before anything
-// is read.
+// files returns the query's --include and --exclude globs.
 func (q *Query) files() []FileGlob { return q.Globs }
