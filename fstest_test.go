@@ -15,11 +15,8 @@ import (
 	"github.com/chromafs/chromafs/ingest"
 	"github.com/chromafs/chromafs/internal/testbackend"
 	"github.com/chromafs/chromafs/internal/testcorpus"
-	"github.com/chromafs/chromafs/internal/testenv"
 	"github.com/chromafs/chromafs/memstore"
 )
-
-func TestMain(m *testing.M) { testenv.Main(m) }
 
 // corpus is the docs tree the conformance tests serve (package
 // internal/testcorpus, shared with the adapters' tests); access its rule,

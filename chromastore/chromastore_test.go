@@ -25,8 +25,6 @@ import (
 	"github.com/chromafs/chromafs/internal/testenv"
 )
 
-func TestMain(m *testing.M) { testenv.Main(m) }
-
 var layout = collection.DefaultLayout()
 
 // recorder is an http.RoundTripper that checks every request against

@@ -25,8 +25,6 @@ import (
 	"github.com/chromafs/chromafs/regex"
 )
 
-func TestMain(m *testing.M) { testenv.Main(m) }
-
 // rare is planted in a few public and private pages, at every offset
 // around the foreign writer's chunk cuts, so that it straddles chunks.
 const rare = "xylophone_quartz"

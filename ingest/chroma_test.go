@@ -14,11 +14,8 @@ import (
 	"github.com/chromafs/chromafs"
 	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/internal/testbackend"
-	"github.com/chromafs/chromafs/internal/testenv"
 	"github.com/chromafs/chromafs/memstore"
 )
-
-func TestMain(m *testing.M) { testenv.Main(m) }
 
 // readFS checks that fsys serves exactly want: the same files with the
 // same contents, and passes fstest.TestFS.

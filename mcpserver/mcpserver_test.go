@@ -16,11 +16,8 @@ import (
 	"github.com/chromafs/chromafs"
 	"github.com/chromafs/chromafs/internal/testbackend"
 	"github.com/chromafs/chromafs/internal/testcorpus"
-	"github.com/chromafs/chromafs/internal/testenv"
 	"github.com/chromafs/chromafs/mcpserver"
 )
-
-func TestMain(m *testing.M) { testenv.Main(m) }
 
 // client is an MCP client session connected to a server over in-memory
 // transports.

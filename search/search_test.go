@@ -22,8 +22,6 @@ import (
 	"github.com/chromafs/chromafs/search"
 )
 
-func TestMain(m *testing.M) { testenv.Main(m) }
-
 // maxChunk is the chunk size of the test collections: small, so that
 // pages have many chunks and the long lines are cut inside.
 const maxChunk = 256

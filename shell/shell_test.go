@@ -13,11 +13,8 @@ import (
 	"time"
 
 	"github.com/chromafs/chromafs/gnu"
-	"github.com/chromafs/chromafs/internal/testenv"
 	"github.com/chromafs/chromafs/shell"
 )
-
-func TestMain(m *testing.M) { testenv.Main(m) }
 
 // docs is a small filesystem of docs, with names that look like escapes.
 func docs() fstest.MapFS {

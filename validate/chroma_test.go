@@ -13,8 +13,6 @@ import (
 	"github.com/chromafs/chromafs/validate"
 )
 
-func TestMain(m *testing.M) { testenv.Main(m) }
-
 // stringIndexRecords is a page whose chunks carry chunk_index as the
 // strings "0" and "1", a page with a missing index, a page with duplicate
 // slugs in the tree, and a good page.

@@ -17,10 +17,7 @@ import (
 	"github.com/chromafs/chromafs/adapters/aferofs"
 	"github.com/chromafs/chromafs/fscap"
 	"github.com/chromafs/chromafs/internal/testcorpus"
-	"github.com/chromafs/chromafs/internal/testenv"
 )
-
-func TestMain(m *testing.M) { testenv.Main(m) }
 
 // checkReadOnly asserts that err is the read-only error, as an
 // *os.PathError naming name.

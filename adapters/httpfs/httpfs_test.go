@@ -30,8 +30,6 @@ import (
 	"github.com/chromafs/chromafs/memstore"
 )
 
-func TestMain(m *testing.M) { testenv.Main(m) }
-
 // handlerFor serves fsys, bound to each request's context.
 func handlerFor(fsys *chromafs.FS, opt httpfs.Options) http.Handler {
 	return httpfs.NewHandler(func(r *http.Request) (fs.FS, error) {

@@ -36,8 +36,6 @@ import (
 	"github.com/chromafs/chromafs/tree"
 )
 
-func TestMain(m *testing.M) { testenv.Main(m) }
-
 // corpus is examples/docs plus edge cases: an empty page, an
 // extensionless page, a unicode name, a dotfile and a private directory.
 func corpus(t testing.TB) map[string]string {

@@ -15,8 +15,6 @@ import (
 	"github.com/chromafs/chromafs/internal/testenv"
 )
 
-func TestMain(m *testing.M) { testenv.Main(m) }
-
 func newRedis(t *testing.T, url, prefix string) *rediscache.Cache {
 	t.Helper()
 	r, err := rediscache.New(url, rediscache.Options{Prefix: prefix, TTL: time.Hour})

@@ -19,11 +19,8 @@ import (
 	"github.com/chromafs/chromafs/ingest"
 	"github.com/chromafs/chromafs/internal/server"
 	"github.com/chromafs/chromafs/internal/testbackend"
-	"github.com/chromafs/chromafs/internal/testenv"
 	"github.com/chromafs/chromafs/memstore"
 )
-
-func TestMain(m *testing.M) { testenv.Main(m) }
 
 func TestParseUsers(t *testing.T) {
 	hash, err := server.HashPassword("s3cret")

@@ -12,8 +12,6 @@ import (
 	"github.com/chromafs/chromafs/internal/testenv"
 )
 
-func TestMain(m *testing.M) { testenv.Main(m) }
-
 // TestBackends: Backends gives memstore then Chroma; each New is a new,
 // empty store of its own, and a Chroma collection is closed when its test
 // ends.

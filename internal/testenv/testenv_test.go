@@ -14,8 +14,6 @@ import (
 	"time"
 )
 
-func TestMain(m *testing.M) { Main(m) }
-
 func heartbeat(t *testing.T, base string) error {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
