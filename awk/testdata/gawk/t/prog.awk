@@ -1,0 +1,3 @@
+# counts lines
+{ n++ }
+END { print n, "lines" }
