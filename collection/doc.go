@@ -1,7 +1,7 @@
 // Package collection is the data contract of a chromafs collection: what
 // a store must offer (Store and its optional capabilities IDReader,
-// RecordReader, Scanner, Searcher, Limiter, TreeVersioner, and Writer for
-// writers), the records it holds (Chunk, Record, TreeRecord), their
+// PartReader, RecordReader, Scanner, Searcher, VectorQuerier, Limiter,
+// TreeVersioner, and Writer for writers), the records it holds (Chunk, Record, TreeRecord), their
 // layout (Layout, the metadata keys), and the format's functions that
 // need no filesystem: chunk ids (ChunkID), sharded trees (ShardTree,
 // ReadTree, ParseManifest) and page reassembly (Assemble).
@@ -12,7 +12,8 @@
 // (package tree). Package chromafs serves it as a filesystem; package
 // chromastore implements Store over a Chroma server, package memstore in
 // memory; package ingest writes collections and package validate checks
-// them.
+// them. Package collection/storetest checks a store against the contracts
+// of this package, as testing/fstest checks an fs.FS.
 //
 // # Sharded trees
 //

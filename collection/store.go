@@ -96,8 +96,10 @@ type Store interface {
 	Tree(ctx context.Context, id string) (TreeRecord, error)
 
 	// Chunks returns every chunk (with its text) whose slug field, named by
-	// layout, is one of slugs. The order is unspecified. slugs is never
-	// empty; implementations batch and page requests as their backend needs.
+	// layout, is one of slugs, each once. The order is unspecified. slugs
+	// is never empty, but may repeat a slug or name pages that have no
+	// records; implementations batch and page requests as their backend
+	// needs.
 	Chunks(ctx context.Context, layout Layout, slugs []string) ([]Chunk, error)
 }
 
@@ -108,9 +110,10 @@ type Store interface {
 // when the collection says its chunk ids follow ChunkID (see ChunkIDsKey).
 type IDReader interface {
 	// ChunksByID returns those of the records with the given ids that
-	// exist and carry the layout's slug field, with their texts and
-	// indexes. The order is unspecified. ids is never empty;
-	// implementations batch as their backend needs.
+	// exist and carry the layout's slug field as a string, each once, with
+	// their texts and indexes. The order is unspecified. ids is never
+	// empty, but may repeat an id; implementations batch as their backend
+	// needs.
 	ChunksByID(ctx context.Context, layout Layout, ids []string) ([]Chunk, error)
 }
 
@@ -149,12 +152,15 @@ func ChunkID(slug string, i int) string {
 // Scanner is implemented by stores that can enumerate every record of a
 // collection. It is used by validation, never by the filesystem.
 type Scanner interface {
-	// Scan calls fn with successive batches of every record that has the
-	// layout's slug field, with texts when withText is set. It stops at the
-	// first error fn returns and returns it.
+	// Scan calls fn with successive batches, never empty, of every record
+	// that has the layout's slug field as a string, each once, in no
+	// particular order, with texts when withText is set. fn may call the
+	// store. Scan stops at the first error fn returns and returns it as
+	// it is.
 	Scan(ctx context.Context, layout Layout, withText bool, fn func([]Chunk) error) error
-	// IDs returns the ids of every record of the collection, including
-	// records without a slug field (such as the tree record).
+	// IDs returns the ids of every record of the collection, each once, in
+	// no particular order, including records without a slug field (such
+	// as the tree record).
 	IDs(ctx context.Context) ([]string, error)
 }
 
@@ -164,21 +170,29 @@ type Record struct {
 	Document string
 	Metadata map[string]any
 	// System marks a record that is not content (the tree record): it is
-	// stored with a zero embedding instead of an embedded document.
+	// stored with a zero embedding instead of an embedded document. A
+	// store may also set SystemKey in its metadata (chromastore does,
+	// memstore does not); writers set it themselves.
 	System bool
 }
 
 // Writer is the write side of a collection. The filesystem never uses it;
 // package ingest does.
 type Writer interface {
-	// Upsert writes records, replacing records with the same ids.
-	// Implementations batch as their backend needs.
+	// Upsert writes records, replacing records with the same ids: a
+	// replaced record takes the new document, but its metadata is merged
+	// into the old one, as Chroma merges it (keys the new metadata leaves
+	// out keep their values; a key set to nil is removed). The ids of one
+	// call must be distinct (chromastore refuses a repeated id, memstore
+	// writes the last). A record with an empty id is an error, and then
+	// nothing is written. Implementations batch as their backend needs.
 	Upsert(ctx context.Context, records []Record) error
 	// Delete removes the records with the given ids; unknown ids are
-	// ignored.
+	// ignored, and so is an empty list.
 	Delete(ctx context.Context, ids []string) error
 	// ChunkIDs returns, for each of slugs that has records, the ids of its
-	// records.
+	// records, in no particular order; slugs without records have no
+	// entry, and an empty slugs gives an empty map.
 	ChunkIDs(ctx context.Context, layout Layout, slugs []string) (map[string][]string, error)
 }
 
@@ -258,7 +272,9 @@ type Scope struct {
 	Exclude bool
 	// IDsOnly asks for the ids of the matching records only: the results
 	// may then have an empty Slug (and Index NoIndex), and with Exclude
-	// they may include records outside the scope. Callers set it when ids
+	// they may include records that have no slug field as a string (the
+	// tree record, for one), never records of the pages Slugs lists.
+	// Callers set it when ids
 	// tell the page (ChunkIDScheme): on Chroma 1.0 an answer of ids alone
 	// is much cheaper than one with metadata (BENCHMARKS.md, "grep").
 	IDsOnly bool
@@ -273,6 +289,7 @@ type Searcher interface {
 	// An including scope is never empty; implementations batch and page
 	// requests as their backend needs (an excluding scope cannot be
 	// batched: it is sent whole), and must never return records outside
-	// the scope.
+	// the scope (but see Scope.IDsOnly). A regex that does not compile is
+	// an error.
 	Search(ctx context.Context, layout Layout, scope Scope, f TextFilter) ([]Chunk, error)
 }
