@@ -97,8 +97,11 @@ type Config struct {
 const CloudMaxRegexBytes = 256
 
 // Collection is an open Chroma collection. It implements
-// [collection.Store], [collection.IDReader], [collection.Scanner] and
-// [collection.Writer], and is safe for concurrent use.
+// [collection.Store], [collection.Writer], [collection.IDReader],
+// [collection.PartReader], [collection.RecordReader], [collection.Scanner],
+// [collection.Searcher], [collection.VectorQuerier],
+// [collection.TreeVersioner] and [collection.Limiter], and is safe for
+// concurrent use.
 type Collection struct {
 	rest  *rest
 	ef    Embedder

@@ -21,6 +21,7 @@ import (
 
 	"github.com/chromafs/chromafs/chromastore"
 	"github.com/chromafs/chromafs/collection"
+	"github.com/chromafs/chromafs/collection/storetest"
 	"github.com/chromafs/chromafs/internal/testbackend"
 	"github.com/chromafs/chromafs/internal/testenv"
 )
@@ -201,6 +202,24 @@ func rawPostBytes(t *testing.T, c *chromastore.Collection, op string, body []byt
 			t.Fatal(err)
 		}
 	}
+}
+
+// TestStore runs the conformance suite of collection.Store on new
+// collections of the test server, written with the consistent-hash
+// function.
+func TestStore(t *testing.T) {
+	ef := chromastore.HashEmbedding(0)
+	embed := func(ctx context.Context, text string) ([]float32, error) {
+		vs, err := ef.EmbedDocuments(ctx, []string{text})
+		if err != nil {
+			return nil, err
+		}
+		return vs[0], nil
+	}
+	storetest.TestStore(t, func(t *testing.T) storetest.Store {
+		c, _ := open(t, nil)
+		return c
+	}, storetest.Options{Embed: embed})
 }
 
 func TestRoundTrip(t *testing.T) {

@@ -1,6 +1,9 @@
 // Package memstore is an in-memory collection that implements
-// [collection.Store], [collection.Scanner] and [collection.Writer], for fast
-// unit tests and runnable examples.
+// [collection.Store], [collection.Writer], [collection.IDReader],
+// [collection.RecordReader], [collection.Scanner], [collection.Searcher]
+// and [collection.TreeVersioner], for fast unit tests and runnable
+// examples. Its tests run package collection/storetest's conformance
+// suite, as chromastore's do.
 //
 // A [Store] behaves like a Chroma collection in the ways the filesystem
 // can observe: records keep their insertion order, an upsert replaces a

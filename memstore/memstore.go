@@ -19,6 +19,9 @@ var (
 	_ collection.Writer   = (*Store)(nil)
 	_ collection.IDReader = (*Store)(nil)
 	_ collection.Searcher = (*Store)(nil)
+
+	_ collection.RecordReader  = (*Store)(nil)
+	_ collection.TreeVersioner = (*Store)(nil)
 )
 
 // ScanBatch is the number of records that [Store.Scan] passes to its

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/chromafs/chromafs/collection"
+	"github.com/chromafs/chromafs/collection/storetest"
 )
 
 var layout = collection.DefaultLayout()
@@ -110,22 +111,6 @@ func TestUpsertEmptyID(t *testing.T) {
 	}
 	if s.Len() != 0 {
 		t.Fatal("a failed upsert wrote records")
-	}
-}
-
-func TestTree(t *testing.T) {
-	s := New("c")
-	ctx := context.Background()
-	if _, err := s.Tree(ctx, "__path_tree__"); !errors.Is(err, collection.ErrNoTree) {
-		t.Fatalf("err = %v, want ErrNoTree", err)
-	}
-	mustUpsert(t, s, collection.Record{ID: "__path_tree__", Document: `{}`, Metadata: map[string]any{"_system": true}, System: true})
-	tr, err := s.Tree(ctx, "__path_tree__")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(tr.Document) != "{}" || tr.Metadata["_system"] != true {
-		t.Fatalf("tree = %+v", tr)
 	}
 }
 
@@ -450,4 +435,9 @@ func TestSearch(t *testing.T) {
 	if n := s.Requests().Search; n != 6 {
 		t.Errorf("Requests().Search = %d, want 6", n)
 	}
+}
+
+// TestStore runs the conformance suite of collection.Store.
+func TestStore(t *testing.T) {
+	storetest.TestStore(t, func(t *testing.T) storetest.Store { return New(t.Name()) }, storetest.Options{})
 }
