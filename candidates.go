@@ -3,38 +3,16 @@ package chromafs
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/maypok86/otter/v2"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/chromafs/chromafs/cachepkg"
 	"github.com/chromafs/chromafs/collection"
+	"github.com/chromafs/chromafs/internal/coarse"
 	"github.com/chromafs/chromafs/tree"
-)
-
-// Limits of the regexes that Candidates sends.
-const (
-	// maxRegexBytes bounds each regex Candidates generates. A literal set
-	// whose regexes would be longer makes Candidates give up on the
-	// coarse filter (for the case-insensitive filter) or on the
-	// boundary queries (for pages that are not line-aligned) and return
-	// the pages concerned as candidates.
-	maxRegexBytes = 4096
-	// straddleWindow is the most runes of a literal that one piece of a
-	// boundary regex holds (see Candidates): a chunk that ends with a
-	// prefix of a literal also ends with the prefix's last
-	// straddleWindow runes, so shortening the pieces keeps every page
-	// that must be found and bounds the regex by the literals' length
-	// times the window rather than by its square.
-	straddleWindow = 16
-	// maxRepeat is the largest bounded repetition Go's regexp accepts.
-	maxRepeat = 1000
 )
 
 // Candidates returns the names, among names, of the files whose content
@@ -121,7 +99,7 @@ func (fsys *FS) Candidates(ctx context.Context, names []string, literals []strin
 		}
 		return out
 	}
-	lits := uniqueLiterals(literals, fold)
+	lits := coarse.UniqueLiterals(literals, fold)
 	if len(lits) == 0 || slices.Contains(lits, "") {
 		return all(), nil
 	}
@@ -129,7 +107,7 @@ func (fsys *FS) Candidates(ctx context.Context, names []string, literals []strin
 	if !ok {
 		return all(), nil
 	}
-	plan, ok := planSearch(lits, fold, s.regexLimit())
+	plan, ok := coarse.NewPlan(lits, fold, s.regexLimit())
 	if !ok {
 		return all(), nil
 	}
@@ -152,19 +130,19 @@ func (fsys *FS) Candidates(ctx context.Context, names []string, literals []strin
 			ask = append(ask, s.asked(it.node, false))
 		case s.sep == "" && s.lineAligned && !e.SplitLines && !newline:
 			ask = append(ask, s.asked(it.node, false))
-		case s.sep != "" || !plan.straddle:
+		case s.sep != "" || !plan.Straddle:
 			// Not line-aligned, and no boundary queries can cover it.
 			hit[e.Slug] = true
 		default:
 			ask = append(ask, s.asked(it.node, true))
 		}
 	}
-	dropKnown := func(known *coarseBits) {
+	dropKnown := func(known *coarse.Bits) {
 		ask = slices.DeleteFunc(ask, func(a asked) bool {
 			if a.index < 0 {
 				return false
 			}
-			k, h := known.has(a.index)
+			k, h := known.Has(a.index)
 			if h {
 				hit[a.entry.Slug] = true
 			}
@@ -175,7 +153,7 @@ func (fsys *FS) Candidates(ctx context.Context, names []string, literals []strin
 	// What other processes shared through the page cache's shared tier.
 	if len(ask) > 0 {
 		if sharedBits := s.loadSharedCoarse(ctx, key); sharedBits != nil {
-			s.shared.coarse.Set(key, known.merge(sharedBits))
+			s.shared.coarse.Set(key, known.Merge(sharedBits))
 			dropKnown(sharedBits)
 		}
 	}
@@ -279,14 +257,14 @@ func (s *session) remember(key string, ask []asked, hit map[string]bool) {
 	if len(idx) == 0 {
 		return
 	}
-	s.shared.coarse.Compute(key, func(old *coarseBits, _ bool) (*coarseBits, otter.ComputeOp) {
-		return old.with(s.tree.Len(), idx, func(k int) bool { return ans[k] }), otter.WriteOp
+	s.shared.coarse.Compute(key, func(old *coarse.Bits, _ bool) (*coarse.Bits, otter.ComputeOp) {
+		return old.With(s.tree.Len(), idx, func(k int) bool { return ans[k] }), otter.WriteOp
 	})
 }
 
 // search asks the store which of the pages of ask may contain a literal
 // of plan and sets hit for those.
-func (s *session) search(ctx context.Context, searcher collection.Searcher, plan searchPlan, ask []asked, hit map[string]bool) error {
+func (s *session) search(ctx context.Context, searcher collection.Searcher, plan coarse.Plan, ask []asked, hit map[string]bool) error {
 	var main, split []string // slugs to search; of those, the ones that need boundary queries
 	for _, a := range ask {
 		main = append(main, a.entry.Slug)
@@ -306,7 +284,7 @@ func (s *session) search(ctx context.Context, searcher collection.Searcher, plan
 			// they are dropped (chromafs validate reports them).
 			placed := got[:0]
 			for _, c := range got {
-				if fromID(&c) {
+				if coarse.FromID(&c) {
 					placed = append(placed, c)
 				}
 			}
@@ -321,19 +299,19 @@ func (s *session) search(ctx context.Context, searcher collection.Searcher, plan
 	inMain := setOf(main)
 	if len(main) > 0 {
 		mainScope = s.searchScopeOf(main, inMain)
-		search(&mainHits, main, mainScope, plan.filter)
+		search(&mainHits, main, mainScope, plan.Filter)
 	}
 	inSplit := inMain
-	boundaries := len(split) > 0 && plan.maxRunes >= 2
+	boundaries := len(split) > 0 && plan.MaxRunes >= 2
 	if boundaries {
 		sc := mainScope
 		if len(split) != len(main) {
 			inSplit = setOf(split)
 			sc = s.searchScopeOf(split, inSplit)
 		}
-		search(&ends, split, sc, collection.TextFilter{Regexes: []string{plan.ends}})
-		search(&starts, split, sc, collection.TextFilter{Regexes: []string{plan.starts}})
-		search(&short, split, sc, collection.TextFilter{Regexes: []string{plan.short}})
+		search(&ends, split, sc, collection.TextFilter{Regexes: []string{plan.Ends}})
+		search(&starts, split, sc, collection.TextFilter{Regexes: []string{plan.Starts}})
+		search(&short, split, sc, collection.TextFilter{Regexes: []string{plan.Short}})
 	}
 	if err := g.Wait(); err != nil {
 		return err
@@ -355,50 +333,9 @@ func (s *session) search(ctx context.Context, searcher collection.Searcher, plan
 		}
 	}
 	if boundaries {
-		straddles(inSplit, ends, starts, short, hit)
+		coarse.Straddles(inSplit, ends, starts, short, hit)
 	}
 	return nil
-}
-
-// straddles sets hit for the pages of split (the set inSplit) in which
-// a literal may straddle chunks, given the chunks that end with a prefix
-// of a literal, start with the rest, or are short.
-func straddles(inSplit map[string]bool, ends, starts, short []collection.Chunk, hit map[string]bool) {
-	type pos struct {
-		slug  string
-		index int
-	}
-	at := func(chunks []collection.Chunk) map[pos]bool {
-		m := make(map[pos]bool, len(chunks))
-		for _, c := range chunks {
-			if !inSplit[c.Slug] {
-				continue
-			}
-			if c.Index == collection.NoIndex {
-				hit[c.Slug] = true // cannot be placed: keep the page
-			}
-			m[pos{c.Slug, c.Index}] = true
-		}
-		return m
-	}
-	head, inner := at(starts), at(short)
-	// A literal that straddles chunks k..k+m leaves chunk k ending
-	// with a prefix of it, chunk k+m starting with the rest, and
-	// every chunk between them short.
-	for _, c := range ends {
-		if !inSplit[c.Slug] || c.Index == collection.NoIndex {
-			continue
-		}
-		for j := c.Index + 1; ; j++ {
-			if head[pos{c.Slug, j}] {
-				hit[c.Slug] = true
-				break
-			}
-			if !inner[pos{c.Slug, j}] {
-				break
-			}
-		}
-	}
 }
 
 func setOf(values []string) map[string]bool {
@@ -409,58 +346,18 @@ func setOf(values []string) map[string]bool {
 	return m
 }
 
-// uniqueLiterals returns literals without repeats and, when matching
-// exactly, without the literals that contain another (a document that
-// contains the longer one contains the shorter one).
-func uniqueLiterals(literals []string, fold bool) []string {
-	var out []string
-	for _, l := range literals {
-		if !slices.Contains(out, l) {
-			out = append(out, l)
-		}
-	}
-	if fold {
-		return out
-	}
-	kept := out[:0:0]
-	for i, l := range out {
-		redundant := false
-		for j, o := range out {
-			if i != j && len(o) < len(l) && strings.Contains(l, o) {
-				redundant = true
-				break
-			}
-		}
-		if !redundant {
-			kept = append(kept, l)
-		}
-	}
-	return kept
-}
-
-// searchPlan holds the conditions Candidates sends.
-type searchPlan struct {
-	filter   collection.TextFilter // chunks holding a literal
-	straddle bool                  // the boundary regexes below are usable
-	ends     string                // chunks that end with a proper prefix of a literal
-	starts   string                // chunks that start with a proper suffix of a literal
-	short    string                // chunks of at most maxRunes-2 runes
-	maxRunes int                   // runes of the longest literal
-}
-
-// maxExcluded is the longest list of pages a search leaves out (see
 // scopeOf); chromastore sends it as one $nin list.
 const maxExcluded = 16384
 
-// regexLimit and excludedLimit are maxRegexBytes and maxExcluded, or the
+// regexLimit and excludedLimit are coarse.MaxRegexBytes and maxExcluded, or the
 // store's lower limits (see collection.Limiter).
 func (s *session) regexLimit() int {
 	if l, ok := s.store.(collection.Limiter); ok {
 		if r, _ := l.Limits(); r > 0 {
-			return min(r, maxRegexBytes)
+			return min(r, coarse.MaxRegexBytes)
 		}
 	}
-	return maxRegexBytes
+	return coarse.MaxRegexBytes
 }
 
 func (s *session) excludedLimit() int {
@@ -502,191 +399,10 @@ func (s *session) scopeIn(slugs []string, in map[string]bool) collection.Scope {
 
 // searchScopeOf is scopeIn(slugs, in), asking for ids only when the collection
 // declares that chunk ids follow collection.ChunkID: the slug and index are then read
-// from the ids (see fromID), and Chroma answers a common literal much
+// from the ids (see coarse.FromID), and Chroma answers a common literal much
 // faster without the metadata (BENCHMARKS.md, "grep").
 func (s *session) searchScopeOf(slugs []string, in map[string]bool) collection.Scope {
 	sc := s.scopeIn(slugs, in)
 	sc.IDsOnly = s.byID != nil
 	return sc
-}
-
-// fromID fills in the slug and index of a chunk that a search returned
-// with its id only, reading them from an id made by collection.ChunkID. It reports
-// false for an id that does not have that form.
-func fromID(c *collection.Chunk) bool {
-	if c.Slug != "" {
-		return true
-	}
-	i := strings.LastIndexByte(c.ID, '#')
-	if i < 0 {
-		return false
-	}
-	n, err := strconv.Atoi(c.ID[i+1:])
-	if err != nil || n < 0 || collection.ChunkID(c.ID[:i], n) != c.ID {
-		return false
-	}
-	c.Slug, c.Index = c.ID[:i], n
-	return true
-}
-
-// planSearch builds the conditions for non-empty literals. It reports
-// false when the literals cannot be searched for within the regex size
-// limit (only possible with fold).
-func planSearch(lits []string, fold bool, limit int) (searchPlan, bool) {
-	var p searchPlan
-	if fold {
-		regexes, ok := packAlternation(lits, true, limit)
-		if !ok {
-			return p, false
-		}
-		p.filter.Regexes = regexes
-	} else if regexes, ok := packAlternation(lits, false, limit); ok {
-		// A $regex of escaped literals, not $contains: on Chroma 1.0 the
-		// regex pass over the collection is the cheaper of the two for the
-		// same literal (BENCHMARKS.md, "grep").
-		p.filter.Regexes = regexes
-	} else {
-		p.filter.Contains = lits
-	}
-	var heads, tails [][]rune
-	for _, l := range lits {
-		r := []rune(l)
-		p.maxRunes = max(p.maxRunes, len(r))
-		for i := 1; i < len(r); i++ {
-			heads = append(heads, r[max(0, i-straddleWindow):i])
-			tails = append(tails, r[i:min(len(r), i+straddleWindow)])
-		}
-	}
-	if p.maxRunes < 2 {
-		// No literal can straddle a boundary.
-		p.straddle = true
-		return p, true
-	}
-	heads = minimalPieces(heads, fold, func(long, short []rune) bool {
-		return hasSuffixFold(long, short, fold)
-	})
-	tails = minimalPieces(tails, fold, func(long, short []rune) bool {
-		return hasSuffixFold(long[:len(short)], short, fold)
-	})
-	p.ends = alternation(heads, fold) + "$"
-	p.starts = "^" + alternation(tails, fold)
-	p.short = "(?s)^.{0," + strconv.Itoa(p.maxRunes-2) + "}$"
-	p.straddle = len(p.ends) <= limit && len(p.starts) <= limit && len(p.short) <= limit && p.maxRunes-2 <= maxRepeat
-	return p, true
-}
-
-// minimalPieces drops repeated pieces and the pieces that covers reports
-// as implied by a shorter one.
-func minimalPieces(pieces [][]rune, fold bool, covers func(long, short []rune) bool) [][]rune {
-	slices.SortStableFunc(pieces, func(a, b []rune) int { return len(a) - len(b) })
-	var out [][]rune
-	for _, p := range pieces {
-		if !slices.ContainsFunc(out, func(q []rune) bool { return covers(p, q) }) {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-// hasSuffixFold reports whether s ends with suffix, rune by rune, under
-// simple case folding when fold is set.
-func hasSuffixFold(s, suffix []rune, fold bool) bool {
-	if len(suffix) > len(s) {
-		return false
-	}
-	s = s[len(s)-len(suffix):]
-	for i, r := range suffix {
-		if r != s[i] && (!fold || foldKey(r) != foldKey(s[i])) {
-			return false
-		}
-	}
-	return true
-}
-
-// foldKey returns the smallest rune of r's case-folding orbit.
-func foldKey(r rune) rune {
-	k := r
-	for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
-		k = min(k, f)
-	}
-	return k
-}
-
-// packAlternation returns regexes that together match the documents
-// containing one of lits, each at most limit bytes long. It reports
-// false if one literal alone is longer.
-func packAlternation(lits []string, fold bool, limit int) ([]string, bool) {
-	var out []string
-	var cur [][]rune
-	size := 0
-	for _, l := range lits {
-		r := []rune(l)
-		n := len(alternation([][]rune{r}, fold))
-		if n > limit {
-			return nil, false
-		}
-		if len(cur) > 0 && size+n+1 > limit {
-			out = append(out, alternation(cur, fold))
-			cur, size = nil, 0
-		}
-		cur = append(cur, r)
-		size += n + 1
-	}
-	if len(cur) > 0 {
-		out = append(out, alternation(cur, fold))
-	}
-	return out, true
-}
-
-// alternation returns a group matching any of pieces: exactly, or with
-// fold under simple case folding. It uses only syntax that Go's regexp
-// and Rust's regex crate read alike: ASCII pieces folded with (?i:...)
-// (both fold ASCII letters to their full simple-folding orbit, including
-// U+017F ſ and U+212A K), other pieces with one class per rune listing
-// its orbit.
-func alternation(pieces [][]rune, fold bool) string {
-	var b strings.Builder
-	ascii := !slices.ContainsFunc(pieces, func(p []rune) bool {
-		return slices.ContainsFunc(p, func(r rune) bool { return r >= utf8.RuneSelf })
-	})
-	if fold && ascii {
-		b.WriteString("(?i:")
-	} else {
-		b.WriteString("(?:")
-	}
-	for i, p := range pieces {
-		if i > 0 {
-			b.WriteByte('|')
-		}
-		if !fold || ascii {
-			b.WriteString(regexp.QuoteMeta(string(p)))
-			continue
-		}
-		for _, r := range p {
-			writeFoldRune(&b, r)
-		}
-	}
-	b.WriteByte(')')
-	return b.String()
-}
-
-// writeFoldRune writes a regex matching r's case-folding orbit.
-func writeFoldRune(b *strings.Builder, r rune) {
-	orbit := []rune{r}
-	for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
-		orbit = append(orbit, f)
-	}
-	if len(orbit) == 1 {
-		b.WriteString(regexp.QuoteMeta(string(r)))
-		return
-	}
-	slices.Sort(orbit)
-	b.WriteByte('[')
-	for _, f := range orbit {
-		if f < utf8.RuneSelf && !unicode.IsLetter(f) && !unicode.IsDigit(f) {
-			b.WriteByte('\\')
-		}
-		b.WriteRune(f)
-	}
-	b.WriteByte(']')
 }

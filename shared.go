@@ -11,6 +11,7 @@ import (
 	"github.com/maypok86/otter/v2"
 	"golang.org/x/sync/singleflight"
 
+	"github.com/chromafs/chromafs/internal/coarse"
 	"github.com/chromafs/chromafs/tree"
 )
 
@@ -55,7 +56,7 @@ type Shared struct {
 	failed *otter.Cache[string, *treeFailure]
 	// coarse holds what Candidates learned from the store, by collection,
 	// tree version and literal set (see coarseKey).
-	coarse *otter.Cache[string, *coarseBits]
+	coarse *otter.Cache[string, *coarse.Bits]
 
 	preloads   sync.Map           // preloadKey -> *preloadRun in progress
 	badIndex   sync.Map           // collection id and version -> error: a lazy index with a bad block
@@ -107,7 +108,7 @@ func NewShared(maxTreeBytes int64) *Shared {
 		}),
 		latest:     otter.Must(&otter.Options[string, *treeState]{MaximumSize: stateEntries}),
 		failed:     otter.Must(&otter.Options[string, *treeFailure]{MaximumSize: stateEntries}),
-		coarse:     newCoarseCache(maxTreeBytes / coarseShare),
+		coarse:     coarse.NewCache(maxTreeBytes / coarseShare),
 		retryFirst: time.Second,
 		retryMax:   30 * time.Second,
 	}

@@ -1,43 +1,43 @@
-package chromafs
+package coarse
 
 import "testing"
 
-// TestCoarseBitsShared checks the form in which coarse answers are shared
+// TestBitsShared checks the form in which coarse answers are shared
 // through a page cache: encode and decode give the answers back, a value
 // of another tree's size is refused, and merge keeps, for each entry, the
 // first record's answer where it has one and the second's otherwise.
 func TestCoarseBitsShared(t *testing.T) {
 	const entries = 130
-	a := (*coarseBits)(nil).with(entries, []int{0, 64, 129}, func(k int) bool { return k != 1 })  // 0: hit, 64: no, 129: hit
-	b := (*coarseBits)(nil).with(entries, []int{64, 65, 129}, func(k int) bool { return k != 2 }) // 64: hit, 65: hit, 129: no
-	got := decodeCoarseBits(a.encode(), entries)
+	a := (*Bits)(nil).With(entries, []int{0, 64, 129}, func(k int) bool { return k != 1 })  // 0: hit, 64: no, 129: hit
+	b := (*Bits)(nil).With(entries, []int{64, 65, 129}, func(k int) bool { return k != 2 }) // 64: hit, 65: hit, 129: no
+	got := Decode(a.Encode(), entries)
 	for i := range entries {
-		k1, h1 := a.has(i)
-		k2, h2 := got.has(i)
+		k1, h1 := a.Has(i)
+		k2, h2 := got.Has(i)
 		if k1 != k2 || h1 != h2 {
 			t.Fatalf("entry %d after encode and decode: (%v, %v); want (%v, %v)", i, k2, h2, k1, h1)
 		}
 	}
 	for _, n := range []int{entries + 64, 1} {
-		if decodeCoarseBits(a.encode(), n) != nil {
+		if Decode(a.Encode(), n) != nil {
 			t.Errorf("decoded for a tree of %d entries the answers of one of %d", n, entries)
 		}
 	}
-	if decodeCoarseBits(nil, entries) != nil {
+	if Decode(nil, entries) != nil {
 		t.Error("decoded an empty value")
 	}
-	m := a.merge(b)
+	m := a.Merge(b)
 	for _, tc := range []struct {
 		i          int
 		known, hit bool
 	}{
 		{0, true, true}, {1, false, false}, {64, true, false}, {65, true, true}, {129, true, true},
 	} {
-		if k, h := m.has(tc.i); k != tc.known || h != tc.hit {
+		if k, h := m.Has(tc.i); k != tc.known || h != tc.hit {
 			t.Errorf("merged entry %d: (%v, %v); want (%v, %v)", tc.i, k, h, tc.known, tc.hit)
 		}
 	}
-	if (*coarseBits)(nil).merge(b) != b || a.merge(nil) != a {
+	if (*Bits)(nil).Merge(b) != b || a.Merge(nil) != a {
 		t.Error("merge with nil does not return the other record")
 	}
 }
