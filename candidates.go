@@ -70,6 +70,16 @@ import (
 // store only about the pages of its names that no earlier call asked
 // about, and sends nothing when there are none.
 //
+// The store's answers are checked (see coarsecheck.go): until a search
+// of the same kind ($regex or $contains, with a literal under 3
+// characters or not) has named a page known to match, a search takes
+// along a page of the view whose content is in this process's memory and
+// contains a literal, in the same requests. An answer that misses it
+// turns the coarse filter off for the collection at this tree version,
+// with one warning on the logger (WithLogger): from then on every visible
+// file among names is returned, and grep, reading them all, stays exact.
+// A search that finds no such page in memory is not checked.
+//
 // Candidates implements fscap.CandidatesFS, through which grepx and search
 // find it by type assertion, as io/fs finds fs.ReadFileFS; other callers
 // rarely need it.
@@ -111,6 +121,10 @@ func (fsys *FS) Candidates(ctx context.Context, names []string, literals []strin
 	if !ok {
 		return all(), nil
 	}
+	health := s.health()
+	if health.Off() {
+		return all(), nil
+	}
 
 	newline := slices.ContainsFunc(lits, func(l string) bool { return strings.Contains(l, "\n") })
 	// A separator of newlines only holds no literal, nor part of one.
@@ -121,19 +135,27 @@ func (fsys *FS) Candidates(ctx context.Context, names []string, literals []strin
 	known, _ := s.shared.coarse.GetIfPresent(key)
 	hit := make(map[string]bool, len(scope))
 	ask := make([]asked, 0, len(scope)) // pages to search
-	for _, it := range scope {
-		e := it.node.Entry
+	needOf := func(e *tree.Entry) need {
 		switch {
 		case e.URL != "":
-			hit[e.Slug] = true
+			return needNothing
 		case e.Chunks == 1 || sepAligned:
-			ask = append(ask, s.asked(it.node, false))
+			return needAsk
 		case s.sep == "" && s.lineAligned && !e.SplitLines && !newline:
-			ask = append(ask, s.asked(it.node, false))
+			return needAsk
 		case s.sep != "" || !plan.Straddle:
 			// Not line-aligned, and no boundary queries can cover it.
-			hit[e.Slug] = true
-		default:
+			return needNothing
+		}
+		return needSplit
+	}
+	for _, it := range scope {
+		switch needOf(it.node.Entry) {
+		case needNothing:
+			hit[it.node.Entry.Slug] = true
+		case needAsk:
+			ask = append(ask, s.asked(it.node, false))
+		case needSplit:
 			ask = append(ask, s.asked(it.node, true))
 		}
 	}
@@ -153,7 +175,8 @@ func (fsys *FS) Candidates(ctx context.Context, names []string, literals []strin
 	// What other processes shared through the page cache's shared tier.
 	if len(ask) > 0 {
 		if sharedBits := s.loadSharedCoarse(ctx, key); sharedBits != nil {
-			s.shared.coarse.Set(key, known.Merge(sharedBits))
+			known = known.Merge(sharedBits)
+			s.shared.coarse.Set(key, known)
 			dropKnown(sharedBits)
 		}
 	}
@@ -162,12 +185,28 @@ func (fsys *FS) Candidates(ctx context.Context, names []string, literals []strin
 	// the store about them.
 	var decided []asked
 	ask, decided = s.dropShared(ctx, ask, hit, lits, fold)
+	// The self-check (coarsecheck.go): a page held in memory that
+	// contains a literal is checked against an earlier answer, or rides
+	// along with the search.
+	class := coarse.ClassOf(plan, lits)
+	pr, probing := s.probe(ctx, health, class, ask, hit, known, lits, fold, needOf)
+	if probing && pr.missed {
+		s.probed(health, class, pr, hit)
+		return all(), nil
+	}
 	if len(ask) > 0 {
+		search := ask
+		if probing && !pr.inAsk {
+			search = append(slices.Clip(ask), pr.asked)
+		}
 		s.fg.enter()
-		err := s.search(ctx, searcher, plan, ask, hit)
+		err := s.search(ctx, searcher, plan, search, hit)
 		s.fg.leave()
 		if err != nil {
 			return nil, err
+		}
+		if probing && !s.probed(health, class, pr, hit) {
+			return all(), nil
 		}
 	}
 	if learned := append(ask, decided...); len(learned) > 0 {
@@ -184,6 +223,17 @@ func (fsys *FS) Candidates(ctx context.Context, names []string, literals []strin
 	}
 	return out, nil
 }
+
+// need is what Candidates does for a page: nothing (it is a candidate
+// without a question), ask the store about it, or ask with the boundary
+// queries.
+type need int
+
+const (
+	needNothing need = iota
+	needAsk
+	needSplit
+)
 
 // asked is a page that Candidates asks the store about: split when it
 // needs the boundary queries.

@@ -15,3 +15,19 @@ func PlanRegexes(lits []string, fold bool) []string {
 	}
 	return out
 }
+
+// CoarseHealth reports what the coarse filter's self-check learned of
+// fsys's collection at its tree version: whether searches of the
+// $regex class (regex) with a literal under 3 characters or not (short)
+// were verified, and whether the filter is off.
+func CoarseHealth(fsys *FS, regex, short bool) (verified, off bool) {
+	var c coarse.Class
+	if regex {
+		c |= coarse.ClassRegex
+	}
+	if short {
+		c |= coarse.ClassShort
+	}
+	h := fsys.s.health()
+	return h.Verified(c), h.Off()
+}

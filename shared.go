@@ -32,7 +32,9 @@ import (
 //     session of any user asks the store nothing about the pages an
 //     earlier one asked about. This is bounded by an eighth of the bound
 //     of NewShared (32 MiB by default: a literal set costs two bits per
-//     page of the tree), least valuable first;
+//     page of the tree), least valuable first; and, by collection
+//     and tree version, what the coarse filter's self-check found of the
+//     store's answers (see FS.Candidates);
 //   - fetches in flight: concurrent News of one collection fetch its tree
 //     record once, and concurrent reads of one page, in any session, fetch
 //     it once.
@@ -60,6 +62,7 @@ type Shared struct {
 
 	preloads   sync.Map           // preloadKey -> *preloadRun in progress
 	badIndex   sync.Map           // collection id and version -> error: a lazy index with a bad block
+	health     sync.Map           // collection id and version -> *coarse.Health: the coarse filter's self-check (coarsecheck.go)
 	noMarker   sync.Map           // collection id -> true: no tree version marker the last time (a hint for indexTree that Drop and Reset keep)
 	treeFlight singleflight.Group // by collection id and tree id
 	pageFlight singleflight.Group // by page cache key and layout
@@ -137,12 +140,14 @@ func (s *Shared) Drop(collectionID string) {
 	dropPrefix(s.latest, prefix)
 	dropPrefix(s.failed, prefix)
 	dropPrefix(s.coarse, strconv.Itoa(len(collectionID))+":"+collectionID)
-	s.badIndex.Range(func(k, _ any) bool {
-		if strings.HasPrefix(k.(string), prefix) {
-			s.badIndex.Delete(k)
-		}
-		return true
-	})
+	for _, m := range []*sync.Map{&s.badIndex, &s.health} {
+		m.Range(func(k, _ any) bool {
+			if strings.HasPrefix(k.(string), prefix) {
+				m.Delete(k)
+			}
+			return true
+		})
+	}
 }
 
 // Reset forgets every tree, search result, fetch and failure s holds, as Drop does for
@@ -153,6 +158,7 @@ func (s *Shared) Reset() {
 	s.failed.InvalidateAll()
 	s.coarse.InvalidateAll()
 	s.badIndex.Clear()
+	s.health.Clear()
 }
 
 func dropPrefix[V any](c *otter.Cache[string, V], prefix string) {

@@ -4,7 +4,8 @@
 // store returns ([FromID], [Straddles]), and the record of its answers
 // ([Bits]) with the key it is kept under ([Key], [SharedKey]), its cache
 // ([NewCache]) and the form in which processes share it ([Bits.Encode],
-// [Decode]).
+// [Decode]), and the self-check of the store's answers ([Class],
+// [Health], [Matcher]).
 //
 // The root package supplies what depends on a view: the tree and its
 // pages, the page cache, the store, and which pages need which queries.
