@@ -38,7 +38,7 @@
 //     DAV:include is ignored, as webdav.Handler ignores it; an invalid body
 //     is 400. The live properties are resourcetype (DAV:collection for
 //     directories), displayname (empty for the root), getlastmodified (in
-//     http.TimeFormat) and supportedlock for every resource, and
+//     http.TimeFormat; for a directory, when known: see below) and supportedlock for every resource, and
 //     getcontentlength, getcontenttype and getetag for files, the last two
 //     those of package attr. DAV:supportedlock is empty: no lock type is
 //     supported. Hrefs carry Options.Prefix, are URL-escaped as
@@ -58,6 +58,13 @@
 //     writer, a lazy pointer that declares no size) is listed without
 //     getcontentlength, and without getetag unless the tree records its
 //     hash; allprop leaves them out, prop names them in the 404 propstat.
+//     So with getlastmodified for a directory whose modification time is
+//     unknown (the zero time: no page below it and no tree record has one;
+//     the Unix epoch is taken as unknown too, as http.ServeContent takes
+//     it for Last-Modified), where webdav.Handler answers "Mon, 01 Jan
+//     0001 00:00:00 GMT", which clients show as a date. A file keeps
+//     getlastmodified, that date included, when its time is unknown:
+//     cadaver lists a file without it as an error, not as a file.
 //     A page that cannot be read (a corrupt page, a pointer not fetched)
 //     is listed like any other and fails when read. (On another fs.FS,
 //     DirEntry.Info gives the properties.)

@@ -11,6 +11,7 @@ import (
 	"path"
 	"strconv"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/chromafs/chromafs/adapters/internal/attr"
@@ -339,15 +340,34 @@ func (r *resource) contentType(allowActive bool) string {
 
 // has reports whether r has the live property p: a page whose size is not
 // known without reading it has no getcontentlength, and no getetag unless
-// the tree records its hash.
+// the tree records its hash; a directory whose modification time is not
+// known (see knownTime) has no getlastmodified.
+//
+// A file keeps getlastmodified whatever its time: cadaver (neon) lists a
+// file whose getlastmodified is 404 as an error rather than as a file
+// (as it does one without getcontentlength), while it lists a collection
+// without one as it lists the others.
 func (r *resource) has(p liveProp) bool {
 	switch p {
 	case propContentLength:
 		return r.sized
 	case propETag:
 		return attr.HasETag(r.fi, r.sized)
+	case propLastModified:
+		return !r.fi.IsDir() || knownTime(r.fi.ModTime())
 	}
 	return true
+}
+
+// knownTime reports whether t is a modification time rather than
+// "unknown": not the zero Time (what chromafs gives the directories of a
+// tree without times, and fstest.MapFS its implicit directories) nor the
+// Unix epoch, the two that http.ServeContent treats as unknown (it then
+// sends no Last-Modified). webdav.Handler answers getlastmodified for
+// every resource, "Mon, 01 Jan 0001 00:00:00 GMT" for the zero Time,
+// which clients show as a date.
+func knownTime(t time.Time) bool {
+	return !t.IsZero() && !t.Equal(time.Unix(0, 0))
 }
 
 // multistatus writes a multistatus answer to a client: it keeps up to

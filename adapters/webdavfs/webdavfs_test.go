@@ -337,6 +337,15 @@ func checkListing(t *testing.T, fsys fs.FS, files map[string]string, got map[str
 			if !en.dir || en.length != "" || en.etag != "" {
 				t.Errorf("%s: dir %v length %q etag %q; want a collection without length or etag", href, en.dir, en.length, en.etag)
 			}
+			name := strings.Trim(p, "/")
+			if name == "" {
+				name = "."
+			}
+			if fi, err := fs.Stat(fsys, name); err != nil {
+				t.Fatal(err)
+			} else if want := lastModified(fi); en.mtime != want {
+				t.Errorf("%s: getlastmodified %q; want %q", href, en.mtime, want)
+			}
 			continue
 		}
 		slug := strings.TrimPrefix(p, "/")
@@ -358,10 +367,19 @@ func checkListing(t *testing.T, fsys fs.FS, files map[string]string, got map[str
 		if want := attr.ContentType(path.Base(slug), fi); en.ctype != want {
 			t.Errorf("%s: getcontenttype %q; want %q", href, en.ctype, want)
 		}
-		if en.mtime == "" {
-			t.Errorf("%s: no getlastmodified", href)
+		if want := lastModified(fi); en.mtime != want {
+			t.Errorf("%s: getlastmodified %q; want %q", href, en.mtime, want)
 		}
 	}
+}
+
+// lastModified is the getlastmodified of fi: its time in http.TimeFormat,
+// or none ("") for a directory whose time is unknown (the zero Time).
+func lastModified(fi fs.FileInfo) string {
+	if fi.IsDir() && fi.ModTime().IsZero() {
+		return ""
+	}
+	return fi.ModTime().UTC().Format(http.TimeFormat)
 }
 
 // TestPropfind: depth 0 and 1 listings match the source files (hrefs,
