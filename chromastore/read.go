@@ -461,6 +461,31 @@ func (c *Collection) Scan(ctx context.Context, layout collection.Layout, withTex
 	return err
 }
 
+// ScanRecords calls fn with every record of the collection, its document
+// and metadata (numbers as json.Number), in the order Chroma pages them
+// (insertion order on a Chroma server of the versions tested), paged by
+// PageSize.
+func (c *Collection) ScanRecords(ctx context.Context, fn func([]collection.Record) error) error {
+	op := "scan the records of " + c.where
+	fromFn := false
+	err := c.pages(ctx, getRequest{Include: []string{includeMetadatas, includeDocuments}}, PageSize, func(res *getResult) error {
+		if len(res.IDs) == 0 {
+			return nil
+		}
+		batch := make([]collection.Record, len(res.IDs))
+		for j, id := range res.IDs {
+			batch[j] = collection.Record{ID: id, Document: res.document(j), Metadata: res.metadata(j)}
+		}
+		err := fn(batch)
+		fromFn = err != nil
+		return err
+	})
+	if err != nil && !fromFn {
+		return c.fail(op, err)
+	}
+	return err
+}
+
 // IDs returns the id of every record, paged by PageSize.
 func (c *Collection) IDs(ctx context.Context) ([]string, error) {
 	var ids []string

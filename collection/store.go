@@ -164,6 +164,20 @@ type Scanner interface {
 	IDs(ctx context.Context) ([]string, error)
 }
 
+// RecordScanner is implemented by stores that can enumerate every record
+// with its metadata, whatever layout wrote it. Package adopt reads the
+// collections other tools wrote with it; the filesystem never uses it.
+type RecordScanner interface {
+	// ScanRecords calls fn with successive batches, never empty, of every
+	// record of the collection, each once, with its document and its
+	// metadata (System false; chromastore gives numbers as json.Number,
+	// memstore as they were written), in the store's order: insertion
+	// order for memstore and for a Chroma whose get pages in insertion
+	// order. fn owns the batch and may call the store. ScanRecords stops
+	// at the first error fn returns and returns it as it is.
+	ScanRecords(ctx context.Context, fn func([]Record) error) error
+}
+
 // Record is one record to write.
 type Record struct {
 	ID       string

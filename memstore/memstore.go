@@ -406,6 +406,32 @@ func (s *Store) Scan(ctx context.Context, layout collection.Layout, withText boo
 	return nil
 }
 
+// ScanRecords calls fn with every record, documents and a copy of its
+// metadata, in insertion order, in batches of ScanBatch. It counts as a
+// Scan.
+func (s *Store) ScanRecords(ctx context.Context, fn func([]collection.Record) error) error {
+	if err := s.begin(ctx, OpScan); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	all := make([]collection.Record, len(s.records))
+	for i, r := range s.records {
+		all[i] = collection.Record{ID: r.ID, Document: r.Document, Metadata: maps.Clone(r.Metadata)}
+	}
+	s.mu.Unlock()
+	for len(all) > 0 {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("memstore: %s: %w", OpScan, err)
+		}
+		n := min(len(all), ScanBatch)
+		if err := fn(all[:n:n]); err != nil {
+			return err
+		}
+		all = all[n:]
+	}
+	return nil
+}
+
 // IDs returns the id of every record, in insertion order.
 func (s *Store) IDs(ctx context.Context) ([]string, error) {
 	if err := s.begin(ctx, OpIDs); err != nil {

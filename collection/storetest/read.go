@@ -221,6 +221,52 @@ func (c *checker) scanner(t *testing.T) bool {
 	return true
 }
 
+func (c *checker) recordScanner(t *testing.T) bool {
+	r, ok := c.s.(collection.RecordScanner)
+	if !ok {
+		return false
+	}
+	ctx := context.Background()
+	seen := map[string]bool{}
+	err := r.ScanRecords(ctx, func(batch []collection.Record) error {
+		if len(batch) == 0 {
+			t.Error("ScanRecords: an empty batch")
+		}
+		for _, got := range batch {
+			if seen[got.ID] {
+				t.Errorf("ScanRecords: record %s twice", got.ID)
+			}
+			seen[got.ID] = true
+			want, exists := c.record(got.ID)
+			if !exists {
+				t.Errorf("ScanRecords: record %q, which was never written", got.ID)
+				continue
+			}
+			tr := collection.TreeRecord{Document: []byte(got.Document), Metadata: got.Metadata}
+			if err := checkRecord("ScanRecords: "+got.ID, tr, want); err != nil {
+				t.Error(err)
+			}
+		}
+		// fn may use the store.
+		_, err := c.s.Tree(ctx, layout.TreeID)
+		return err
+	})
+	if err != nil {
+		t.Fatalf("ScanRecords: %v", err)
+	}
+	for _, rec := range c.recs {
+		if !seen[rec.ID] {
+			t.Errorf("ScanRecords never gave record %q", rec.ID)
+		}
+	}
+	stop := errors.New("stop")
+	calls := 0
+	if err := r.ScanRecords(ctx, func([]collection.Record) error { calls++; return stop }); err != stop || calls != 1 {
+		t.Errorf("ScanRecords with fn failing: %v after %d calls, want fn's error as it is after 1", err, calls)
+	}
+	return true
+}
+
 func (c *checker) limiter(t *testing.T) bool {
 	r, ok := c.s.(collection.Limiter)
 	if !ok {
