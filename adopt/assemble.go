@@ -9,6 +9,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/chromafs/chromafs/collection"
 )
 
 // Piece is one chunk of a page as its writer's metadata place it.
@@ -83,20 +85,11 @@ func (e Exactness) String() string {
 	return fmt.Sprintf("Exactness(%d)", uint8(e))
 }
 
-// Part is one chunk's contribution to a page: Gap, then the chunk's text
-// without its first Skip bytes (the text it repeats of the chunk before
-// it).
-type Part struct {
-	ID   string
-	Gap  string
-	Skip int
-}
-
 // Page is a page reassembled from its chunks.
 type Page struct {
 	// Parts, in page order. A chunk that adds nothing to the page (one
 	// the chunks before it hold entirely) is left out.
-	Parts []Part
+	Parts []collection.Part
 	// Tail follows the last part: the line break assumed at the end of
 	// a trimmed page, or "".
 	Tail string
@@ -107,6 +100,12 @@ type Page struct {
 	Why string
 	// Content is the page: each part's Gap and text, then Tail.
 	Content []byte
+}
+
+// Recipe returns what a reader needs to build the page from its chunks
+// again (collection.AssembleRecipe), for tree.Entry.Parts.
+func (p *Page) Recipe() *collection.Recipe {
+	return &collection.Recipe{Parts: p.Parts, Tail: p.Tail, Exactness: p.Exactness.String(), Why: p.Why}
 }
 
 // ErrNoChunks is returned by Assemble for a page without chunks.
@@ -238,7 +237,7 @@ func (a *assembler) note(e Exactness, why string) {
 }
 
 func (a *assembler) add(p Piece, gap string, skip int) {
-	a.pg.Parts = append(a.pg.Parts, Part{ID: p.ID, Gap: gap, Skip: skip})
+	a.pg.Parts = append(a.pg.Parts, collection.Part{ID: p.ID, Gap: gap, Skip: skip})
 	a.write(gap)
 	a.write(p.Text[skip:])
 }

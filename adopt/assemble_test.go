@@ -1,6 +1,8 @@
 package adopt
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io/fs"
 	"math/rand/v2"
@@ -8,6 +10,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/chromafs/chromafs/collection"
+	"github.com/chromafs/chromafs/tree"
 )
 
 func TestAssembleCases(t *testing.T) {
@@ -197,18 +202,24 @@ func pc(id, text string, _ int, line, order int) Piece {
 }
 
 // rebuild reads a page the way a reader of an adopted collection does:
-// each part's gap and its chunk's text from Skip, then the tail.
+// the recipe, encoded for the tree and parsed again, and the chunks, in
+// collection.AssembleRecipe, which checks the size and hash recorded.
 func rebuild(pieces []Piece, pg *Page) []byte {
-	text := map[string]string{}
+	r, err := collection.ParseRecipe(pg.Recipe().Encode())
+	if err != nil {
+		return []byte("ParseRecipe: " + err.Error())
+	}
+	var chunks []collection.Chunk
 	for _, p := range pieces {
-		text[p.ID] = p.Text
+		chunks = append(chunks, collection.Chunk{ID: p.ID, Text: p.Text})
 	}
-	var b []byte
-	for _, p := range pg.Parts {
-		b = append(b, p.Gap...)
-		b = append(b, text[p.ID][p.Skip:]...)
+	sum := sha256.Sum256(pg.Content)
+	e := &tree.Entry{Slug: "p", Size: int64(len(pg.Content)), Hash: "sha256:" + hex.EncodeToString(sum[:])}
+	b, err := collection.AssembleRecipe(e, r, chunks)
+	if err != nil {
+		return []byte("AssembleRecipe: " + err.Error())
 	}
-	return append(b, pg.Tail...)
+	return b
 }
 
 // TestAssembleSplitters splits a corpus with ports of LangChain's

@@ -35,6 +35,7 @@
 //	url          string             lazy pointer: the content is stored elsewhere
 //	chunks       integer >= 0       number of chunks of the page
 //	splitLines   boolean            the page's chunks may be cut mid-line
+//	parts        string             how to reassemble a page another tool wrote (chromafs adopt)
 //
 // Only isPublic and groups are written by older writers; every other field
 // is optional, and null (or "" for modTime) counts as absent. [Encode] writes

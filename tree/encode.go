@@ -17,7 +17,7 @@ import (
 // fastest), so the output is deterministic. Every entry has isPublic and
 // groups ([] when empty); the optional fields are written only when set
 // (Size >= 0, a non-zero ModTime as RFC 3339 in UTC, a non-empty Hash,
-// ContentType or URL, Chunks > 0, SplitLines). Encode refuses entries that
+// ContentType, URL or Parts, Chunks > 0, SplitLines). Encode refuses entries that
 // [New] would skip: unsafe or duplicate slugs, clashes, invalid fields.
 func Encode(entries []Entry, compressed bool) ([]byte, error) {
 	if t := New(entries); len(t.problems) > 0 {
@@ -61,6 +61,10 @@ func Encode(entries []Entry, compressed bool) ([]byte, error) {
 		}
 		b = append(b, `"isPublic":`...)
 		b = strconv.AppendBool(b, e.IsPublic)
+		if e.Parts != "" {
+			b = append(b, `,"parts":`...)
+			b = appendString(b, e.Parts)
+		}
 		if !e.ModTime.IsZero() {
 			b = append(b, `,"modTime":"`...)
 			b = e.ModTime.UTC().AppendFormat(b, time.RFC3339Nano)

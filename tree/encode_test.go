@@ -18,6 +18,8 @@ func TestEncodeRoundTrip(t *testing.T) {
 		tree.Entry{Slug: "odd/lazy.json", IsPublic: true, HasIsPublic: true, Size: 1 << 40, URL: "https://example.com/a?b=c&d",
 			SplitLines: true, ModTime: time.Date(2020, 2, 29, 12, 0, 0, 123456789, time.UTC)},
 		tree.Entry{Slug: "odd/minimal", HasIsPublic: true, Size: -1},
+		tree.Entry{Slug: "odd/adopted.md", IsPublic: true, HasIsPublic: true, Size: 40, Chunks: 2,
+			Parts: `{"v":1,"p":[["0f8c-\"q\"",0,""],["a\u2028b",12,"\n\n"]],"t":"\n"}`},
 	)
 	want := tree.New(entries)
 	for _, compressed := range []bool{false, true} {
@@ -86,6 +88,7 @@ func TestEncodeRefuses(t *testing.T) {
 		{{Slug: "a"}, {Slug: "a"}},
 		{{Slug: "a"}, {Slug: "a/b"}},
 		{{Slug: "a", Size: -3}},
+		{{Slug: "a", URL: "https://x", Parts: "{}"}},
 	} {
 		if _, err := tree.Encode(entries, false); err == nil || !strings.HasPrefix(err.Error(), "tree: cannot encode ") {
 			t.Errorf("Encode(%+v) error = %v", entries, err)

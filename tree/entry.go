@@ -39,6 +39,13 @@ type Entry struct {
 	Chunks int
 	// SplitLines reports that the page's chunks may be cut mid-line.
 	SplitLines bool
+	// Parts, for a page of a collection that another tool wrote
+	// (chromafs adopt), says how to reassemble the page from its chunks:
+	// their ids in page order, the bytes each repeats of the one before,
+	// the whitespace put between them, and how exact the result is, in
+	// package adopt's encoding. It is "" for a page in chromafs's layout,
+	// whose chunks are found by slug and index.
+	Parts string
 }
 
 // Attributes returns the entry's content type, hash, pointer URL and

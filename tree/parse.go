@@ -412,6 +412,7 @@ const (
 	fURL
 	fChunks
 	fSplitLines
+	fParts
 )
 
 // entry reads an entry value into e. It returns why the entry must be
@@ -490,6 +491,9 @@ func (p *parser) entry(e *Entry) (reason string, err error) {
 		case "url":
 			bit = fURL
 			e.URL, why, err = p.optString(c)
+		case "parts":
+			bit = fParts
+			e.Parts, why, err = p.optString(c)
 		case "splitLines":
 			bit = fSplitLines
 			switch c {

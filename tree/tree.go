@@ -687,6 +687,8 @@ func checkFields(e *Entry) string {
 		return "chunks: want a non-negative integer"
 	case !e.ModTime.IsZero() && !validTime(e.ModTime):
 		return "modTime: outside the years 0 to 9999"
+	case e.Parts != "" && e.URL != "":
+		return "parts and url: a page is either in chunks or elsewhere"
 	}
 	return ""
 }

@@ -777,6 +777,9 @@ func (h *Header) decodeBlock(out []tree.Entry, rules []int32, b []byte, total, p
 		if flags&flagURL != 0 {
 			e.URL = r.str("url")
 		}
+		if flags&flagParts != 0 {
+			e.Parts = r.str("parts")
+		}
 		if r.err != nil {
 			return r.err
 		}

@@ -68,10 +68,12 @@
 // length of the prefix shared with the previous path, uvarint length of
 // the rest, its bytes); then per entry a uvarint of flags (1 modTime,
 // 2 modTime nanoseconds, 4 sha256 hash, 8 other hash, 16 url, 32
-// splitLines), the uvarint rule number, the uvarint size plus one, the
+// splitLines, 64 parts), the uvarint rule number, the uvarint size plus one, the
 // zigzag varint Unix seconds and uvarint nanoseconds of modTime when
 // flagged, the uvarint chunks, the uvarint content type number plus one
-// (0 for none), the other hash and url strings when flagged; then the 32
+// (0 for none), the other hash, url and parts strings when flagged (a
+// reader that predates the parts flag finds the index corrupt and reads
+// the JSON tree, whose parser skips the field); then the 32
 // raw bytes of each sha256 hash ("sha256:" and 64 lowercase hex digits in
 // the tree). Blocks decode on their own: Decode inflates them in order
 // and decodes them on GOMAXPROCS goroutines; [Header.Lazy] makes a tree

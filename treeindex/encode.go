@@ -113,6 +113,7 @@ const (
 	flagHash
 	flagURL
 	flagSplitLines
+	flagParts
 	flagAll = 1<<iota - 1
 )
 
@@ -268,6 +269,9 @@ func EncodeWith(entries []tree.Entry, stamp string, meta map[string]any, opt Opt
 		if e.SplitLines {
 			flags |= flagSplitLines
 		}
+		if e.Parts != "" {
+			flags |= flagParts
+		}
 		fields = binary.AppendUvarint(fields, flags)
 		fields = binary.AppendUvarint(fields, uint64(ruleOf[i]))
 		fields = binary.AppendUvarint(fields, uint64(e.Size+1))
@@ -288,6 +292,9 @@ func EncodeWith(entries []tree.Entry, stamp string, meta map[string]any, opt Opt
 		}
 		if flags&flagURL != 0 {
 			fields = appendString(fields, e.URL)
+		}
+		if flags&flagParts != 0 {
+			fields = appendString(fields, e.Parts)
 		}
 		hashes = append(hashes, sum...)
 	}

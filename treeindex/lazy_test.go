@@ -131,7 +131,12 @@ func TestLazyVersion1(t *testing.T) {
 	if ix.Stamp != "v1-stamp" {
 		t.Fatalf("stamp %q", ix.Stamp)
 	}
-	sameEntries(t, ix.Tree.Entries(), tree.New(genEntries(300, 7)).Entries())
+	// Version 1 predates the parts field.
+	want := genEntries(300, 7)
+	for i := range want {
+		want[i].Parts = ""
+	}
+	sameEntries(t, ix.Tree.Entries(), tree.New(want).Entries())
 }
 
 // TestLazyCorruptBlock: a block that does not inflate is reported when a

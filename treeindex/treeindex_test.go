@@ -85,6 +85,8 @@ func genEntries(n int, seed uint64) []tree.Entry {
 		case 5:
 			e.HasIsPublic = false
 			e.IsPublic = false
+		case 6:
+			e.Parts = fmt.Sprintf(`{"v":1,"p":[["c-%d",0,""],["ünï-%d",%d,"\n"]],"t":"\n"}`, len(es), len(es), len(es)%200)
 		}
 		e.ContentType = types[r.IntN(len(types))]
 		es = append(es, e)
