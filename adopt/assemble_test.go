@@ -209,9 +209,9 @@ func rebuild(pieces []Piece, pg *Page) []byte {
 	if err != nil {
 		return []byte("ParseRecipe: " + err.Error())
 	}
-	var chunks []collection.Chunk
+	chunks := map[string]string{}
 	for _, p := range pieces {
-		chunks = append(chunks, collection.Chunk{ID: p.ID, Text: p.Text})
+		chunks[p.ID] = p.Text
 	}
 	sum := sha256.Sum256(pg.Content)
 	e := &tree.Entry{Slug: "p", Size: int64(len(pg.Content)), Hash: "sha256:" + hex.EncodeToString(sum[:])}

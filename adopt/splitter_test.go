@@ -130,25 +130,33 @@ func (sp *lcSplitter) merge(splits []string) []string {
 // jsPieces splits text as LangChain.js's createDocuments does and
 // returns the chunks with their 0-based first lines (loc.lines.from - 1).
 func jsPieces(sp *lcSplitter, text string) []Piece {
-	u := utf16.Encode([]rune(text))
-	indexOf := func(chunk string, from int) int {
-		c := utf16.Encode([]rune(chunk))
-		for i := max(from, 0); i+len(c) <= len(u); i++ {
-			if equal16(u[i:i+len(c)], c) {
-				return i
-			}
+	// UTF-16 offsets of text's bytes, to turn strings.Index's byte
+	// offsets into JavaScript's indexOf offsets.
+	at16 := make([]int, len(text)+1)
+	n := 0
+	for i, r := range text {
+		at16[i] = n
+		n += len(utf16.Encode([]rune{r}))
+	}
+	at16[len(text)] = n
+	indexOf := func(chunk string, from16 int) int {
+		from := 0
+		for from < len(text) && at16[from] < from16 {
+			from++
+		}
+		if i := strings.Index(text[from:], chunk); i >= 0 {
+			return at16[from+i]
 		}
 		return -1
 	}
-	newlines := func(a, b int) int {
-		n := 0
-		for _, x := range u[a:b] {
-			if x == '\n' {
-				n++
-			}
+	byteAt := func(i16 int) int {
+		b := 0
+		for b < len(text) && at16[b] < i16 {
+			b++
 		}
-		return n
+		return b
 	}
+	newlines := func(a, b int) int { return strings.Count(text[byteAt(a):byteAt(b)], "\n") }
 	var ps []Piece
 	line := 1
 	prev, prevAt := "", -1
@@ -174,15 +182,31 @@ func jsPieces(sp *lcSplitter, text string) []Piece {
 // pyPieces splits text as LangChain's create_documents with
 // add_start_index=True does: start_index in code points.
 func pyPieces(sp *lcSplitter, text string) []Piece {
-	r := []rune(text)
+	var starts []int // byte offset of each code point
+	for i := range text {
+		starts = append(starts, i)
+	}
+	starts = append(starts, len(text))
 	find := func(chunk string, from int) int {
-		c := []rune(chunk)
-		for i := max(from, 0); i+len(c) <= len(r); i++ {
-			if string(r[i:i+len(c)]) == chunk {
-				return i
+		from = max(from, 0)
+		if from >= len(starts) {
+			return -1
+		}
+		i := strings.Index(text[starts[from]:], chunk)
+		if i < 0 {
+			return -1
+		}
+		b := starts[from] + i
+		lo, hi := from, len(starts)-1
+		for lo < hi { // the code point at byte b
+			mid := (lo + hi) / 2
+			if starts[mid] < b {
+				lo = mid + 1
+			} else {
+				hi = mid
 			}
 		}
-		return -1
+		return lo
 	}
 	var ps []Piece
 	index, prevLen := 0, 0
@@ -192,15 +216,6 @@ func pyPieces(sp *lcSplitter, text string) []Piece {
 		prevLen = sp.length(chunk)
 	}
 	return ps
-}
-
-func equal16(a, b []uint16) bool {
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func idOf(i int) string { return fmt.Sprintf("c%03d", i) }

@@ -462,7 +462,8 @@ func (c *Collection) Scan(ctx context.Context, layout collection.Layout, withTex
 }
 
 // ScanRecords calls fn with every record of the collection, its document
-// and metadata (numbers as json.Number), in the order Chroma pages them
+// and metadata (numbers as int64 or float64, as RecordsByID gives them),
+// in the order Chroma pages them
 // (insertion order on a Chroma server of the versions tested), paged by
 // PageSize.
 func (c *Collection) ScanRecords(ctx context.Context, fn func([]collection.Record) error) error {
@@ -474,7 +475,7 @@ func (c *Collection) ScanRecords(ctx context.Context, fn func([]collection.Recor
 		}
 		batch := make([]collection.Record, len(res.IDs))
 		for j, id := range res.IDs {
-			batch[j] = collection.Record{ID: id, Document: res.document(j), Metadata: res.metadata(j)}
+			batch[j] = collection.Record{ID: id, Document: res.document(j), Metadata: plainMetadata(res.metadata(j))}
 		}
 		err := fn(batch)
 		fromFn = err != nil

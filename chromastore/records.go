@@ -83,3 +83,45 @@ func (c *Collection) MaxDocumentBytes() int {
 	}
 	return 0
 }
+
+// DocumentsByID returns the documents of the records with the given ids
+// that exist, in gets of PageSize ids, several in flight, asking Chroma
+// for documents only.
+func (c *Collection) DocumentsByID(ctx context.Context, ids []string) (map[string]string, error) {
+	ids, want := unique(ids)
+	if len(ids) == 0 {
+		return map[string]string{}, nil
+	}
+	if c.closed.Load() {
+		return nil, ErrClosed
+	}
+	op := fmt.Sprintf("get the documents of %s by id from %s", recordsOf(len(ids)), c.where)
+	parts := batches(ids, PageSize)
+	found := make([]*treeResult, len(parts))
+	err := parallel(ctx, len(parts), func(ctx context.Context, i int) error {
+		var res treeResult
+		req := &getRequest{IDs: parts[i], Include: []string{includeDocuments}}
+		if err := c.rest.do(ctx, "POST", c.path+"/get", req, &res); err != nil {
+			return err
+		}
+		found[i] = &res
+		return checkLengths(len(res.IDs), len(res.Documents), 0)
+	})
+	if err != nil {
+		return nil, c.fail(op, err)
+	}
+	out := make(map[string]string, len(ids))
+	for _, res := range found {
+		for j, id := range res.IDs {
+			if !want[id] {
+				continue
+			}
+			doc := ""
+			if j < len(res.Documents) && res.Documents[j] != nil {
+				doc = string(res.Documents[j])
+			}
+			out[id] = doc
+		}
+	}
+	return out, nil
+}

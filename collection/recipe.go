@@ -111,18 +111,14 @@ func (r *Recipe) IDs() []string {
 }
 
 // AssembleRecipe builds the page of entry e from its recipe and its
-// chunks (in any order; chunks of other ids are ignored): for each part,
+// chunks' documents by id (DocumentReader; other ids are ignored): for each part,
 // its gap, then its chunk's text from byte Skip; then the tail. It
 // checks, as Assemble does, that the size and sha256 hash agree with
 // what e records. A missing chunk, a chunk shorter than its Skip, or a
 // disagreement is an error wrapping ErrCorruptPage that names the page:
 // the collection changed since it was adopted, and `chromafs adopt`
 // again brings the tree up to date.
-func AssembleRecipe(e *tree.Entry, r *Recipe, chunks []Chunk) ([]byte, error) {
-	text := make(map[string]string, len(chunks))
-	for _, c := range chunks {
-		text[c.ID] = c.Text
-	}
+func AssembleRecipe(e *tree.Entry, r *Recipe, text map[string]string) ([]byte, error) {
 	size := len(r.Tail)
 	for _, p := range r.Parts {
 		t, ok := text[p.ID]

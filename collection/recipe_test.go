@@ -27,7 +27,7 @@ func TestRecipe(t *testing.T) {
 	if err != nil || got.Encode() != text || strings.Join(got.IDs(), ",") != `b-1,a"2` {
 		t.Fatalf("ParseRecipe: %+v, %v", got, err)
 	}
-	chunks := []collection.Chunk{{ID: `a"2`, Text: "one two"}, {ID: "b-1", Text: "zero one"}, {ID: "other", Text: "x"}}
+	chunks := map[string]string{`a"2`: "one two", "b-1": "zero one", "other": "x"}
 	want := "zero one\n\ntwo\n"
 	sum := sha256.Sum256([]byte(want))
 	e := &tree.Entry{Slug: "p.md", Size: int64(len(want)), Hash: "sha256:" + hex.EncodeToString(sum[:])}
@@ -39,7 +39,7 @@ func TestRecipe(t *testing.T) {
 	for _, tc := range []struct {
 		name, parts string
 		entry       tree.Entry
-		chunks      []collection.Chunk
+		chunks      map[string]string
 		want        string
 	}{
 		{name: "not JSON", parts: `{"p":`, want: "bad parts"},
@@ -47,13 +47,13 @@ func TestRecipe(t *testing.T) {
 		{name: "empty id", parts: `{"p":[["",0]]}`, want: "without an id"},
 		{name: "negative skip", parts: `{"p":[["a",-1]]}`, want: "non-negative"},
 		{name: "missing chunk", parts: `{"p":[["a",0],["b",1]]}`, entry: tree.Entry{Slug: "p", Size: -1},
-			chunks: []collection.Chunk{{ID: "a", Text: "x"}}, want: `chunk "b" is gone`},
+			chunks: map[string]string{"a": "x"}, want: `chunk "b" is gone`},
 		{name: "short chunk", parts: `{"p":[["a",5]]}`, entry: tree.Entry{Slug: "p", Size: -1},
-			chunks: []collection.Chunk{{ID: "a", Text: "x"}}, want: "fewer than the 5"},
+			chunks: map[string]string{"a": "x"}, want: "fewer than the 5"},
 		{name: "size", parts: `{"p":[["a",0]]}`, entry: tree.Entry{Slug: "p", Size: 9},
-			chunks: []collection.Chunk{{ID: "a", Text: "x"}}, want: "tree records 9 bytes"},
+			chunks: map[string]string{"a": "x"}, want: "tree records 9 bytes"},
 		{name: "hash", parts: `{"p":[["a",0]]}`, entry: tree.Entry{Slug: "p", Size: 1, Hash: "sha256:00"},
-			chunks: []collection.Chunk{{ID: "a", Text: "x"}}, want: "does not match"},
+			chunks: map[string]string{"a": "x"}, want: "does not match"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r, err := collection.ParseRecipe(tc.parts)

@@ -170,12 +170,23 @@ type Scanner interface {
 type RecordScanner interface {
 	// ScanRecords calls fn with successive batches, never empty, of every
 	// record of the collection, each once, with its document and its
-	// metadata (System false; chromastore gives numbers as json.Number,
-	// memstore as they were written), in the store's order: insertion
+	// metadata (System false; chromastore gives numbers as int64 or
+	// float64, memstore as they were written), in the store's order: insertion
 	// order for memstore and for a Chroma whose get pages in insertion
 	// order. fn owns the batch and may call the store. ScanRecords stops
 	// at the first error fn returns and returns it as it is.
 	ScanRecords(ctx context.Context, fn func([]Record) error) error
+}
+
+// DocumentReader is implemented by stores that can fetch the documents
+// of records by id, whatever their metadata: the filesystem reads the
+// chunks of a page that another tool wrote (see Recipe) with it.
+type DocumentReader interface {
+	// DocumentsByID returns the documents of those of the records with
+	// the given ids that exist, by id ("" for a record without one). ids
+	// is never empty, but may repeat an id; implementations batch as
+	// their backend needs.
+	DocumentsByID(ctx context.Context, ids []string) (map[string]string, error)
 }
 
 // Record is one record to write.

@@ -318,7 +318,7 @@ func run(ctx context.Context, dst Target, src fs.FS, opt Options, rulesSlug stri
 	if err != nil {
 		return nil, err
 	}
-	oldIndex := readIndexManifest(ctx, dst, opt.Layout.TreeID)
+	oldIndex := IndexManifest(ctx, dst, opt.Layout.TreeID)
 	if trusted && !opt.DryRun {
 		in.toMark = &oldRec
 	}
@@ -392,35 +392,8 @@ func run(ctx context.Context, dst Target, src fs.FS, opt Options, rulesSlug stri
 	}
 	// The previous tree's shards go once the new manifest is written (a
 	// reader holding the old manifest then fetches the new one).
-	if oldManifest != nil {
-		keep := make(map[string]bool, len(shards))
-		for _, s := range shards {
-			keep[s.ID] = true
-		}
-		var stale []string
-		for _, id := range oldManifest.ShardIDs() {
-			if !keep[id] {
-				stale = append(stale, id)
-			}
-		}
-		if err := in.delete(stale, "delete the previous tree's shards"); err != nil {
-			return nil, err
-		}
-	}
-	if oldIndex != nil {
-		keep := make(map[string]bool, len(tr.IndexShards))
-		for _, s := range tr.IndexShards {
-			keep[s.ID] = true
-		}
-		var stale []string
-		for _, id := range oldIndex.ShardIDs() {
-			if !keep[id] {
-				stale = append(stale, id)
-			}
-		}
-		if err := in.delete(stale, "delete the previous tree index's shards"); err != nil {
-			return nil, err
-		}
+	if err := in.delete(tr.StaleShards(oldManifest, oldIndex), "delete the previous tree's shards"); err != nil {
+		return nil, err
 	}
 	r.Pages = len(entries)
 
@@ -493,18 +466,6 @@ func readTree(ctx context.Context, dst Target, id string) (*tree.Tree, collectio
 	}
 	writer, _ := rec.Metadata[MetaWriter].(string)
 	return t, rec, writer == WriterName && rec.Metadata[MetaDirty] != true, nil
-}
-
-// readIndexManifest returns the manifest of the sharded tree index of
-// the tree record treeID, or nil when there is none (or it cannot be
-// read: its shards are then left to --prune).
-func readIndexManifest(ctx context.Context, dst Target, treeID string) *collection.Manifest {
-	rec, err := dst.Tree(ctx, treeindex.RecordID(treeID))
-	if err != nil {
-		return nil
-	}
-	m, _, _ := collection.ParseManifest(rec.Document)
-	return m
 }
 
 // markDirty marks the previous tree record dirty, once, before the first

@@ -3,6 +3,7 @@ package ingest
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 
@@ -73,6 +74,14 @@ func TreeMetadata() map[string]any {
 // tree (IndexDoc). maxBytes must be 0 (no limit) or at least
 // collection.MinShardBytes. The result depends on its arguments only.
 func BuildTree(treeID string, entries []tree.Entry, compressed bool, maxBytes int) (*TreeRecords, error) {
+	return BuildTreeWith(treeID, entries, compressed, maxBytes, TreeMetadata())
+}
+
+// BuildTreeWith is BuildTree with the tree record's metadata given (the
+// compact index carries it too, and its record names meta's MetaWriter):
+// chromafs adopt writes a tree whose chunks are not in ingest's layout,
+// and says so in its metadata.
+func BuildTreeWith(treeID string, entries []tree.Entry, compressed bool, maxBytes int, meta map[string]any) (*TreeRecords, error) {
 	doc, err := tree.Encode(entries, compressed)
 	if err != nil {
 		return nil, fmt.Errorf("encode tree: %w", err)
@@ -91,7 +100,7 @@ func BuildTree(treeID string, entries []tree.Entry, compressed bool, maxBytes in
 		}
 	}
 	version := collection.TreeVersionOf(doc)
-	payload, err := treeindex.Encode(read, version, TreeMetadata())
+	payload, err := treeindex.Encode(read, version, meta)
 	if err != nil {
 		return nil, fmt.Errorf("encode tree index: %w", err)
 	}
@@ -108,7 +117,7 @@ func BuildTree(treeID string, entries []tree.Entry, compressed bool, maxBytes in
 			ID:       treeID,
 			Document: string(manifest),
 			System:   true,
-			Metadata: TreeMetadata(),
+			Metadata: maps.Clone(meta),
 		},
 		IndexDoc:    indexDoc,
 		IndexShards: indexShards,
@@ -116,7 +125,7 @@ func BuildTree(treeID string, entries []tree.Entry, compressed bool, maxBytes in
 			ID:       indexID,
 			Document: string(indexManifest),
 			System:   true,
-			Metadata: map[string]any{MetaSystem: true, MetaWriter: WriterName, treeindex.StampKey: version},
+			Metadata: map[string]any{MetaSystem: true, MetaWriter: meta[MetaWriter], treeindex.StampKey: version},
 		},
 	}, nil
 }
@@ -176,4 +185,38 @@ func (t *TreeRecords) Write(ctx context.Context, dst collection.Writer, batchSiz
 		}
 	}
 	return true, nil
+}
+
+// StaleShards returns the ids of the shards of a previous tree and of
+// its index (their manifests; either may be nil) that t does not reuse:
+// a writer deletes them once Write has written t.
+func (t *TreeRecords) StaleShards(oldTree, oldIndex *collection.Manifest) []string {
+	keep := make(map[string]bool, len(t.Shards)+len(t.IndexShards))
+	for _, s := range slices.Concat(t.Shards, t.IndexShards) {
+		keep[s.ID] = true
+	}
+	var stale []string
+	for _, m := range []*collection.Manifest{oldTree, oldIndex} {
+		if m == nil {
+			continue
+		}
+		for _, id := range m.ShardIDs() {
+			if !keep[id] {
+				stale = append(stale, id)
+			}
+		}
+	}
+	return stale
+}
+
+// IndexManifest returns the manifest of the sharded compact index of the
+// tree record treeID in store, or nil when there is none (or it cannot
+// be read: its shards are then left to ingest's --prune).
+func IndexManifest(ctx context.Context, store collection.Store, treeID string) *collection.Manifest {
+	rec, err := store.Tree(ctx, treeindex.RecordID(treeID))
+	if err != nil {
+		return nil
+	}
+	m, _, _ := collection.ParseManifest(rec.Document)
+	return m
 }

@@ -252,6 +252,23 @@ func (s *Store) RecordsByID(ctx context.Context, ids []string) (map[string]colle
 	return out, nil
 }
 
+// DocumentsByID returns the documents of the records with the given ids
+// that exist. It counts as a ChunksByID.
+func (s *Store) DocumentsByID(ctx context.Context, ids []string) (map[string]string, error) {
+	if err := s.begin(ctx, OpChunksByID); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make(map[string]string, len(ids))
+	for _, id := range ids {
+		if i, ok := s.pos[id]; ok {
+			out[id] = s.records[i].Document
+		}
+	}
+	return out, nil
+}
+
 // cancelCheckEvery is how many records Chunks and Scan visit between two
 // looks at their context.
 const cancelCheckEvery = 256

@@ -267,6 +267,34 @@ func (c *checker) recordScanner(t *testing.T) bool {
 	return true
 }
 
+func (c *checker) documentReader(t *testing.T) bool {
+	r, ok := c.s.(collection.DocumentReader)
+	if !ok {
+		return false
+	}
+	// Every record, whatever its metadata (the tree record, a record of
+	// another layout, one without metadata), once though asked twice, and
+	// nothing for an id that does not exist.
+	var ids []string
+	for _, rec := range c.recs {
+		ids = append(ids, rec.ID)
+	}
+	ids = append(ids, ids[0], "no-such-record")
+	got, err := r.DocumentsByID(context.Background(), ids)
+	if err != nil {
+		t.Fatalf("DocumentsByID: %v", err)
+	}
+	if len(got) != len(c.recs) {
+		t.Errorf("DocumentsByID returned %d documents, want the %d records written", len(got), len(c.recs))
+	}
+	for _, rec := range c.recs {
+		if d, ok := got[rec.ID]; !ok || d != rec.Document {
+			t.Errorf("DocumentsByID: record %q: %q (%v), want %q", rec.ID, d, ok, rec.Document)
+		}
+	}
+	return true
+}
+
 func (c *checker) limiter(t *testing.T) bool {
 	r, ok := c.s.(collection.Limiter)
 	if !ok {

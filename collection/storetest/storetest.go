@@ -9,7 +9,8 @@
 // not a string, a record of another layout), then checks what every read
 // method returns against what the contracts say it must, computed from
 // the records written: Tree, Chunks, and, when the store implements them,
-// IDReader, PartReader, RecordReader, Scanner, RecordScanner, Searcher, VectorQuerier,
+// IDReader, PartReader, RecordReader, Scanner, RecordScanner,
+// DocumentReader, Searcher, VectorQuerier,
 // TreeVersioner and Limiter; then cancelled contexts, concurrent reads,
 // and, on a second new store, the Writer's replacing, deleting and
 // ChunkIDs.
@@ -73,6 +74,7 @@ func TestStore(t *testing.T, newStore func(t *testing.T) Store, opts Options) {
 	c.optional(t, "RecordReader", func(t *testing.T) bool { return c.recordReader(t) })
 	c.optional(t, "Scanner", func(t *testing.T) bool { return c.scanner(t) })
 	c.optional(t, "RecordScanner", func(t *testing.T) bool { return c.recordScanner(t) })
+	c.optional(t, "DocumentReader", func(t *testing.T) bool { return c.documentReader(t) })
 	c.optional(t, "Searcher", func(t *testing.T) bool { return c.searcher(t) })
 	c.optional(t, "VectorQuerier", func(t *testing.T) bool { return c.vectorQuerier(t) })
 	c.optional(t, "TreeVersioner", func(t *testing.T) bool { return c.treeVersioner(t) })
