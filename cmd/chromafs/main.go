@@ -184,7 +184,7 @@ resolve against the root.`,
 	}
 	root.AddCommand(
 		grepCommand(g), searchCommand(g), shCommand(g), mcpCommand(g),
-		ingestCommand(g), validateCommand(g),
+		ingestCommand(g), adoptCommand(g), validateCommand(g),
 		serveCommand(g), hashPasswordCommand(), hashTokenCommand(),
 		versionCommand(),
 	)
@@ -207,8 +207,7 @@ func (g *globals) groupList() []string {
 }
 
 func (g *globals) separatorValue() string {
-	r := strings.NewReplacer(`\n`, "\n", `\t`, "\t", `\\`, `\`)
-	return r.Replace(g.separator)
+	return unescapeSep(g.separator)
 }
 
 // openStore connects to the collection.
