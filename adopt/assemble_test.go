@@ -329,7 +329,7 @@ func corpus(t *testing.T) map[string]string {
 		}
 		return b.String()
 	}
-	for i := range 300 {
+	for i := range generatedPages {
 		var b strings.Builder
 		fmt.Fprintf(&b, "# Page %d\n\n", i)
 		for range 1 + rng.IntN(30) {

@@ -3,8 +3,9 @@ package adopt
 import (
 	"fmt"
 	"regexp"
+	"sort"
 	"strings"
-	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // This file ports, for tests, the splitters whose chunks adopt
@@ -29,11 +30,11 @@ type lcSplitter struct {
 }
 
 func newJSSplitter(size, overlap int) *lcSplitter {
-	return &lcSplitter{size, overlap, func(s string) int { return len(utf16.Encode([]rune(s))) }}
+	return &lcSplitter{size, overlap, func(s string) int { return unitLen(s, UTF16) }}
 }
 
 func newPySplitter(size, overlap int) *lcSplitter {
-	return &lcSplitter{size, overlap, func(s string) int { return len([]rune(s)) }}
+	return &lcSplitter{size, overlap, utf8.RuneCountInString}
 }
 
 var lcSeparators = []string{"\n\n", "\n", " ", ""}
@@ -135,26 +136,24 @@ func jsPieces(sp *lcSplitter, text string) []Piece {
 	at16 := make([]int, len(text)+1)
 	n := 0
 	for i, r := range text {
-		at16[i] = n
-		n += len(utf16.Encode([]rune{r}))
+		for j := i; j < i+utf8.RuneLen(r); j++ {
+			at16[j] = n // continuation bytes: the character's offset
+		}
+		if r >= 0x10000 {
+			n += 2
+		} else {
+			n++
+		}
 	}
 	at16[len(text)] = n
+	// byteAt returns the first byte at or after UTF-16 offset i16.
+	byteAt := func(i16 int) int { return sort.SearchInts(at16, i16) }
 	indexOf := func(chunk string, from16 int) int {
-		from := 0
-		for from < len(text) && at16[from] < from16 {
-			from++
-		}
+		from := byteAt(from16)
 		if i := strings.Index(text[from:], chunk); i >= 0 {
 			return at16[from+i]
 		}
 		return -1
-	}
-	byteAt := func(i16 int) int {
-		b := 0
-		for b < len(text) && at16[b] < i16 {
-			b++
-		}
-		return b
 	}
 	newlines := func(a, b int) int { return strings.Count(text[byteAt(a):byteAt(b)], "\n") }
 	var ps []Piece

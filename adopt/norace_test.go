@@ -1,0 +1,7 @@
+//go:build !race
+
+package adopt
+
+// generatedPages is the number of generated pages in the splitter
+// corpus (see race_test.go).
+const generatedPages = 300
