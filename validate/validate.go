@@ -26,6 +26,16 @@
 // ignore because it is stale. A collection without an index (written by
 // another tool) has nothing to check.
 //
+// # Adopted collections
+//
+// Pages of a collection that another tool wrote and chromafs adopt made
+// a tree for (tree entries with parts) are built from their chunks by id
+// as readers build them, when the store implements
+// collection.DocumentReader: a page whose chunks no longer build the
+// size and hash the tree records is an error (adopt the collection
+// again); a page adopt could not rebuild exactly is a warning that says
+// which bytes were guessed.
+//
 // # Lazy pointers
 //
 // With Options.CheckPointers, Run also fetches every lazy pointer (tree
@@ -208,7 +218,7 @@ func Run(ctx context.Context, store Store, opt Options) (*Report, error) {
 		return nil, err
 	}
 	known := map[string]bool{}
-	var pointers []*tree.Entry
+	var pointers, adopted []*tree.Entry
 	if t != nil {
 		for _, p := range t.Problems() {
 			add(Error, p.Slug, "tree entry skipped: %s", p.Reason)
@@ -235,6 +245,10 @@ func Run(ctx context.Context, store Store, opt Options) (*Report, error) {
 					}
 				}
 			}
+			if e.Parts != "" {
+				adopted = append(adopted, e)
+				continue
+			}
 			if e.URL != "" {
 				if opt.CheckPointers {
 					pointers = append(pointers, e)
@@ -255,6 +269,11 @@ func Run(ctx context.Context, store Store, opt Options) (*Report, error) {
 		}
 	}
 	r.Findings = append(r.Findings, checkPointers(ctx, pointers, opt)...)
+	found, err := checkAdopted(ctx, store, adopted)
+	if err != nil {
+		return nil, err
+	}
+	r.Findings = append(r.Findings, found...)
 	var orphans []string
 	for slug := range bySlug {
 		if !known[slug] {
@@ -270,6 +289,59 @@ func Run(ctx context.Context, store Store, opt Options) (*Report, error) {
 
 	slices.SortStableFunc(r.Findings, func(a, b Finding) int { return strings.Compare(a.Slug, b.Slug) })
 	return r, nil
+}
+
+// checkAdopted checks the pages of a collection that another tool wrote
+// (tree entries with parts, written by chromafs adopt): each page's
+// chunks, fetched by id, must build the page whose size and hash the
+// tree records (an error: the chunks changed since the collection was
+// adopted); a page that is not exact is a warning that says what was
+// guessed.
+func checkAdopted(ctx context.Context, store Store, entries []*tree.Entry) ([]Finding, error) {
+	if len(entries) == 0 {
+		return nil, nil
+	}
+	var out []Finding
+	add := func(s Severity, slug, format string, args ...any) {
+		out = append(out, Finding{s, slug, fmt.Sprintf(format, args...)})
+	}
+	dr, ok := store.(collection.DocumentReader)
+	if !ok {
+		add(Warning, "", "%d pages another tool wrote (chromafs adopt) are not checked: the store cannot fetch documents by id", len(entries))
+	}
+	recipes := make([]*collection.Recipe, len(entries))
+	var ids []string
+	for i, e := range entries {
+		r, err := collection.ParseRecipe(e.Parts)
+		if err != nil {
+			add(Error, e.Slug, "%s", strings.TrimPrefix(err.Error(), collection.ErrCorruptPage.Error()+": "))
+			continue
+		}
+		recipes[i] = r
+		ids = append(ids, r.IDs()...)
+		switch r.Exactness {
+		case "edges-assumed":
+			add(Warning, e.Slug, "reassembled from trimmed chunks: %s", r.Why)
+		case "inexact":
+			add(Warning, e.Slug, "reassembled inexactly, with guessed whitespace: %s", r.Why)
+		}
+	}
+	if !ok || len(ids) == 0 {
+		return out, nil
+	}
+	docs, err := dr.DocumentsByID(ctx, ids)
+	if err != nil {
+		return nil, fmt.Errorf("validate: fetch the chunks of adopted pages: %w", err)
+	}
+	for i, e := range entries {
+		if recipes[i] == nil {
+			continue
+		}
+		if _, err := collection.AssembleRecipe(e, recipes[i], docs); err != nil {
+			add(Error, e.Slug, "%s", strings.TrimPrefix(err.Error(), collection.ErrCorruptPage.Error()+": "))
+		}
+	}
+	return out, nil
 }
 
 // checkPointers fetches the pointers and returns their findings.

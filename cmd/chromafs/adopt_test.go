@@ -18,6 +18,13 @@ import (
 // locTo, uuid-like ids): each paragraph a chunk, trimmed, no overlap. It
 // returns the number of pages written.
 func writeForeign(t *testing.T, url, coll string) int {
+	n, _ := writeForeignIDs(t, url, coll)
+	return n
+}
+
+// writeForeignIDs is writeForeign, and returns the id of the first chunk
+// written too.
+func writeForeignIDs(t *testing.T, url, coll string) (int, string) {
 	t.Helper()
 	ctx := context.Background()
 	c, err := chromastore.Open(ctx, chromastore.Config{URL: url, Collection: coll, Create: true})
@@ -52,14 +59,14 @@ func writeForeign(t *testing.T, url, coll string) int {
 	if err := c.Upsert(ctx, recs); err != nil {
 		t.Fatal(err)
 	}
-	return n
+	return n, recs[0].ID
 }
 
 func TestAdopt(t *testing.T) {
 	srv := testenv.Chroma(t)
 	coll := testenv.CollectionName(t)
 	g := []string{"--chroma-url", srv.URL, "--collection", coll}
-	pages := writeForeign(t, srv.URL, coll)
+	pages, firstID := writeForeignIDs(t, srv.URL, coll)
 
 	out, errOut, code := cli(t, append(g, "adopt", "--dry-run")...)
 	if code != 0 {
@@ -94,6 +101,19 @@ func TestAdopt(t *testing.T) {
 	out, _, code = cli(t, append(g, "adopt")...)
 	if code != 0 || !strings.Contains(out, fmt.Sprintf("0 added, 0 changed, 0 removed, %d unchanged", pages)) {
 		t.Errorf("adopt again: status %d\n%s", code, out)
+	}
+	// validate builds every page from its chunks by id, as readers do.
+	out, errOut, code = cli(t, append(g, "validate")...)
+	if code != 0 || !strings.Contains(out, "reassembled inexactly, with guessed whitespace") || !strings.Contains(out, " 0 errors") {
+		t.Errorf("validate: status %d\n%s%s", code, out, errOut)
+	}
+	// The other tool rewrites a chunk: validate says to adopt again.
+	if err := c.Upsert(context.Background(), []collection.Record{{ID: firstID, Document: "changed", Metadata: map[string]any{"source": "/srv/site/docs/x.md"}}}); err != nil {
+		t.Fatal(err)
+	}
+	out, _, code = cli(t, append(g, "validate", "-q")...)
+	if code != 1 || !strings.Contains(out, "adopt it again") {
+		t.Errorf("validate after a chunk changed: status %d\n%s", code, out)
 	}
 }
 
