@@ -2,7 +2,9 @@
 // two ways they load it: with chromafs's ingest (line-aligned chunks,
 // sizes and hashes in the tree) and the way foreign writers do (chunks cut
 // mid-line, shuffled, a compressed tree without sizes). It is for tests
-// only.
+// only. Its subpackage awkward is a folder of content that is hard to chunk
+// and reassemble (non-BMP text, CRLF, long lines, empty files), for the
+// tests of collections written by other tools.
 package testcorpus
 
 import (
