@@ -6,13 +6,14 @@
 GO      ?= go
 CHROMA  := internal/testenv/chroma
 MCPCLIENT := internal/testenv/mcpclient
+WRITERS := internal/testenv/writers
 BIN     := bin/chromafs
 
-.PHONY: all demo test deps deps-go deps-chroma deps-mcpclient deps-redis deps-tools build lint bench clean stop-demo
+.PHONY: all demo test deps deps-go deps-chroma deps-mcpclient deps-writers deps-redis deps-tools build lint bench clean stop-demo
 
 all: build
 
-deps: deps-go deps-chroma deps-mcpclient deps-redis deps-tools
+deps: deps-go deps-chroma deps-mcpclient deps-writers deps-redis deps-tools
 
 deps-go:
 	$(GO) mod download
@@ -29,6 +30,17 @@ $(CHROMA)/node_modules/.bin/chroma: $(CHROMA)/package.json $(CHROMA)/package-loc
 deps-mcpclient: $(MCPCLIENT)/node_modules/.package-lock.json
 $(MCPCLIENT)/node_modules/.package-lock.json: $(MCPCLIENT)/package.json $(MCPCLIENT)/package-lock.json
 	cd $(MCPCLIENT) && npm ci --no-audit --no-fund
+	touch $@
+
+# The real writers of other tools' layouts (LangChain.js, LlamaIndex.TS
+# and their Chroma stores), run by write.mjs for testenv.WriteWith.
+# --ignore-scripts: a transitive sharp downloads a binary at install,
+# which fails offline, and nothing here needs it; --omit=optional: the
+# chromadb client's optional server bindings (400 MB) and onnxruntime-node
+# are not used either.
+deps-writers: $(WRITERS)/node_modules/.package-lock.json
+$(WRITERS)/node_modules/.package-lock.json: $(WRITERS)/package.json $(WRITERS)/package-lock.json
+	cd $(WRITERS) && npm ci --ignore-scripts --omit=optional --no-audit --no-fund
 	touch $@
 
 # Debian's redis-server, for the cache tests.

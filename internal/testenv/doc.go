@@ -27,6 +27,14 @@
 // [NewRedisSentinel] a Redis master with a Sentinel, each private to one
 // test as [NewRedis] is; [RedisCluster.Kill] kills one master.
 //
+// # Real writers
+//
+// [WriteWith] writes a docs folder into a new collection of a Chroma server
+// with the real npm packages of LangChain.js or LlamaIndex.TS ([Writer],
+// [SplitMode]), through internal/testenv/writers/write.mjs, so that tests
+// read the layouts those libraries really write. The packages are
+// installed by `make deps-writers` (part of `make deps`).
+//
 // # Environment
 //
 //   - CHROMA_URL, REDIS_URL: use this running server instead of starting
