@@ -17,6 +17,12 @@ type Attributes struct {
 	// must not be modified.
 	Public bool
 	Groups []string
+	// Reassembly says, for a file of a collection that another tool
+	// wrote in overlapping, trimmed chunks (chromafs adopt), how exactly
+	// it was put together from them: "exact", or "edges-assumed: " or
+	// "inexact: " and which bytes were guessed. It is "" for a file
+	// stored as it was written.
+	Reassembly string
 }
 
 // Attributer is implemented by the Sys value of an fs.FileInfo (or by the

@@ -59,7 +59,8 @@ in printf (%%-20n, %%10s). Any other sequence prints "?".
 // Without a format it prints the file's name, size and type, mode,
 // modification time, and, when the filesystem records them
 // (fscap.AttributesOf: chromafs's tree does), the file's content type,
-// hash, pointer URL and visibility. Exit status: 0, or 1 when an operand
+// hash, how exactly it was reassembled (a file another tool wrote in
+// overlapping, trimmed chunks), pointer URL and visibility. Exit status: 0, or 1 when an operand
 // is missing or on a usage error (as GNU stat).
 func Stat(ctx context.Context, env *Env, args []string) int {
 	r := newRun(ctx, env, "stat")
@@ -142,6 +143,9 @@ func (r *run) statDefault(a string, fi fs.FileInfo) {
 	}
 	if at.Hash != "" {
 		fmt.Fprintf(w, "  Hash: %s\n", at.Hash)
+	}
+	if at.Reassembly != "" {
+		fmt.Fprintf(w, "Reassembled: %s\n", at.Reassembly)
 	}
 	if at.URL != "" {
 		fmt.Fprintf(w, "   URL: %s\n", at.URL)

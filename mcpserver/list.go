@@ -164,6 +164,7 @@ type StatResult struct {
 	ModTime     string `json:"mod_time,omitempty" jsonschema:"the modification time (RFC 3339), when known"`
 	ContentType string `json:"content_type,omitempty" jsonschema:"the MIME type the documentation records, when it does"`
 	Hash        string `json:"hash,omitempty" jsonschema:"the content hash the documentation records, such as sha256:<hex>"`
+	Reassembled string `json:"reassembled,omitempty" jsonschema:"for a page rebuilt from another tool's overlapping, trimmed chunks: exact, or edges-assumed or inexact and which bytes were guessed"`
 	Entries     int    `json:"entries,omitempty" jsonschema:"a directory's number of entries"`
 }
 
@@ -192,7 +193,7 @@ func (s *server) stat(ctx context.Context, req *mcp.CallToolRequest, in statIn) 
 		out.Entries = len(entries)
 	} else {
 		if a, ok := fscap.AttributesOf(fi); ok {
-			out.ContentType, out.Hash = a.ContentType, a.Hash
+			out.ContentType, out.Hash, out.Reassembled = a.ContentType, a.Hash, a.Reassembly
 		}
 	}
 	return textResult(statText(out)), out, nil
@@ -217,6 +218,9 @@ func statText(r StatResult) string {
 	}
 	if r.Hash != "" {
 		fmt.Fprintf(&b, "hash: %s\n", r.Hash)
+	}
+	if r.Reassembled != "" {
+		fmt.Fprintf(&b, "reassembled: %s\n", r.Reassembled)
 	}
 	return b.String()
 }

@@ -1,6 +1,7 @@
 package tree
 
 import (
+	"encoding/json"
 	"strconv"
 	"time"
 
@@ -62,7 +63,28 @@ func (e *Entry) Attributes() (a fscap.Attributes, ok bool) {
 		URL:         e.URL,
 		Public:      e.IsPublic,
 		Groups:      e.Groups,
+		Reassembly:  reassembly(e.Parts),
 	}, true
+}
+
+// reassembly returns fscap.Attributes.Reassembly for an entry's parts:
+// their exactness ("x") and why ("w"), or "" without parts. Parts that
+// do not decode say so (reading the page fails with the reason).
+func reassembly(parts string) string {
+	if parts == "" {
+		return ""
+	}
+	var r struct {
+		X string `json:"x"`
+		W string `json:"w"`
+	}
+	if err := json.Unmarshal([]byte(parts), &r); err != nil || r.X == "" {
+		return "unknown: the tree's parts of the page do not decode"
+	}
+	if r.W == "" {
+		return r.X
+	}
+	return r.X + ": " + r.W
 }
 
 // Visible reports whether the entry is visible to a user with the given

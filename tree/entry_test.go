@@ -16,9 +16,12 @@ func TestEntryAttributes(t *testing.T) {
 		want string
 		ok   bool
 	}{
-		{"nil (a directory's Sys)", nil, "{   false []}", false},
-		{"public page", &tree.Entry{Slug: "a.md", IsPublic: true, Hash: "sha256:ab", ContentType: "text/markdown"}, "{text/markdown sha256:ab  true []}", true},
-		{"pointer for groups", &tree.Entry{Slug: "b.yaml", Groups: []string{"eng", "ops"}, URL: "https://x/b.yaml"}, "{  https://x/b.yaml false [eng ops]}", true},
+		{"nil (a directory's Sys)", nil, "{   false [] }", false},
+		{"public page", &tree.Entry{Slug: "a.md", IsPublic: true, Hash: "sha256:ab", ContentType: "text/markdown"}, "{text/markdown sha256:ab  true [] }", true},
+		{"pointer for groups", &tree.Entry{Slug: "b.yaml", Groups: []string{"eng", "ops"}, URL: "https://x/b.yaml"}, "{  https://x/b.yaml false [eng ops] }", true},
+		{"adopted page", &tree.Entry{Slug: "c.md", IsPublic: true, Parts: `{"x":"inexact","w":"a gap","p":[["a",0]]}`}, "{   true [] inexact: a gap}", true},
+		{"exact adopted page", &tree.Entry{Slug: "d.md", IsPublic: true, Parts: `{"x":"exact","p":[["a",0]]}`}, "{   true [] exact}", true},
+		{"parts that do not decode", &tree.Entry{Slug: "e.md", IsPublic: true, Parts: `{"p":`}, "{   true [] unknown: the tree's parts of the page do not decode}", true},
 	}
 	for _, tt := range tests {
 		a, ok := tt.e.Attributes()
