@@ -69,7 +69,7 @@ func (f *file) loadLocked(op string) error {
 	if f.data != nil {
 		return nil
 	}
-	data, err := f.fsys.s.load(f.fsys.ctx, f.node)
+	data, err := f.fsys.s.pages.Load(f.fsys.ctx, f.node)
 	if err != nil {
 		return &fs.PathError{Op: op, Path: f.name, Err: err}
 	}
@@ -91,7 +91,7 @@ func (f *file) ranger() (pointer.RangeResolver, bool) {
 	if e.URL == "" || e.Size <= rangeWindow {
 		return nil, false
 	}
-	rr, ok := f.fsys.s.resolver.(pointer.RangeResolver)
+	rr, ok := f.fsys.s.pages.Resolver().(pointer.RangeResolver)
 	return rr, ok
 }
 
@@ -122,12 +122,12 @@ func (f *file) readRangeLocked(rr pointer.RangeResolver, b []byte, off int64, fi
 			}
 			continue
 		}
-		if data, ok := s.cached(ctx, f.node); ok && int64(len(data)) == size {
+		if data, ok := s.pages.Cached(ctx, f.node); ok && int64(len(data)) == size {
 			f.data, f.win = data, nil
 			continue
 		}
 		want := min(max(int64(len(b)-n), rangeWindow), size-pos)
-		data, full, err := s.resolveRange(ctx, rr, f.node, pos, want)
+		data, full, err := s.pages.ResolveRange(ctx, rr, f.node, pos, want)
 		if err != nil {
 			return n, &fs.PathError{Op: "read", Path: f.name, Err: err}
 		}
@@ -218,7 +218,7 @@ func (f *file) Seek(offset int64, whence int) (int64, error) {
 	case io.SeekEnd:
 		size, ok := int64(len(f.data)), f.data != nil
 		if !ok {
-			size, ok = f.fsys.s.knownSize(f.node)
+			size, ok = f.fsys.s.pages.KnownSize(f.node)
 		}
 		if !ok {
 			if err := f.loadLocked("seek"); err != nil {

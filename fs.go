@@ -17,7 +17,7 @@ import (
 	"github.com/chromafs/chromafs/cachepkg"
 	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/fscap"
-	"github.com/chromafs/chromafs/pointer"
+	"github.com/chromafs/chromafs/internal/pageload"
 	"github.com/chromafs/chromafs/tree"
 )
 
@@ -63,17 +63,21 @@ type session struct {
 	// lineAligned: the tree record says collection.LineAlignedKey: true.
 	lineAligned bool
 	treeTime    time.Time        // the tree record's collection.TreeModTimeKey, or zero
-	sizes       sync.Map         // slug -> int64, sizes learned by reading
-	resolver    pointer.Resolver // fetches lazy pointers; nil: none is fetched
-	shared      *Shared          // where concurrent page fetches meet
-
-	preloadBytes int64 // the budget of Preload (WithPreload)
+	shared      *Shared          // where sessions meet
+	pages       *pageload.Loader // reads the pages
 
 	scopesMu sync.Mutex
 	scopes   map[string]*queryScope // Query's filters, by directory
 
 	fg gate // requests of the session's own reads, searches and prefetches
 }
+
+// gate is the session's pageload.Gate, which its Loader enters for reads
+// and prefetches and the coarse filter and Query for their searches.
+type gate struct{ pageload.Gate }
+
+func (g *gate) enter() { g.Enter() }
+func (g *gate) leave() { g.Leave() }
 
 var _ interface {
 	fs.ReadDirFS
@@ -134,14 +138,24 @@ func New(ctx context.Context, store collection.Store, opts ...Option) (*FS, erro
 		version:     st.version,
 		lineAligned: st.lineAligned,
 		treeTime:    st.modTime,
-		resolver:    cfg.resolver,
 		shared:      sh,
-
-		preloadBytes: cfg.preloadBytes,
 	}
 	if ir, ok := store.(collection.IDReader); ok && st.chunkIDs {
 		s.byID = ir
 	}
+	s.pages = pageload.New(pageload.Config{
+		Store:        store,
+		Layout:       cfg.layout,
+		Sep:          cfg.separator,
+		Cache:        cfg.cache,
+		Log:          cfg.logger,
+		Resolver:     cfg.resolver,
+		ByID:         s.byID,
+		Version:      st.version,
+		PreloadBytes: cfg.preloadBytes,
+		Flights:      &sh.flights,
+		Gate:         &s.fg.Gate,
+	})
 	return &FS{s: s, ctx: context.Background()}, nil
 }
 
@@ -505,7 +519,7 @@ func (fsys *FS) ReadFileShared(name string) ([]byte, error) {
 	if n.IsDir {
 		return nil, &fs.PathError{Op: "read", Path: name, Err: errIsDir}
 	}
-	data, err := fsys.s.load(fsys.ctx, n)
+	data, err := fsys.s.pages.Load(fsys.ctx, n)
 	if err != nil {
 		return nil, &fs.PathError{Op: "read", Path: name, Err: err}
 	}
@@ -561,7 +575,7 @@ func (fsys *FS) info(n *tree.Node) (*fileInfo, error) {
 	if n.IsDir {
 		return fsys.s.nodeInfo(n, 0), nil
 	}
-	size, err := fsys.s.size(fsys.ctx, n)
+	size, err := fsys.s.pages.Size(fsys.ctx, n)
 	if err != nil {
 		return nil, err
 	}
@@ -572,29 +586,6 @@ func (fsys *FS) info(n *tree.Node) (*fileInfo, error) {
 // size (0 for a directory) is known.
 func (s *session) nodeInfo(n *tree.Node, size int64) *fileInfo {
 	return &fileInfo{node: n, size: size, mod: s.modTime(n)}
-}
-
-// knownSize returns the size of a page if it is known without a read.
-func (s *session) knownSize(n *tree.Node) (int64, bool) {
-	if n.Entry.Size >= 0 {
-		return n.Entry.Size, true
-	}
-	if v, ok := s.sizes.Load(n.Path); ok {
-		return v.(int64), true
-	}
-	return 0, false
-}
-
-// size returns the size of a page, reading it if needed.
-func (s *session) size(ctx context.Context, n *tree.Node) (int64, error) {
-	if sz, ok := s.knownSize(n); ok {
-		return sz, nil
-	}
-	data, err := s.load(ctx, n)
-	if err != nil {
-		return 0, err
-	}
-	return int64(len(data)), nil
 }
 
 // fileInfo is the fs.FileInfo of a node. Make it with session.nodeInfo,

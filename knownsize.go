@@ -1,11 +1,9 @@
 package chromafs
 
 import (
-	"context"
 	"io/fs"
 	"time"
 
-	"github.com/chromafs/chromafs/cachepkg"
 	"github.com/chromafs/chromafs/tree"
 )
 
@@ -30,7 +28,7 @@ func (fsys *FS) StatNoRead(name string) (fi fs.FileInfo, sizeKnown bool, err err
 		return nil, false, err
 	}
 	if !n.IsDir {
-		if _, ok := fsys.s.knownSize(n); !ok && !fsys.s.localSize(fsys.ctx, n) {
+		if _, ok := fsys.s.pages.KnownSize(n); !ok && !fsys.s.pages.LocalSize(fsys.ctx, n) {
 			return unsizedInfo{n}, false, nil
 		}
 	}
@@ -40,30 +38,6 @@ func (fsys *FS) StatNoRead(name string) (fi fs.FileInfo, sizeKnown bool, err err
 		return nil, false, &fs.PathError{Op: "stat", Path: name, Err: err}
 	}
 	return info, true, nil
-}
-
-// localSize learns the size of page n from the memory part of the page
-// cache, if it is there, and reports whether it did. It never asks a
-// remote cache or the store.
-func (s *session) localSize(ctx context.Context, n *tree.Node) bool {
-	c := s.cache
-	if t, ok := c.(*cachepkg.Tiered); ok {
-		c = t.Front // never the shared back tier
-	}
-	local, ok := c.(cachepkg.Local)
-	if !ok {
-		return false
-	}
-	key := s.cacheKey(n)
-	if !local.HasLocal(key) {
-		return false
-	}
-	data, ok, err := c.Get(ctx, key)
-	if err != nil || !ok {
-		return false
-	}
-	s.learnSize(n, len(data))
-	return true
 }
 
 // unsizedInfo is the FileInfo of a page whose size is not known without

@@ -129,3 +129,13 @@ func WithCache(c cachepkg.Cache) Option {
 func WithLogger(l *slog.Logger) Option {
 	return func(c *config) { c.logger = l }
 }
+
+// WithPreload sets the budget of FS.Preload: the most content, in bytes,
+// that it loads into the page cache. A session whose visible pages hold
+// more is not preloaded (its searches still remember the store's answers:
+// see FS.Candidates). 0 means the default, 64 MiB; a negative maxBytes
+// turns Preload off. The page cache (WithCache) should hold at least the
+// budget, or preloaded pages push each other out.
+func WithPreload(maxBytes int64) Option {
+	return func(c *config) { c.preloadBytes = maxBytes }
+}

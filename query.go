@@ -186,7 +186,7 @@ func (fsys *FS) rel(p string) string {
 // starts, from the page's content.
 func (fsys *FS) chunkLine(ctx context.Context, n *tree.Node, c collection.Chunk) (int, error) {
 	s := fsys.s
-	data, err := s.load(ctx, n)
+	data, err := s.pages.Load(ctx, n)
 	if err != nil {
 		return 0, &fs.PathError{Op: "query", Path: fsys.rel(n.Path), Err: err}
 	}
@@ -201,7 +201,7 @@ func (fsys *FS) chunkLine(ctx context.Context, n *tree.Node, c collection.Chunk)
 		// The text occurs more than once (or nowhere, if the page changed
 		// under us): the chunks before it tell where it starts.
 		s.fg.enter()
-		chunks, err := s.fetch(ctx, []*tree.Node{n})
+		chunks, err := s.pages.Fetch(ctx, []*tree.Node{n})
 		s.fg.leave()
 		if err != nil {
 			return 0, &fs.PathError{Op: "query", Path: fsys.rel(n.Path), Err: err}

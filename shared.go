@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"github.com/chromafs/chromafs/internal/coarse"
+	"github.com/chromafs/chromafs/internal/pageload"
 	"github.com/chromafs/chromafs/tree"
 )
 
@@ -60,12 +61,11 @@ type Shared struct {
 	// tree version and literal set (see coarseKey).
 	coarse *otter.Cache[string, *coarse.Bits]
 
-	preloads   sync.Map           // preloadKey -> *preloadRun in progress
 	badIndex   sync.Map           // collection id and version -> error: a lazy index with a bad block
 	health     sync.Map           // collection id and version -> *coarse.Health: the coarse filter's self-check (coarsecheck.go)
 	noMarker   sync.Map           // collection id -> true: no tree version marker the last time (a hint for indexTree that Drop and Reset keep)
 	treeFlight singleflight.Group // by collection id and tree id
-	pageFlight singleflight.Group // by page cache key and layout
+	flights    pageload.Flights   // page fetches and preloads in flight
 
 	// The backoff of a remembered tree failure: the first wait, and the
 	// most it doubles to while the tree record stays the same.

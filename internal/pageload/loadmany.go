@@ -1,4 +1,4 @@
-package chromafs
+package pageload
 
 import (
 	"context"
@@ -43,7 +43,7 @@ const (
 // bulkLoad is one loadMany's read of pages: their chunks as they come in,
 // the assembling goroutines and their results.
 type bulkLoad struct {
-	s      *session
+	l      *Loader
 	pages  []*tree.Node
 	keys   []string       // the pages' cache keys
 	at     map[string]int // page index by slug
@@ -73,13 +73,13 @@ type job struct {
 
 // newBulkLoad prepares the read of pages, whose cache keys are keys, with
 // workers goroutines to assemble them.
-func newBulkLoad(s *session, pages []*tree.Node, keys []string, loaded func(int, []byte), workers int) *bulkLoad {
+func newBulkLoad(l *Loader, pages []*tree.Node, keys []string, loaded func(int, []byte), workers int) *bulkLoad {
 	b := &bulkLoad{
-		s:      s,
+		l:      l,
 		pages:  pages,
 		keys:   keys,
 		at:     make(map[string]int, len(pages)),
-		byID:   s.byID != nil,
+		byID:   l.c.ByID != nil,
 		loaded: loaded,
 		state:  make([]pageState, len(pages)),
 		chunks: make([][]collection.Chunk, len(pages)),
@@ -166,7 +166,7 @@ func (b *bulkLoad) work() {
 		}
 		n, chunks := b.pages[j.i], b.chunks[j.i]
 		b.mu.Unlock()
-		data, err := assemble(n, chunks, b.s.sep)
+		data, err := b.l.assemble(n, chunks)
 		b.mu.Lock()
 		if !j.final && b.state[j.i] != early {
 			b.mu.Unlock()
@@ -177,7 +177,7 @@ func (b *bulkLoad) work() {
 		b.handed[j.i] = b.handed[j.i] || give
 		b.mu.Unlock()
 		if err == nil {
-			b.s.learnSize(n, len(data))
+			b.l.learnSize(n, len(data))
 		}
 		if give {
 			b.loaded(j.i, data)
@@ -222,7 +222,7 @@ func (b *bulkLoad) settle(ctx context.Context) error {
 		slugs[k] = b.pages[i].Path
 		again[slugs[k]] = i
 	}
-	chunks, err := b.s.store.Chunks(ctx, b.s.layout, slugs)
+	chunks, err := b.l.c.Store.Chunks(ctx, b.l.c.Layout, slugs)
 	if err != nil {
 		return fmt.Errorf("fetch chunks: %w", err)
 	}
@@ -288,15 +288,15 @@ func (b *bulkLoad) store(ctx context.Context) int64 {
 	if len(values) == 0 {
 		return 0
 	}
-	if err := b.s.cache.PutMany(ctx, values); err != nil {
-		b.s.log.Warn("chromafs: page cache write failed", "err", err)
+	if err := b.l.c.Cache.PutMany(ctx, values); err != nil {
+		b.l.c.Log.Warn("chromafs: page cache write failed", "err", err)
 	}
 	return size
 }
 
 func (b *bulkLoad) readParts(ctx context.Context) error {
-	s := b.s
-	parts, streams := s.store.(collection.PartReader)
+	c := &b.l.c
+	parts, streams := c.Store.(collection.PartReader)
 	if b.byID {
 		var ids []string
 		for _, n := range b.pages {
@@ -309,10 +309,10 @@ func (b *bulkLoad) readParts(ctx context.Context) error {
 		}
 		var err error
 		if streams {
-			err = parts.ChunksByIDEach(ctx, s.layout, ids, b.add)
+			err = parts.ChunksByIDEach(ctx, c.Layout, ids, b.add)
 		} else {
 			var chunks []collection.Chunk
-			if chunks, err = s.byID.ChunksByID(ctx, s.layout, ids); err == nil {
+			if chunks, err = c.ByID.ChunksByID(ctx, c.Layout, ids); err == nil {
 				err = b.add(chunks)
 			}
 		}
@@ -327,10 +327,10 @@ func (b *bulkLoad) readParts(ctx context.Context) error {
 	}
 	var err error
 	if streams {
-		err = parts.ChunksEach(ctx, s.layout, slugs, b.add)
+		err = parts.ChunksEach(ctx, c.Layout, slugs, b.add)
 	} else {
 		var chunks []collection.Chunk
-		if chunks, err = s.store.Chunks(ctx, s.layout, slugs); err == nil {
+		if chunks, err = c.Store.Chunks(ctx, c.Layout, slugs); err == nil {
 			err = b.add(chunks)
 		}
 	}
