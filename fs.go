@@ -3,21 +3,17 @@ package chromafs
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io/fs"
 	"log/slog"
-	"math"
 	"path"
 	"slices"
-	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/chromafs/chromafs/cachepkg"
 	"github.com/chromafs/chromafs/collection"
-	"github.com/chromafs/chromafs/fscap"
 	"github.com/chromafs/chromafs/internal/pageload"
+	"github.com/chromafs/chromafs/internal/treeload"
 	"github.com/chromafs/chromafs/tree"
 )
 
@@ -122,7 +118,13 @@ func New(ctx context.Context, store collection.Store, opts ...Option) (*FS, erro
 	if sh == nil {
 		sh = defaultShared()
 	}
-	st, t, err := sh.currentTree(ctx, store, cfg.layout.TreeID, &cfg)
+	st, t, err := sh.trees.Current(ctx, store, cfg.layout.TreeID, &treeload.Options{
+		MaxAge:   cfg.treeMaxAge,
+		MaxStale: cfg.maxStale,
+		Limits:   cfg.treeLimits,
+		Cache:    cfg.cache,
+		Log:      cfg.logger,
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -135,12 +137,12 @@ func New(ctx context.Context, store collection.Store, opts ...Option) (*FS, erro
 		log:         cfg.logger,
 		tree:        t,
 		view:        t.View(cfg.groups),
-		version:     st.version,
-		lineAligned: st.lineAligned,
-		treeTime:    st.modTime,
+		version:     st.Version,
+		lineAligned: st.LineAligned,
+		treeTime:    st.ModTime,
 		shared:      sh,
 	}
-	if ir, ok := store.(collection.IDReader); ok && st.chunkIDs {
+	if ir, ok := store.(collection.IDReader); ok && st.ChunkIDs {
 		s.byID = ir
 	}
 	s.pages = pageload.New(pageload.Config{
@@ -151,258 +153,12 @@ func New(ctx context.Context, store collection.Store, opts ...Option) (*FS, erro
 		Log:          cfg.logger,
 		Resolver:     cfg.resolver,
 		ByID:         s.byID,
-		Version:      st.version,
+		Version:      st.Version,
 		PreloadBytes: cfg.preloadBytes,
 		Flights:      &sh.flights,
 		Gate:         &s.fg.Gate,
 	})
 	return &FS{s: s, ctx: context.Background()}, nil
-}
-
-// treeState is a collection's tree as a Shared last fetched it. The tree
-// itself is the one its Shared keeps parsed for the version, if it still
-// does.
-type treeState struct {
-	version     string
-	chunkIDs    bool      // the tree record declares collection.ChunkIDScheme
-	lineAligned bool      // the tree record declares collection.LineAlignedKey
-	modTime     time.Time // the tree record's collection.TreeModTimeKey, or zero
-	fetched     time.Time
-
-	// An episode of serving this state stale (WithStaleTree): when the
-	// store last failed to answer (Unix nanoseconds, 0 if never), and
-	// whether the episode's warning was logged.
-	failedAt atomic.Int64
-	warned   atomic.Bool
-}
-
-// treeFailure is a tree that failed to parse (or to assemble), kept so
-// that New does not fetch and parse it again on every call.
-type treeFailure struct {
-	version string // collection.TreeVersionOf the document; "" if not known
-	limits  tree.Limits
-	err     error
-	retry   time.Time     // no request before then
-	backoff time.Duration // the wait before retry
-}
-
-// markerMaxAge bounds how long a tree is trusted on the word of the
-// collection's TreeVersionKey (collection.TreeVersionKey) alone: a writer other than chromafs ingest
-// may change the tree record without updating the marker.
-const markerMaxAge = time.Minute
-
-// staleRetry is how often, while New serves a stale tree, it asks the
-// store again: so that a store that times out does not cost every New
-// its timeout.
-const staleRetry = time.Second
-
-// currentTree returns the collection's tree: the one fetched last if it is
-// younger than the max age, or if it is younger than markerMaxAge and the
-// collection's TreeVersionKey (collection.TreeVersionKey) names its version; else the tree record
-// fetched now (parsed only if this version was not parsed before). A
-// remembered failure is returned as it is until its retry time; an
-// unreachable store gives the tree fetched last, within WithStaleTree's
-// bound. A tree fetched last that sh no longer keeps parsed counts as
-// never fetched.
-func (sh *Shared) currentTree(ctx context.Context, store collection.Store, treeID string, cfg *config) (*treeState, *tree.Tree, error) {
-	key := store.CollectionID() + "\x00" + treeID
-	prev, _ := sh.latest.GetIfPresent(key)
-	var prevTree *tree.Tree
-	if prev != nil {
-		prevTree, _ = sh.parsed.GetIfPresent(store.CollectionID() + "\x00" + prev.version)
-		if prevTree == nil {
-			prev = nil
-		}
-	}
-	if prev != nil {
-		age := time.Since(prev.fetched)
-		if cfg.treeMaxAge > 0 && age < cfg.treeMaxAge {
-			return prev, prevTree, nil
-		}
-		if st, ok := prev.staleWithoutAsking(cfg, age); ok {
-			return st, prevTree, nil
-		}
-		if tv, ok := store.(collection.TreeVersioner); ok && age < markerMaxAge {
-			v, err := tv.TreeVersion(ctx)
-			if err == nil {
-				prev.answered()
-			}
-			if err == nil && v != "" && v == prev.version && !sh.failedSince(key, prev) {
-				return prev, prevTree, nil
-			}
-			if err != nil && fscap.IsUnavailable(err) {
-				if st, ok := sh.stale(prev, cfg, key, err); ok {
-					return st, prevTree, nil
-				}
-			}
-		}
-	}
-	if f, ok := sh.failed.GetIfPresent(key); ok && f.limits == cfg.treeLimits && time.Now().Before(f.retry) {
-		return nil, nil, f.err
-	}
-	v, err, _ := sh.treeFlight.Do(key, func() (any, error) {
-		st, t, err := sh.fetchTree(ctx, store, treeID, key, cfg)
-		if err != nil {
-			return nil, err
-		}
-		return fetched{st, t}, nil
-	})
-	if err != nil {
-		if prev != nil && fscap.IsUnavailable(err) {
-			if st, ok := sh.stale(prev, cfg, key, err); ok {
-				return st, prevTree, nil
-			}
-		}
-		return nil, nil, err
-	}
-	f := v.(fetched)
-	return f.st, f.tree, nil
-}
-
-// fetched is what one fetch of a tree record gives.
-type fetched struct {
-	st   *treeState
-	tree *tree.Tree
-}
-
-// failedSince reports whether a failure of the tree was remembered after
-// st was fetched: the tree changed, and st is not current.
-func (sh *Shared) failedSince(key string, st *treeState) bool {
-	f, ok := sh.failed.GetIfPresent(key)
-	return ok && f.retry.After(st.fetched)
-}
-
-// staleWithoutAsking returns st if New is to serve it without asking the
-// store: it is serving st stale and asked less than staleRetry ago.
-func (st *treeState) staleWithoutAsking(cfg *config, age time.Duration) (*treeState, bool) {
-	failed := st.failedAt.Load()
-	if cfg.maxStale <= 0 || failed == 0 || age >= cfg.maxStale || time.Since(time.Unix(0, failed)) >= staleRetry {
-		return nil, false
-	}
-	return st, true
-}
-
-// answered ends an episode of serving st stale: the store answered.
-func (st *treeState) answered() {
-	if st.failedAt.Load() != 0 {
-		st.failedAt.Store(0)
-		st.warned.Store(false)
-	}
-}
-
-// stale returns st if WithStaleTree lets New serve it after the store
-// failed with err (which fscap.IsUnavailable reports), and logs the
-// first time of an episode.
-func (sh *Shared) stale(st *treeState, cfg *config, key string, err error) (*treeState, bool) {
-	age := time.Since(st.fetched)
-	if cfg.maxStale <= 0 || age >= cfg.maxStale || sh.failedSince(key, st) {
-		// Not after a newer tree failed to parse: that tree is the
-		// collection's, and st is not.
-		return nil, false
-	}
-	st.failedAt.Store(time.Now().UnixNano())
-	if !st.warned.Swap(true) {
-		collection, treeID, _ := strings.Cut(key, "\x00")
-		cfg.logger.Warn("chromafs: store unreachable; serving the path tree fetched earlier until it answers (WithStaleTree)",
-			"collection", collection, "tree", treeID, "age", age.Round(time.Millisecond), "max_stale", cfg.maxStale, "err", err)
-	}
-	return st, true
-}
-
-// fetchTree fetches and parses the tree record treeID, remembering a
-// failure to parse in sh.failed and a success in sh.latest (and the tree
-// in sh.parsed).
-func (sh *Shared) fetchTree(ctx context.Context, store collection.Store, treeID, key string, cfg *config) (*treeState, *tree.Tree, error) {
-	if st, t, ok := sh.indexTree(ctx, store, treeID, key, cfg); ok {
-		return st, t, nil
-	}
-	limits := cfg.treeLimits
-	rec, err := collection.ReadTree(ctx, store, treeID)
-	if err != nil {
-		err = fmt.Errorf("chromafs: fetch path tree %q: %w", treeID, err)
-		if errors.Is(err, tree.ErrMalformed) {
-			// A broken manifest, or shards that do not assemble.
-			sh.rememberFailure(key, "", limits, err)
-		}
-		return nil, nil, err
-	}
-	version := rec.Version
-	if f, ok := sh.failed.GetIfPresent(key); ok && f.version == version && f.limits == limits {
-		// The same document that failed: not parsed again.
-		sh.rememberFailure(key, version, limits, f.err)
-		return nil, nil, f.err
-	}
-	pkey := store.CollectionID() + "\x00" + version
-	t, ok := sh.parsed.GetIfPresent(pkey)
-	shared := sharedCache(cfg.cache)
-	if !ok && shared != nil {
-		var up bool
-		t, up = sh.sharedJSON(ctx, shared, store, version, cfg)
-		ok = t != nil
-		if !up {
-			shared = nil // warned once; not asked again
-		}
-	}
-	if !ok {
-		sh.parses.Add(1)
-		t, err = tree.ParseLimited(rec.Document, limits)
-		if err != nil {
-			err = fmt.Errorf("chromafs: parse path tree %q (version %s): %w", treeID, version, err)
-			sh.rememberFailure(key, version, limits, err)
-			return nil, nil, err
-		}
-		sh.parsed.Set(pkey, t)
-		if shared != nil {
-			sh.shareParsed(ctx, shared, store, version, rec.Metadata, t, cfg)
-		}
-	}
-	sh.failed.Invalidate(key)
-	st := &treeState{
-		version:     version,
-		chunkIDs:    rec.Metadata[collection.ChunkIDsKey] == collection.ChunkIDScheme,
-		lineAligned: rec.Metadata[collection.LineAlignedKey] == true,
-		modTime:     metadataTime(rec.Metadata[collection.TreeModTimeKey]),
-		fetched:     time.Now(),
-	}
-	sh.latest.Set(key, st)
-	return st, t, nil
-}
-
-// rememberFailure records that the tree of key failed with err: the first
-// failure of a version waits sh.retryFirst before the next request, each
-// failure of the same version after a retry twice as long as the last
-// (up to sh.retryMax).
-func (sh *Shared) rememberFailure(key, version string, limits tree.Limits, err error) {
-	wait := sh.retryFirst
-	if f, ok := sh.failed.GetIfPresent(key); ok && f.version == version && f.limits == limits {
-		wait = min(2*f.backoff, sh.retryMax)
-	}
-	sh.failed.Set(key, &treeFailure{version: version, limits: limits, err: err, retry: time.Now().Add(wait), backoff: wait})
-}
-
-// metadataTime reads a time from record metadata: an RFC 3339 string or
-// a number of Unix seconds; anything else is the zero Time.
-func metadataTime(v any) time.Time {
-	var t time.Time
-	switch v := v.(type) {
-	case string:
-		t, _ = time.Parse(time.RFC3339, v)
-	case int:
-		t = time.Unix(int64(v), 0)
-	case int64:
-		t = time.Unix(v, 0)
-	case float64:
-		if v >= -62135596800 && v <= 253402300799 {
-			sec, frac := math.Modf(v)
-			t = time.Unix(int64(sec), int64(frac*1e9))
-		}
-	case time.Time:
-		t = v
-	}
-	if t.Year() < 1 || t.Year() > 9999 {
-		return time.Time{}
-	}
-	return t.UTC().Round(0)
 }
 
 // WithContext returns a view of fsys whose network calls (page reads) use

@@ -1,19 +1,16 @@
 package chromafs
 
 import (
-	"math"
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
-	"time"
 
 	"github.com/maypok86/otter/v2"
-	"golang.org/x/sync/singleflight"
 
+	"github.com/chromafs/chromafs/cachepkg"
 	"github.com/chromafs/chromafs/internal/coarse"
 	"github.com/chromafs/chromafs/internal/pageload"
-	"github.com/chromafs/chromafs/tree"
+	"github.com/chromafs/chromafs/internal/treeload"
 )
 
 // Shared is the state that filesystems share across New calls, so that
@@ -49,43 +46,23 @@ import (
 // its sessions with one Shared (the process-wide one will do); tests that
 // must start cold make their own. A Shared is safe for concurrent use.
 type Shared struct {
-	// parsed holds trees by collection id and tree version, weighed by
-	// treeWeight.
-	parsed *otter.Cache[string, *tree.Tree]
-	// latest holds the treeState of the last fetch by collection id and
-	// tree id, failed the last failure while it is the latest news of the
-	// tree.
-	latest *otter.Cache[string, *treeState]
-	failed *otter.Cache[string, *treeFailure]
+	// trees holds the parsed trees, the last fetches and failures, and
+	// the tree fetches in flight (package internal/treeload).
+	trees *treeload.Cache
 	// coarse holds what Candidates learned from the store, by collection,
 	// tree version and literal set (see coarseKey).
 	coarse *otter.Cache[string, *coarse.Bits]
-
-	badIndex   sync.Map           // collection id and version -> error: a lazy index with a bad block
-	health     sync.Map           // collection id and version -> *coarse.Health: the coarse filter's self-check (coarsecheck.go)
-	noMarker   sync.Map           // collection id -> true: no tree version marker the last time (a hint for indexTree that Drop and Reset keep)
-	treeFlight singleflight.Group // by collection id and tree id
-	flights    pageload.Flights   // page fetches and preloads in flight
-
-	// The backoff of a remembered tree failure: the first wait, and the
-	// most it doubles to while the tree record stays the same.
-	retryFirst, retryMax time.Duration
-
-	parses  atomic.Int64 // tree documents parsed, for tests
-	decodes atomic.Int64 // compact trees decoded, for tests
+	// health holds, by collection id and tree version, what the coarse
+	// filter's self-check found of the store's answers (coarsecheck.go).
+	health sync.Map // -> *coarse.Health
+	// flights holds the page fetches and preloads in flight (package
+	// internal/pageload); it keeps nothing once they end.
+	flights pageload.Flights
 }
-
-// defaultTreeBytes is the bound of NewShared(0): some 700,000 pages of
-// trees (see treeWeight).
-const defaultTreeBytes = 256 << 20
 
 // coarseShare is the share of a Shared's bound (see NewShared) that the
 // coarse results of searches may hold, beside the trees.
 const coarseShare = 8
-
-// stateEntries is the number of collections (and tree ids) whose last
-// fetch and last failure a Shared remembers.
-const stateEntries = 1024
 
 // NewShared returns an empty Shared that keeps parsed trees of at most
 // maxTreeBytes in all, estimated from their entries (256 bytes per page
@@ -98,22 +75,11 @@ const stateEntries = 1024
 // the bound.
 func NewShared(maxTreeBytes int64) *Shared {
 	if maxTreeBytes <= 0 {
-		maxTreeBytes = defaultTreeBytes
+		maxTreeBytes = treeload.DefaultBytes
 	}
 	return &Shared{
-		parsed: otter.Must(&otter.Options[string, *tree.Tree]{
-			MaximumWeight: uint64(maxTreeBytes),
-			Weigher:       func(_ string, t *tree.Tree) uint32 { return treeWeight(t) },
-			// Evictions run on the goroutine that adds a tree, so that
-			// the bound holds when New returns. No callback of the cache
-			// calls it back, so running it there cannot deadlock.
-			Executor: func(fn func()) { fn() },
-		}),
-		latest:     otter.Must(&otter.Options[string, *treeState]{MaximumSize: stateEntries}),
-		failed:     otter.Must(&otter.Options[string, *treeFailure]{MaximumSize: stateEntries}),
-		coarse:     coarse.NewCache(maxTreeBytes / coarseShare),
-		retryFirst: time.Second,
-		retryMax:   30 * time.Second,
+		trees:  treeload.NewCache(maxTreeBytes),
+		coarse: coarse.NewCache(maxTreeBytes / coarseShare),
 	}
 }
 
@@ -135,29 +101,22 @@ func WithShared(s *Shared) Option {
 // that the next New does not wait for their retry). Sessions made
 // earlier keep their tree; a New in progress may keep what it fetches.
 func (s *Shared) Drop(collectionID string) {
-	prefix := collectionID + "\x00"
-	dropPrefix(s.parsed, prefix)
-	dropPrefix(s.latest, prefix)
-	dropPrefix(s.failed, prefix)
+	s.trees.Drop(collectionID)
 	dropPrefix(s.coarse, strconv.Itoa(len(collectionID))+":"+collectionID)
-	for _, m := range []*sync.Map{&s.badIndex, &s.health} {
-		m.Range(func(k, _ any) bool {
-			if strings.HasPrefix(k.(string), prefix) {
-				m.Delete(k)
-			}
-			return true
-		})
-	}
+	prefix := collectionID + "\x00"
+	s.health.Range(func(k, _ any) bool {
+		if strings.HasPrefix(k.(string), prefix) {
+			s.health.Delete(k)
+		}
+		return true
+	})
 }
 
 // Reset forgets every tree, search result, fetch and failure s holds, as Drop does for
 // one collection.
 func (s *Shared) Reset() {
-	s.parsed.InvalidateAll()
-	s.latest.InvalidateAll()
-	s.failed.InvalidateAll()
+	s.trees.Reset()
 	s.coarse.InvalidateAll()
-	s.badIndex.Clear()
 	s.health.Clear()
 }
 
@@ -169,24 +128,6 @@ func dropPrefix[V any](c *otter.Cache[string, V], prefix string) {
 	}
 }
 
-// lazyPageWeight is treeWeight's estimate of a page of a lazy tree (see
-// tree.NewLazy): the average over the generated trees below, plus its
-// share of the index kept for blocks not yet decoded.
-const lazyPageWeight = 387 + 50
-
-// treeWeight estimates the memory a parsed tree holds once it has served
-// a session: per page, the entry and its node in the unpruned view plus
-// the bytes of its strings. (Measured on generated trees of 10k and 100k
-// pages, with their unpruned and two pruned views: 333 to 356 bytes per
-// page, of which 131 bytes of strings; the estimate is 387.)
-func treeWeight(t *tree.Tree) uint32 {
-	var w int64 = 1024
-	if t.Lazy() {
-		// Its entries are decoded later: the estimate of a decoded one.
-		return uint32(min(w+lazyPageWeight*int64(t.Len()), math.MaxUint32))
-	}
-	for _, e := range t.Entries() {
-		w += 256 + int64(len(e.Slug)+len(e.Hash)+len(e.ContentType)+len(e.URL)+16*len(e.Groups))
-	}
-	return uint32(min(w, math.MaxUint32))
-}
+// sharedCache returns the part of a page cache that processes share (see
+// treeload.SharedCache): the coarse filter shares its answers there.
+func sharedCache(c cachepkg.Cache) cachepkg.Cache { return treeload.SharedCache(c) }

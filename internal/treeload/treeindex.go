@@ -1,4 +1,4 @@
-package chromafs
+package treeload
 
 import (
 	"context"
@@ -38,21 +38,22 @@ import (
 // entries exactly as the JSON document does (a tree with problems, which
 // ingest never writes, is never shared).
 
-// sharedTreeKey is the key of a tree's compact form in a shared cache.
-// Page keys (see session.cacheKey) have four fields, so they never
+// SharedTreeKey is the key of a tree's compact form in a shared cache.
+// Page keys (see pageload.Loader.CacheKey) have four fields, so they never
 // collide with it.
-func sharedTreeKey(collectionID, version string) string {
+func SharedTreeKey(collectionID, version string) string {
 	return collectionID + "\x00tree-index\x00" + version
 }
 
-// sharedCache returns the cache in which New shares trees between
-// processes: nil for a process's own memory, the back of a tiered cache.
-func sharedCache(c cachepkg.Cache) cachepkg.Cache {
+// SharedCache returns the part of a page cache that processes share: nil
+// for a process's own memory, the back of a tiered cache (a Redis, say).
+// New shares compact trees there, and the coarse filter its answers.
+func SharedCache(c cachepkg.Cache) cachepkg.Cache {
 	switch c := c.(type) {
 	case nil, *cachepkg.Memory:
 		return nil
 	case *cachepkg.Tiered:
-		return sharedCache(c.Back)
+		return SharedCache(c.Back)
 	}
 	return c
 }
@@ -61,17 +62,17 @@ func sharedCache(c cachepkg.Cache) cachepkg.Cache {
 // shared cache or the index record, when the collection's tree version
 // marker names the index's stamp. ok is false when New must read the
 // JSON tree.
-func (sh *Shared) indexTree(ctx context.Context, store collection.Store, treeID, key string, cfg *config) (*treeState, *tree.Tree, bool) {
+func (c *Cache) indexTree(ctx context.Context, store collection.Store, treeID, key string, o *Options) (*State, *tree.Tree, bool) {
 	tv, ok := store.(collection.TreeVersioner)
 	if !ok {
 		return nil, nil, false
 	}
-	shared := sharedCache(cfg.cache)
+	shared := SharedCache(o.Cache)
 	// Without a shared cache the index record is fetched while the
 	// marker is looked up, when the collection had a marker the last
 	// time: the two requests take the time of one.
 	var early chan fetchedIndex
-	if _, none := sh.noMarker.Load(store.CollectionID()); shared == nil && !none {
+	if _, none := c.noMarker.Load(store.CollectionID()); shared == nil && !none {
 		early = make(chan fetchedIndex, 1)
 		go func() {
 			doc, err := readIndex(ctx, store, treeindex.RecordID(treeID))
@@ -80,9 +81,9 @@ func (sh *Shared) indexTree(ctx context.Context, store collection.Store, treeID,
 	}
 	marker, err := tv.TreeVersion(ctx)
 	if err == nil && marker == "" {
-		sh.noMarker.Store(store.CollectionID(), true)
+		c.noMarker.Store(store.CollectionID(), true)
 	} else if err == nil {
-		sh.noMarker.Delete(store.CollectionID())
+		c.noMarker.Delete(store.CollectionID())
 	}
 	if err != nil || marker == "" {
 		if early != nil {
@@ -94,26 +95,26 @@ func (sh *Shared) indexTree(ctx context.Context, store collection.Store, treeID,
 		}
 		return nil, nil, false
 	}
-	if f, ok := sh.failed.GetIfPresent(key); ok && f.version == marker && f.limits == cfg.treeLimits {
+	if f, ok := c.failed.GetIfPresent(key); ok && f.version == marker && f.limits == o.Limits {
 		// This version failed to parse: the JSON path remembers it.
 		return nil, nil, false
 	}
 	if shared != nil {
-		payload, up := sh.sharedGet(ctx, shared, store.CollectionID(), marker, cfg)
+		payload, up := c.sharedGet(ctx, shared, store.CollectionID(), marker, o)
 		if !up {
 			shared = nil // warned once; not asked again
 		}
 		if payload != nil {
 			h, err := treeindex.ReadHeader(payload)
-			var st *treeState
+			var st *State
 			var t *tree.Tree
 			if err == nil {
-				st, t, err = sh.useIndex(h, marker, store, key, cfg)
+				st, t, err = c.useIndex(h, marker, store, key, o)
 			}
 			if err == nil {
 				return st, t, true
 			}
-			cfg.logger.Warn("chromafs: the shared compact tree is unusable; reading the tree record",
+			o.Log.Warn("chromafs: the shared compact tree is unusable; reading the tree record",
 				"collection", store.CollectionID(), "version", marker, "err", err)
 		}
 	}
@@ -126,7 +127,7 @@ func (sh *Shared) indexTree(ctx context.Context, store collection.Store, treeID,
 	}
 	if err != nil {
 		if !errors.Is(err, collection.ErrNoTree) && !fscap.IsUnavailable(err) && ctx.Err() == nil {
-			cfg.logger.Warn("chromafs: tree index ignored; reading the JSON tree record",
+			o.Log.Warn("chromafs: tree index ignored; reading the JSON tree record",
 				"collection", store.CollectionID(), "tree", treeID, "err", err)
 		}
 		return nil, nil, false
@@ -142,18 +143,18 @@ func (sh *Shared) indexTree(ctx context.Context, store collection.Store, treeID,
 	} else {
 		h, err = treeindex.ReadDocument(doc)
 	}
-	var st *treeState
+	var st *State
 	var t *tree.Tree
 	if err == nil {
-		st, t, err = sh.useIndex(h, marker, store, key, cfg)
+		st, t, err = c.useIndex(h, marker, store, key, o)
 	}
 	if err != nil {
-		cfg.logger.Warn("chromafs: tree index ignored; reading the JSON tree record",
+		o.Log.Warn("chromafs: tree index ignored; reading the JSON tree record",
 			"collection", store.CollectionID(), "tree", treeID, "version", marker, "err", err)
 		return nil, nil, false
 	}
 	if shared != nil {
-		sh.sharedPut(ctx, shared, store.CollectionID(), marker, payload, cfg)
+		c.sharedPut(ctx, shared, store.CollectionID(), marker, payload, o)
 	}
 	return st, t, true
 }
@@ -186,58 +187,58 @@ var errStamp = errors.New("the index was made from another version of the tree")
 // useIndex decodes the index whose header is h and whose stamp must be
 // version (see decodeIndex), and keeps the tree as fetchTree keeps a
 // parsed one.
-func (sh *Shared) useIndex(h *treeindex.Header, version string, store collection.Store, key string, cfg *config) (*treeState, *tree.Tree, error) {
-	t, err := sh.decodeIndex(h, version, store, cfg)
+func (c *Cache) useIndex(h *treeindex.Header, version string, store collection.Store, key string, o *Options) (*State, *tree.Tree, error) {
+	t, err := c.decodeIndex(h, version, store, o)
 	if err != nil {
 		return nil, nil, err
 	}
-	sh.failed.Invalidate(key)
+	c.failed.Invalidate(key)
 	st := stateOf(version, h.Metadata)
-	sh.latest.Set(key, st)
+	c.latest.Set(key, st)
 	return st, t, nil
 }
 
 // decodeIndex decodes the index whose header is h, whose stamp must be version, and
-// keeps the tree in sh.parsed; a tree of this version parsed earlier is
+// keeps the tree in c.parsed; a tree of this version parsed earlier is
 // reused.
-func (sh *Shared) decodeIndex(h *treeindex.Header, version string, store collection.Store, cfg *config) (*tree.Tree, error) {
+func (c *Cache) decodeIndex(h *treeindex.Header, version string, store collection.Store, o *Options) (*tree.Tree, error) {
 	if h.Stamp != version {
 		return nil, errStamp
 	}
 	pkey := store.CollectionID() + "\x00" + version
-	if t, ok := sh.parsed.GetIfPresent(pkey); ok {
+	if t, ok := c.parsed.GetIfPresent(pkey); ok {
 		return t, nil
 	}
-	if err, ok := sh.badIndex.Load(pkey); ok {
+	if err, ok := c.badIndex.Load(pkey); ok {
 		return nil, err.(error)
 	}
-	sh.decodes.Add(1)
-	ix, lazy, err := h.Lazy(cfg.treeLimits, func(err error) {
+	c.decodes.Add(1)
+	ix, lazy, err := h.Lazy(o.Limits, func(err error) {
 		// A block that fails is served nowhere; the next session reads
 		// the JSON tree instead of this index.
-		cfg.logger.Warn("chromafs: a block of the compact tree index is unusable; its pages are not served, and the next session reads the JSON tree",
+		o.Log.Warn("chromafs: a block of the compact tree index is unusable; its pages are not served, and the next session reads the JSON tree",
 			"collection", store.CollectionID(), "version", version, "err", err)
-		sh.badIndex.Store(pkey, fmt.Errorf("a block of the index is unusable: %w", err))
-		sh.parsed.Invalidate(pkey)
+		c.badIndex.Store(pkey, fmt.Errorf("a block of the index is unusable: %w", err))
+		c.parsed.Invalidate(pkey)
 	})
 	if err == nil && !lazy {
-		ix, err = h.Decode(cfg.treeLimits) // format version 1
+		ix, err = h.Decode(o.Limits) // format version 1
 	}
 	if err != nil {
 		return nil, err
 	}
-	sh.parsed.Set(pkey, ix.Tree)
+	c.parsed.Set(pkey, ix.Tree)
 	return ix.Tree, nil
 }
 
 // stateOf returns the state of a tree fetched now whose record has the
 // metadata md.
-func stateOf(version string, md map[string]any) *treeState {
-	return &treeState{
-		version:     version,
-		chunkIDs:    md[collection.ChunkIDsKey] == collection.ChunkIDScheme,
-		lineAligned: md[collection.LineAlignedKey] == true,
-		modTime:     metadataTime(md[collection.TreeModTimeKey]),
+func stateOf(version string, md map[string]any) *State {
+	return &State{
+		Version:     version,
+		ChunkIDs:    md[collection.ChunkIDsKey] == collection.ChunkIDScheme,
+		LineAligned: md[collection.LineAlignedKey] == true,
+		ModTime:     metadataTime(md[collection.TreeModTimeKey]),
 		fetched:     time.Now(),
 	}
 }
@@ -260,17 +261,17 @@ func treeMetadata(md map[string]any) map[string]any {
 // sharedJSON returns the tree of a JSON tree record of the given version
 // from the shared cache, or nil.
 // up is false when the cache failed (and a warning was logged).
-func (sh *Shared) sharedJSON(ctx context.Context, shared cachepkg.Cache, store collection.Store, version string, cfg *config) (t *tree.Tree, up bool) {
-	payload, up := sh.sharedGet(ctx, shared, store.CollectionID(), version, cfg)
+func (c *Cache) sharedJSON(ctx context.Context, shared cachepkg.Cache, store collection.Store, version string, o *Options) (t *tree.Tree, up bool) {
+	payload, up := c.sharedGet(ctx, shared, store.CollectionID(), version, o)
 	if payload == nil {
 		return nil, up
 	}
 	h, err := treeindex.ReadHeader(payload)
 	if err == nil {
-		t, err = sh.decodeIndex(h, version, store, cfg)
+		t, err = c.decodeIndex(h, version, store, o)
 	}
 	if err != nil {
-		cfg.logger.Warn("chromafs: the shared compact tree is unusable; parsing the tree record",
+		o.Log.Warn("chromafs: the shared compact tree is unusable; parsing the tree record",
 			"collection", store.CollectionID(), "version", version, "err", err)
 		return nil, true
 	}
@@ -280,26 +281,26 @@ func (sh *Shared) sharedJSON(ctx context.Context, shared cachepkg.Cache, store c
 // shareParsed stores the compact form of a tree parsed from its JSON
 // record in the shared cache. A tree with problems is not shared: its
 // compact form would not report them.
-func (sh *Shared) shareParsed(ctx context.Context, shared cachepkg.Cache, store collection.Store, version string, md map[string]any, t *tree.Tree, cfg *config) {
+func (c *Cache) shareParsed(ctx context.Context, shared cachepkg.Cache, store collection.Store, version string, md map[string]any, t *tree.Tree, o *Options) {
 	if len(t.Problems()) > 0 {
 		return
 	}
 	payload, err := treeindex.Encode(t.Entries(), version, treeMetadata(md))
 	if err != nil {
-		cfg.logger.Warn("chromafs: cannot encode the tree for the shared cache", "collection", store.CollectionID(), "err", err)
+		o.Log.Warn("chromafs: cannot encode the tree for the shared cache", "collection", store.CollectionID(), "err", err)
 		return
 	}
-	sh.sharedPut(ctx, shared, store.CollectionID(), version, payload, cfg)
+	c.sharedPut(ctx, shared, store.CollectionID(), version, payload, o)
 }
 
 // sharedGet returns the compact tree stored under the collection and
 // version, or nil. A failure of the cache is a miss, with a warning, and
 // up false. (A rediscache.Cache with a Logger reports its failures as
 // misses and logs them itself, once per episode.)
-func (sh *Shared) sharedGet(ctx context.Context, shared cachepkg.Cache, collectionID, version string, cfg *config) (payload []byte, up bool) {
-	v, ok, err := shared.Get(ctx, sharedTreeKey(collectionID, version))
+func (c *Cache) sharedGet(ctx context.Context, shared cachepkg.Cache, collectionID, version string, o *Options) (payload []byte, up bool) {
+	v, ok, err := shared.Get(ctx, SharedTreeKey(collectionID, version))
 	if err != nil {
-		cfg.logger.Warn("chromafs: shared cache failed; reading the tree from the collection",
+		o.Log.Warn("chromafs: shared cache failed; reading the tree from the collection",
 			"collection", collectionID, "version", version, "err", err)
 		return nil, false
 	}
@@ -309,9 +310,9 @@ func (sh *Shared) sharedGet(ctx context.Context, shared cachepkg.Cache, collecti
 	return v, true
 }
 
-func (sh *Shared) sharedPut(ctx context.Context, shared cachepkg.Cache, collectionID, version string, payload []byte, cfg *config) {
-	if err := shared.Put(ctx, sharedTreeKey(collectionID, version), payload); err != nil {
-		cfg.logger.Warn("chromafs: cannot store the compact tree in the shared cache",
+func (c *Cache) sharedPut(ctx context.Context, shared cachepkg.Cache, collectionID, version string, payload []byte, o *Options) {
+	if err := shared.Put(ctx, SharedTreeKey(collectionID, version), payload); err != nil {
+		o.Log.Warn("chromafs: cannot store the compact tree in the shared cache",
 			"collection", collectionID, "version", version, "err", err)
 	}
 }
