@@ -15,27 +15,34 @@ import (
 
 // Shared is the state that filesystems share across New calls, so that
 // many sessions, of many users and collections, in one process cost one
-// tree parse per tree version and one fetch per page at a time:
+// tree parse per tree version and one fetch per page at a time. It is
+// made of the engines' shared parts:
 //
-//   - trees parsed from tree records, by collection id and tree version,
-//     so that a New on an unchanged collection does not parse its tree
-//     again. Their memory is bounded (see NewShared): the least valuable
-//     trees are evicted to stay within it;
-//   - for each collection and tree id, the version that New fetched last
-//     and when (what WithTreeMaxAge and WithStaleTree reuse), and the last
-//     failure to parse its tree record, with its retry backoff (see New);
-//   - what searches learned from the store: for each literal set of a
-//     search (and the collection's tree version), which pages may contain
-//     one of them (see FS.Candidates), so that a search repeated in any
-//     session of any user asks the store nothing about the pages an
-//     earlier one asked about. This is bounded by an eighth of the bound
-//     of NewShared (32 MiB by default: a literal set costs two bits per
-//     page of the tree), least valuable first; and, by collection
-//     and tree version, what the coarse filter's self-check found of the
-//     store's answers (see FS.Candidates);
-//   - fetches in flight: concurrent News of one collection fetch its tree
-//     record once, and concurrent reads of one page, in any session, fetch
-//     it once.
+//   - trees (package internal/treeload): trees parsed from tree records,
+//     by collection id and tree version, so that a New on an unchanged
+//     collection does not parse its tree again; for each collection and
+//     tree id, the version that New fetched last and when (what
+//     WithTreeMaxAge and WithStaleTree reuse), and the last failure to
+//     parse its tree record, with its retry backoff (see New); and the
+//     fetches of tree records in flight, so that concurrent News of one
+//     collection fetch its tree record once;
+//   - what searches learned from the store (package internal/coarse): for
+//     each literal set of a search (and the collection's tree version),
+//     which pages may contain one of them (see FS.Candidates), so that a
+//     search repeated in any session of any user asks the store nothing
+//     about the pages an earlier one asked about (a literal set costs two
+//     bits per page of the tree); and, by collection and tree version,
+//     what the coarse filter's self-check found of the store's answers
+//     (see FS.Candidates);
+//   - page fetches in flight (package internal/pageload), so that
+//     concurrent reads of one page, in any session, fetch it once, and
+//     the Preloads in progress, which concurrent calls share. These hold
+//     nothing once they end.
+//
+// The parsed trees and the searches' answers share one memory bound, set
+// by NewShared: the least valuable are evicted to stay within it. Drop
+// forgets what every part holds of one collection, Reset of all of them;
+// nothing else does.
 //
 // Pages are cached by the cachepkg.Cache of WithCache, not here. A session
 // (an FS and its Sub views) keeps the tree it was made with, whatever its
@@ -46,40 +53,44 @@ import (
 // its sessions with one Shared (the process-wide one will do); tests that
 // must start cold make their own. A Shared is safe for concurrent use.
 type Shared struct {
-	// trees holds the parsed trees, the last fetches and failures, and
-	// the tree fetches in flight (package internal/treeload).
 	trees *treeload.Cache
 	// coarse holds what Candidates learned from the store, by collection,
 	// tree version and literal set (see coarseKey).
 	coarse *otter.Cache[string, *coarse.Bits]
 	// health holds, by collection id and tree version, what the coarse
 	// filter's self-check found of the store's answers (coarsecheck.go).
-	health sync.Map // -> *coarse.Health
-	// flights holds the page fetches and preloads in flight (package
-	// internal/pageload); it keeps nothing once they end.
+	health  sync.Map // -> *coarse.Health
 	flights pageload.Flights
 }
 
-// coarseShare is the share of a Shared's bound (see NewShared) that the
-// coarse results of searches may hold, beside the trees.
-const coarseShare = 8
+// A Shared's bound (see NewShared) is split in parts: treeParts for the
+// parsed trees, coarseParts for the searches' answers.
+const (
+	treeParts   = 8
+	coarseParts = 1
+	allParts    = treeParts + coarseParts
+)
 
-// NewShared returns an empty Shared that keeps parsed trees of at most
-// maxTreeBytes in all, estimated from their entries (256 bytes per page
-// plus the length of its slug, hash and content type); maxTreeBytes <= 0
-// means 256 MiB, which holds some 700,000 pages with typical slugs. A tree heavier than the bound
-// is not kept: every New of its collection then parses the tree record
-// again, so a server sets the bound above the largest tree it serves.
-// The results of searches are kept within maxTreeBytes/8 more. The last
-// fetch and failure of up to 1024 collections are remembered apart from
-// the bound.
-func NewShared(maxTreeBytes int64) *Shared {
-	if maxTreeBytes <= 0 {
-		maxTreeBytes = treeload.DefaultBytes
+// defaultSharedBytes is the bound of NewShared(0): 288 MiB, of which 256
+// MiB of trees (some 700,000 pages) and 32 MiB of searches' answers.
+const defaultSharedBytes = treeload.DefaultBytes / treeParts * allParts
+
+// NewShared returns an empty Shared whose parsed trees and searches'
+// answers hold at most maxBytes in all: trees up to 8/9 of it, estimated
+// from their entries (256 bytes per page plus the length of its slug,
+// hash and content type), answers up to 1/9. maxBytes <= 0 means 288
+// MiB, whose 256 MiB of trees hold some 700,000 pages with typical slugs.
+// A tree heavier than its part of the bound is not kept: every New of its
+// collection then parses the tree record again, so a server sets the
+// bound to 9/8 of the largest tree it serves or more. The last fetch and
+// failure of up to 1024 collections are remembered apart from the bound.
+func NewShared(maxBytes int64) *Shared {
+	if maxBytes <= 0 {
+		maxBytes = defaultSharedBytes
 	}
 	return &Shared{
-		trees:  treeload.NewCache(maxTreeBytes),
-		coarse: coarse.NewCache(maxTreeBytes / coarseShare),
+		trees:  treeload.NewCache(max(maxBytes/allParts*treeParts, 1)),
+		coarse: coarse.NewCache(max(maxBytes/allParts*coarseParts, 1)),
 	}
 }
 
@@ -96,10 +107,13 @@ func WithShared(s *Shared) Option {
 }
 
 // Drop forgets what s holds of the collection whose CollectionID is
-// collectionID: its parsed trees, what searches learned of it, its last fetch (so that the next New
-// fetches and parses its tree record) and its remembered failures (so
-// that the next New does not wait for their retry). Sessions made
-// earlier keep their tree; a New in progress may keep what it fetches.
+// collectionID, in every part: its parsed trees, its last fetch (so that
+// the next New fetches and parses its tree record), its remembered
+// failures (so that the next New does not wait for their retry), what
+// searches learned of it and what the coarse filter's self-check found.
+// Sessions made earlier keep their tree; a New in
+// progress may keep what it fetches. Fetches in flight are not dropped:
+// they end by themselves.
 func (s *Shared) Drop(collectionID string) {
 	s.trees.Drop(collectionID)
 	dropPrefix(s.coarse, strconv.Itoa(len(collectionID))+":"+collectionID)
@@ -112,8 +126,8 @@ func (s *Shared) Drop(collectionID string) {
 	})
 }
 
-// Reset forgets every tree, search result, fetch and failure s holds, as Drop does for
-// one collection.
+// Reset forgets every tree, search result, fetch and failure s holds: it
+// is Drop for every collection.
 func (s *Shared) Reset() {
 	s.trees.Reset()
 	s.coarse.InvalidateAll()

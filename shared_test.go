@@ -85,9 +85,10 @@ func TestSharedReusesParsedTrees(t *testing.T) {
 	}
 }
 
-// TestSharedBound: the trees a Shared keeps stay within its bound; a tree
-// heavier than the bound is never kept, so each New parses it and
-// WithTreeMaxAge has nothing to reuse; sessions keep their tree.
+// TestSharedBound: the trees a Shared keeps stay within their part of its
+// bound (8/9 of what NewShared is given); a tree heavier than that is
+// never kept, so each New parses it and WithTreeMaxAge has nothing to
+// reuse; sessions keep their tree.
 func TestSharedBound(t *testing.T) {
 	stores := make([]*treeCounter, 4)
 	for i := range stores {
@@ -104,7 +105,7 @@ func TestSharedBound(t *testing.T) {
 	}
 
 	// Room for one and a half trees: never more than that is kept.
-	sh := chromafs.NewShared(int64(w * 3 / 2))
+	sh := chromafs.NewShared(int64(w * 3 / 2 * 9 / 8))
 	for _, s := range stores {
 		mustNew(t, s, chromafs.WithShared(sh))
 		if got := chromafs.TreeBytes(sh); got < w || got > w*3/2 {
@@ -113,7 +114,7 @@ func TestSharedBound(t *testing.T) {
 	}
 
 	// Less room than one tree: none is kept.
-	tiny := chromafs.NewShared(int64(w - 1))
+	tiny := chromafs.NewShared(int64((w - 1) * 9 / 8))
 	age := chromafs.WithTreeMaxAge(time.Hour)
 	var sessions []*chromafs.FS
 	for i := range 3 {
