@@ -50,6 +50,10 @@ func TestDependencies(t *testing.T) {
 		{pkg: "./collection", forbid: all},
 		{pkg: "./pointer", forbid: all, allow: []string{allowedXNet}},
 		{pkg: "./memstore", forbid: all, allow: []string{allowedXNet}},
+		// The engines behind the root package: pageload reads lazy
+		// pointers (package pointer, hence idna).
+		{pkg: "./internal/pageload", forbid: all, allow: []string{allowedXNet}},
+		{pkg: "./internal/treeload", forbid: all},
 		{pkg: "./grepx/...", forbid: all},
 		{pkg: "./regex", forbid: all},
 		{pkg: "./sed", forbid: all},
@@ -153,6 +157,40 @@ func TestPackageDependencies(t *testing.T) {
 				for _, imp := range f[1:] {
 					if imp == module || imp == module+"/tree" {
 						t.Errorf("%s links %s: %s imports it; use package fscap's capabilities and Attributes instead", pkg, imp, f[0])
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestEngineDependencies: the engines that the root package delegates to
+// (internal/pageload, internal/treeload) link neither the root, which
+// wraps them, nor any front end (adapters, gnu, shell, mcpserver, grepx,
+// search): they are parts of the filesystem, below everything that uses
+// it. The root must import each of them, which proves that the check sees
+// the module's packages.
+func TestEngineDependencies(t *testing.T) {
+	list := goList(t)
+	const module = "github.com/chromafs/chromafs"
+	engines := []string{module + "/internal/pageload", module + "/internal/treeload"}
+	rootImports := list(t, "-f", "{{range .Imports}}{{.}} {{end}}", ".")
+	frontEnds := []string{"adapters", "gnu", "shell", "mcpserver", "grepx", "search"}
+	for _, pkg := range engines {
+		t.Run(strings.TrimPrefix(pkg, module+"/"), func(t *testing.T) {
+			if !slices.Contains(rootImports, pkg) {
+				t.Fatalf("the root package does not import %s; its imports: %v", pkg, rootImports)
+			}
+			// Each field: a package, then the packages it imports.
+			for _, line := range list(t, "-deps", "-f", "{{.ImportPath}}{{range .Imports}},{{.}}{{end}}", pkg) {
+				f := strings.Split(line, ",")
+				for _, imp := range f[1:] {
+					bad := imp == module
+					for _, fe := range frontEnds {
+						bad = bad || imp == module+"/"+fe || strings.HasPrefix(imp, module+"/"+fe+"/")
+					}
+					if bad {
+						t.Errorf("%s links %s: %s imports it; an engine must not depend on the root package or a front end", pkg, imp, f[0])
 					}
 				}
 			}
