@@ -22,9 +22,16 @@ type Layout struct {
 	// page, in the unit of Rules.Unit, or are "".
 	StartField, EndField string
 	// NodeContentField, when set, holds a JSON object whose
-	// start_char_idx and end_char_idx are the chunk's offsets
-	// (LlamaIndex's "_node_content").
+	// start_char_idx and end_char_idx (Python) or startCharIdx and
+	// endCharIdx (TypeScript) are the chunk's offsets (LlamaIndex's
+	// "_node_content").
 	NodeContentField string
+	// DocField, when set, names the document a chunk's offsets count
+	// from, when a writer reads one file as several documents
+	// (LlamaIndex's Markdown reader makes one per heading, "ref_doc_id"
+	// path_1, path_2, ...): the page's documents are put together one by
+	// one and joined in the collection's order.
+	DocField string
 	// LineField holds the line of the chunk's first character, counted
 	// from LineBase (1 for LangChain.js's locFrom, 0 for Chroma's docs
 	// layout's line_no), or is "".
@@ -52,12 +59,12 @@ var (
 		Rules: Rules{Unit: CodePoints, Trimmed: true, Overlap: true}}
 	// LlamaIndex is what LlamaIndex (Python and TypeScript) writes through
 	// its Chroma vector store: "file_path" (or "file_name", or the
-	// document's id), and "_node_content", a JSON object whose
-	// start_char_idx/end_char_idx are offsets in code points (Python) or
-	// UTF-16 units (TypeScript); sentence-splitter chunks, stripped and
-	// overlapping.
+	// document's id), "ref_doc_id", and "_node_content", a JSON object
+	// whose start_char_idx/end_char_idx (Python, code points) or
+	// startCharIdx/endCharIdx (TypeScript, UTF-16 units) are offsets in
+	// the document; sentence-splitter chunks, stripped and overlapping.
 	LlamaIndex = Layout{Name: "llamaindex", PathFields: []string{"file_path", "file_name", "ref_doc_id", "document_id", "doc_id"},
-		NodeContentField: "_node_content", Rules: Rules{Unit: AutoUnit, Trimmed: true, Overlap: true}}
+		NodeContentField: "_node_content", DocField: "ref_doc_id", Rules: Rules{Unit: AutoUnit, Trimmed: true, Overlap: true}}
 	// ChromaDocs is the layout of Chroma's own documentation collection:
 	// "slug", "chunk_id" (the order) and "line_no" (0-based); chunks do
 	// not overlap.
@@ -146,10 +153,19 @@ func (l Layout) piece(id, text string, md map[string]any, seq int) (p Piece, why
 	if l.NodeContentField != "" {
 		if s, ok := md[l.NodeContentField].(string); ok {
 			var nc struct {
-				Start *json.Number `json:"start_char_idx"`
-				End   *json.Number `json:"end_char_idx"`
+				Start   *json.Number `json:"start_char_idx"`
+				End     *json.Number `json:"end_char_idx"`
+				StartTS *json.Number `json:"startCharIdx"`
+				EndTS   *json.Number `json:"endCharIdx"`
 			}
-			if err := json.Unmarshal([]byte(s), &nc); err != nil {
+			err := json.Unmarshal([]byte(s), &nc)
+			if nc.Start == nil {
+				nc.Start = nc.StartTS
+			}
+			if nc.End == nil {
+				nc.End = nc.EndTS
+			}
+			if err != nil {
 				if why == "" {
 					why = fmt.Sprintf("chunk %s: %s is not JSON: %v", id, l.NodeContentField, err)
 				}

@@ -146,8 +146,9 @@ func Read(ctx context.Context, src collection.RecordScanner, opt Options) (*Resu
 	}
 	l := res.Layout
 
-	// Group the chunks by page key.
+	// Group the chunks by page key (and, with a DocField, document).
 	byKey := map[string][]Piece{}
+	docOf := map[string]string{} // piece id -> document
 	var keys []string
 	for _, r := range recs {
 		if !l.fits(r.md) {
@@ -166,6 +167,10 @@ func Read(ctx context.Context, src collection.RecordScanner, opt Options) (*Resu
 			keys = append(keys, k)
 		}
 		byKey[k] = append(byKey[k], p)
+		if l.DocField != "" {
+			d, _ := r.md[l.DocField].(string)
+			docOf[r.id] = d
+		}
 	}
 	if opt.Layout != nil {
 		res.OtherKeys = topKeys(otherKeys, 3)
@@ -182,7 +187,7 @@ func Read(ctx context.Context, src collection.RecordScanner, opt Options) (*Resu
 		if !ok {
 			continue
 		}
-		pg, err := Assemble(byKey[k], l.Rules)
+		pg, err := assembleDocs(byKey[k], docOf, l.Rules)
 		if err != nil {
 			res.Problems = append(res.Problems, fmt.Sprintf("page %q left out: %v", k, err))
 			continue
@@ -260,4 +265,52 @@ func topKeys(m map[string]int, n int) []string {
 		keys[i] = "{" + k + "}"
 	}
 	return keys
+}
+
+// assembleDocs assembles a page whose pieces may come from several
+// documents (docOf maps a piece's id to its document, "" when the layout
+// has none): each document on its own, as its offsets count from its
+// start, then the documents in the order of their first pieces in the
+// collection, a line break apart. A page of several documents is
+// inexact: what lay between them in the file is not known.
+func assembleDocs(pieces []Piece, docOf map[string]string, r Rules) (*Page, error) {
+	var docs []string
+	byDoc := map[string][]Piece{}
+	for _, p := range pieces {
+		d := docOf[p.ID]
+		if _, ok := byDoc[d]; !ok {
+			docs = append(docs, d)
+		}
+		byDoc[d] = append(byDoc[d], p)
+	}
+	if len(docs) <= 1 {
+		return Assemble(pieces, r)
+	}
+	first := func(d string) int {
+		m := byDoc[d][0].Seq
+		for _, p := range byDoc[d] {
+			m = min(m, p.Seq)
+		}
+		return m
+	}
+	slices.SortFunc(docs, func(a, b string) int { return first(a) - first(b) })
+	out := &Page{Exactness: Inexact, Why: fmt.Sprintf("the writer read the file as %d documents (LlamaIndex's Markdown reader makes one per heading and changes their text): they are joined in order, a line break apart", len(docs))}
+	sep := "" // between the previous document and the next
+	for _, d := range docs {
+		pg, err := Assemble(byDoc[d], r)
+		if err != nil {
+			return nil, err
+		}
+		parts := slices.Clone(pg.Parts)
+		parts[0].Gap = sep + parts[0].Gap
+		out.Parts = append(out.Parts, parts...)
+		out.Content = append(out.Content, sep...)
+		out.Content = append(out.Content, pg.Content[:len(pg.Content)-len(pg.Tail)]...)
+		out.Tail = pg.Tail
+		if sep = pg.Tail; sep == "" {
+			sep = "\n"
+		}
+	}
+	out.Content = append(out.Content, out.Tail...)
+	return out, nil
 }

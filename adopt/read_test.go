@@ -220,3 +220,38 @@ func TestSlugs(t *testing.T) {
 		}
 	}
 }
+
+// TestReadDocuments: LlamaIndex's Markdown reader makes one document per
+// heading, each with offsets from its own start; camelCase offsets are
+// TypeScript's.
+func TestReadDocuments(t *testing.T) {
+	ctx := context.Background()
+	st := memstore.New("docs")
+	node := func(start, end int) string {
+		b, _ := json.Marshal(map[string]any{"startCharIdx": start, "endCharIdx": end})
+		return string(b)
+	}
+	md := func(doc string, start, end int) map[string]any {
+		return map[string]any{"file_path": "/d/a.md", "file_name": "a.md", "ref_doc_id": doc, "_node_content": node(start, end)}
+	}
+	upsert(st, []collection.Record{
+		{ID: "1", Document: "# One\n\nalpha beta", Metadata: md("/d/a.md_1", 0, 17)},
+		{ID: "2", Document: "beta gamma", Metadata: md("/d/a.md_1", 12, 22)},
+		{ID: "3", Document: "# Two\n\ndelta", Metadata: md("/d/a.md_2", 0, 12)},
+	})
+	res, err := Read(ctx, st, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Pages) != 1 {
+		t.Fatalf("pages %v", res.Pages)
+	}
+	pg := res.Pages[0]
+	if want := "# One\n\nalpha beta gamma\n# Two\n\ndelta\n"; string(pg.Content) != want || pg.Exactness != Inexact || !strings.Contains(pg.Why, "2 documents") {
+		t.Errorf("page %q %v %q, want %q, inexact", pg.Content, pg.Exactness, pg.Why, want)
+	}
+	chunks := []Piece{{ID: "1", Text: "# One\n\nalpha beta"}, {ID: "2", Text: "beta gamma"}, {ID: "3", Text: "# Two\n\ndelta"}}
+	if got := string(rebuild(chunks, pg.Page)); got != string(pg.Content) {
+		t.Errorf("the recipe builds %q, the page is %q", got, pg.Content)
+	}
+}
