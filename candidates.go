@@ -26,8 +26,9 @@ import (
 // in it, and it may hold files that contain none. Names that are not
 // valid, that do not exist in this view, that are hidden from its user or
 // that are directories are dropped silently, as if they did not exist.
-// Files whose content is stored outside the collection (lazy pointers)
-// are always returned. With no literals (or an empty one), or when the
+// Files whose content is stored outside the collection (lazy pointers),
+// and the pages of a collection that another tool wrote (adopted pages,
+// whose chunks carry no slug of this layout), are always returned. With no literals (or an empty one), or when the
 // store does not implement [collection.Searcher], every visible file
 // among names is returned. When no file needs a query, none is sent.
 //
@@ -137,7 +138,9 @@ func (fsys *FS) Candidates(ctx context.Context, names []string, literals []strin
 	ask := make([]asked, 0, len(scope)) // pages to search
 	needOf := func(e *tree.Entry) need {
 		switch {
-		case e.URL != "":
+		case e.URL != "" || e.Parts != "":
+			// A lazy pointer, or a page of an adopted collection (its
+			// chunks have no slug of this layout, and overlap): read.
 			return needNothing
 		case e.Chunks == 1 || sepAligned:
 			return needAsk

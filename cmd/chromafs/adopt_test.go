@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,17 +14,10 @@ import (
 	"github.com/chromafs/chromafs/internal/testenv"
 )
 
-// writeForeign writes the example docs into a new collection of srv the
-// way LangChain.js's Chroma store lays chunks out (source, locFrom,
+// writeForeignIDs writes the example docs into a new collection of srv
+// the way LangChain.js's Chroma store lays chunks out (source, locFrom,
 // locTo, uuid-like ids): each paragraph a chunk, trimmed, no overlap. It
-// returns the number of pages written.
-func writeForeign(t *testing.T, url, coll string) int {
-	n, _ := writeForeignIDs(t, url, coll)
-	return n
-}
-
-// writeForeignIDs is writeForeign, and returns the id of the first chunk
-// written too.
+// returns the number of pages written and the id of the first chunk.
 func writeForeignIDs(t *testing.T, url, coll string) (int, string) {
 	t.Helper()
 	ctx := context.Background()
@@ -102,6 +96,39 @@ func TestAdopt(t *testing.T) {
 	if code != 0 || !strings.Contains(out, fmt.Sprintf("0 added, 0 changed, 0 removed, %d unchanged", pages)) {
 		t.Errorf("adopt again: status %d\n%s", code, out)
 	}
+	// Every command reads the adopted pages: cat gives adopt's page, and
+	// grep -rn over the collection says what GNU grep says over adopt's
+	// pages (public ones: without --groups the rules hide internal/).
+	res, err := adopt.Read(context.Background(), c, adopt.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pagesOf := map[string][]byte{}
+	for _, p := range res.Pages {
+		if public(p.Slug) {
+			pagesOf[p.Slug] = p.Content
+		}
+	}
+	out, errOut, code = cli(t, append(g, "cat", "/index.md")...)
+	if code != 0 || out != string(pagesOf["index.md"]) {
+		t.Errorf("cat /index.md: status %d, %q%s; want adopt's page %q", code, out, errOut, pagesOf["index.md"])
+	}
+	dir := copyTree(t, pagesOf)
+	for _, args := range [][]string{{"-rn", "token"}, {"-rli", "key"}, {"-rc", "e"}} {
+		want := sortedLines(realTool(t, dir, "grep", append(args, ".")...))
+		for i, l := range want {
+			want[i] = "/" + strings.TrimPrefix(l, "./")
+		}
+		out, errOut, code := cli(t, append(append(g, "grep"), append(args, "/")...)...)
+		if got := sortedLines(out); code != 0 || !slices.Equal(got, want) {
+			t.Errorf("grep %q: status %d%s\n got %q\nwant %q", args, code, errOut, got, want)
+		}
+	}
+	out, _, code = cli(t, append(g, "stat", "/index.md")...)
+	if code != 0 || !strings.Contains(out, "Reassembled: inexact: ") {
+		t.Errorf("stat /index.md: status %d\n%s", code, out)
+	}
+
 	// validate builds every page from its chunks by id, as readers do.
 	out, errOut, code = cli(t, append(g, "validate")...)
 	if code != 0 || !strings.Contains(out, "reassembled inexactly, with guessed whitespace") || !strings.Contains(out, " 0 errors") {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
 	"sync"
 
 	"golang.org/x/sync/errgroup"
@@ -177,6 +179,30 @@ func (l *Loader) cachePut(ctx context.Context, key string, data []byte) {
 // page, they are read by slug, which filters the collection's metadata.
 func (l *Loader) Fetch(ctx context.Context, pages []*tree.Node) (map[string][]collection.Chunk, error) {
 	out := make(map[string][]collection.Chunk, len(pages))
+	if slices.ContainsFunc(pages, adopted) {
+		// Pages of an adopted collection are read by id, with their
+		// parts; the others as ever.
+		var own, adoptedPages []*tree.Node
+		for _, n := range pages {
+			if adopted(n) {
+				adoptedPages = append(adoptedPages, n)
+			} else {
+				own = append(own, n)
+			}
+		}
+		if err := l.fetchAdopted(ctx, adoptedPages, out); err != nil {
+			return nil, err
+		}
+		if len(own) == 0 {
+			return out, nil
+		}
+		rest, err := l.Fetch(ctx, own)
+		if err != nil {
+			return nil, err
+		}
+		maps.Copy(out, rest)
+		return out, nil
+	}
 	var slugs []string
 	var refetch []*tree.Node
 	if l.c.ByID != nil {
@@ -262,6 +288,9 @@ func idsMatch(slug string, chunks []collection.Chunk) bool {
 // Preload) all call it, so that a page layout other than chunks joined by
 // the separator plugs in here.
 func (l *Loader) assemble(n *tree.Node, chunks []collection.Chunk) ([]byte, error) {
+	if adopted(n) {
+		return assembleAdopted(n, chunks)
+	}
 	return collection.Assemble(n.Entry, chunks, l.c.Sep)
 }
 
@@ -353,7 +382,7 @@ func (l *Loader) PrefetchEach(ctx context.Context, names []string, lookup Lookup
 // It returns the first error met; pages loaded before it stay cached.
 // loaded, when not nil, is called with the index in want and the content
 // of each page fetched, as soon as it is assembled.
-func (l *Loader) loadMany(ctx context.Context, want []*tree.Node, keys []string, loaded func(i int, data []byte)) (int64, error) {
+func (l *Loader) loadMany(ctx context.Context, want []*tree.Node, keys []string, loaded func(i int, data []byte)) (fetched int64, err error) {
 	// What the cache has (a shared tier, such as Redis, copies it into
 	// memory as it answers) is not fetched again.
 	have, err := l.c.Cache.GetMany(ctx, keys)
@@ -376,6 +405,29 @@ func (l *Loader) loadMany(ctx context.Context, want []*tree.Node, keys []string,
 	}
 	if len(need) == 0 {
 		return 0, nil
+	}
+	if slices.ContainsFunc(need, adopted) {
+		// Pages of an adopted collection: read by id with their parts.
+		var own, ad []*tree.Node
+		var ownKeys, adKeys []string
+		var ownAt, adAt []int
+		for k, n := range need {
+			if adopted(n) {
+				ad, adKeys, adAt = append(ad, n), append(adKeys, needKeys[k]), append(adAt, needAt[k])
+			} else {
+				own, ownKeys, ownAt = append(own, n), append(ownKeys, needKeys[k]), append(ownAt, needAt[k])
+			}
+		}
+		var each func(int, []byte)
+		if loaded != nil {
+			each = func(i int, data []byte) { loaded(adAt[i], data) }
+		}
+		size, err := l.loadAdopted(ctx, ad, adKeys, each)
+		if err != nil || len(own) == 0 {
+			return size, err
+		}
+		need, needKeys, needAt = own, ownKeys, ownAt
+		defer func() { fetched += size }()
 	}
 	var each func(int, []byte)
 	workers := 1

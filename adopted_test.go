@@ -1,0 +1,186 @@
+package chromafs_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/chromafs/chromafs"
+	"github.com/chromafs/chromafs/adopt"
+	"github.com/chromafs/chromafs/chromastore"
+	"github.com/chromafs/chromafs/collection"
+	"github.com/chromafs/chromafs/internal/testcorpus"
+	"github.com/chromafs/chromafs/internal/testenv"
+	"github.com/chromafs/chromafs/memstore"
+)
+
+// overlapping cuts content as a splitter that trims and overlaps does
+// (LangChain's RecursiveCharacterTextSplitter, roughly): windows of
+// about size bytes ending at white space, each starting about overlap
+// bytes before the end of the one before, at a word, trimmed. It returns
+// the chunks and the 1-based line each starts on.
+func overlapping(content string, size, overlap int) (chunks []string, lines []int) {
+	isSpace := func(b byte) bool { return b == ' ' || b == '\n' || b == '\t' || b == '\r' }
+	pos := 0
+	for pos < len(content) {
+		end := min(pos+size, len(content))
+		if end < len(content) {
+			for e := end; e > pos+size/2; e-- {
+				if isSpace(content[e]) {
+					end = e
+					break
+				}
+			}
+		}
+		text := strings.TrimSpace(content[pos:end])
+		if text != "" {
+			lead := strings.Index(content[pos:end], text)
+			chunks = append(chunks, text)
+			lines = append(lines, 1+strings.Count(content[:pos+lead], "\n"))
+		}
+		if end == len(content) {
+			break
+		}
+		next := max(end-overlap, pos+1)
+		for next < end && !isSpace(content[next-1]) {
+			next++ // start at a word
+		}
+		pos = next
+	}
+	return chunks, lines
+}
+
+// writeLangChainJS writes files into w as LangChain.js's Chroma store lays
+// them out: source (an absolute path), locFrom and locTo, uuid-like ids.
+func writeLangChainJS(t *testing.T, w collection.Writer, files map[string]string) {
+	t.Helper()
+	var recs []collection.Record
+	for _, p := range slices.Sorted(maps.Keys(files)) {
+		chunks, lines := overlapping(files[p], 240, 60)
+		for i, text := range chunks {
+			recs = append(recs, collection.Record{
+				ID:       fmt.Sprintf("9d0e%04x-1c2b-4f3a-8e7d-%012x", len(recs), i),
+				Document: text,
+				Metadata: map[string]any{"source": "/home/ci/site/" + p, "locFrom": lines[i], "locTo": lines[i] + strings.Count(text, "\n")},
+			})
+		}
+	}
+	if err := w.Upsert(context.Background(), recs); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestAdopted serves a collection that another tool wrote, after chromafs
+// adopt: every page reads as adopt rebuilt it, through one read and
+// through the bulk reads grep uses, on memstore and on Chroma; fstest
+// checks the filesystem; a chunk changed since adopt makes its page an
+// error that says to adopt again.
+func TestAdopted(t *testing.T) {
+	ctx := context.Background()
+	files := testcorpus.Docs(t)
+	for name, content := range files {
+		if strings.TrimSpace(content) == "" {
+			delete(files, name) // writers store no chunk of a blank file
+		}
+	}
+	for _, backend := range []string{"memstore", "chroma"} {
+		t.Run(backend, func(t *testing.T) {
+			var st adopt.Target
+			switch backend {
+			case "memstore":
+				st = memstore.New("adopted")
+			case "chroma":
+				srv := testenv.Chroma(t)
+				c, err := chromastore.Open(ctx, chromastore.Config{URL: srv.URL, Collection: testenv.CollectionName(t), Create: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { c.Close() })
+				st = c
+			}
+			writeLangChainJS(t, st, files)
+			res, err := adopt.Read(ctx, st, adopt.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Layout.Name != adopt.LangChainJS.Name || len(res.Pages) != len(files) {
+				t.Fatalf("adopt read %d pages of %s, want %d of langchain.js (problems %q)", len(res.Pages), res.Layout.Name, len(files), res.Problems)
+			}
+			if _, err := adopt.Write(ctx, st, res, adopt.WriteOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			want := map[string]string{}
+			identical := 0
+			for _, p := range res.Pages {
+				want[p.Slug] = string(p.Content)
+				if string(p.Content) == files[p.Slug] {
+					identical++
+				}
+			}
+			t.Logf("%d of %d pages byte-identical to their source", identical, len(files))
+
+			fsys, err := chromafs.New(ctx, st, chromafs.WithShared(chromafs.NewShared(0)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for name, w := range want {
+				got, err := fs.ReadFile(fsys, name)
+				if err != nil || string(got) != w {
+					t.Errorf("ReadFile(%s) = %q, %v; want adopt's page %q", name, got, err, w)
+				}
+			}
+			// A fresh session reads the pages in bulk, as grep does.
+			fsys2, err := chromafs.New(ctx, st)
+			if err != nil {
+				t.Fatal(err)
+			}
+			names := slices.Sorted(maps.Keys(want))
+			got := map[string]string{}
+			if err := fsys2.PrefetchEach(ctx, names, func(name string, data []byte) { got[name] = string(data) }); err != nil {
+				t.Fatal(err)
+			}
+			if !maps.Equal(got, want) {
+				t.Errorf("PrefetchEach gave %d pages, %d differ from adopt's", len(got), len(want)-countEqual(got, want))
+			}
+			if err := fstest.TestFS(fsys2, names...); err != nil {
+				t.Error(err)
+			}
+			// Grep's coarse filter reads every adopted page: their chunks
+			// carry no slug.
+			cands, err := fsys2.Candidates(ctx, names, []string{"zzz-no-such-text"}, false)
+			if err != nil || len(cands) != len(names) {
+				t.Errorf("Candidates = %d of %d pages, %v: want every adopted page", len(cands), len(names), err)
+			}
+
+			// The other tool rewrites the first chunk of a page.
+			first := res.Pages[0]
+			if err := st.Upsert(ctx, []collection.Record{{ID: first.Parts[0].ID, Document: "rewritten", Metadata: map[string]any{"source": "/home/ci/site/" + first.Slug, "locFrom": 1, "locTo": 1}}}); err != nil {
+				t.Fatal(err)
+			}
+			fsys3, err := chromafs.New(ctx, st)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = fs.ReadFile(fsys3, first.Slug)
+			if !errors.Is(err, collection.ErrCorruptPage) || !strings.Contains(err.Error(), "adopt it again") {
+				t.Errorf("ReadFile of a page whose chunk changed: %v, want ErrCorruptPage saying to adopt again", err)
+			}
+		})
+	}
+}
+
+func countEqual(a, b map[string]string) int {
+	n := 0
+	for k, v := range a {
+		if w, ok := b[k]; ok && w == v {
+			n++
+		}
+	}
+	return n
+}
