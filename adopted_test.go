@@ -15,6 +15,7 @@ import (
 	"github.com/chromafs/chromafs/adopt"
 	"github.com/chromafs/chromafs/chromastore"
 	"github.com/chromafs/chromafs/collection"
+	"github.com/chromafs/chromafs/ingest"
 	"github.com/chromafs/chromafs/internal/testcorpus"
 	"github.com/chromafs/chromafs/internal/testenv"
 	"github.com/chromafs/chromafs/memstore"
@@ -112,7 +113,11 @@ func TestAdopted(t *testing.T) {
 			if res.Layout.Name != adopt.LangChainJS.Name || len(res.Pages) != len(files) {
 				t.Fatalf("adopt read %d pages of %s, want %d of langchain.js (problems %q)", len(res.Pages), res.Layout.Name, len(files), res.Problems)
 			}
-			if _, err := adopt.Write(ctx, st, res, adopt.WriteOptions{}); err != nil {
+			rules, err := ingest.ParseRules(strings.NewReader("internal/** private groups=staff\n"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := adopt.Write(ctx, st, res, adopt.WriteOptions{Rules: rules}); err != nil {
 				t.Fatal(err)
 			}
 			want := map[string]string{}
@@ -125,7 +130,7 @@ func TestAdopted(t *testing.T) {
 			}
 			t.Logf("%d of %d pages byte-identical to their source", identical, len(files))
 
-			fsys, err := chromafs.New(ctx, st, chromafs.WithShared(chromafs.NewShared(0)))
+			fsys, err := chromafs.New(ctx, st, chromafs.WithShared(chromafs.NewShared(0)), chromafs.WithGroups("staff"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -135,8 +140,11 @@ func TestAdopted(t *testing.T) {
 					t.Errorf("ReadFile(%s) = %q, %v; want adopt's page %q", name, got, err, w)
 				}
 			}
+			if backend == "chroma" {
+				checkAdoptedQuery(t, fsys, st, res)
+			}
 			// A fresh session reads the pages in bulk, as grep does.
-			fsys2, err := chromafs.New(ctx, st)
+			fsys2, err := chromafs.New(ctx, st, chromafs.WithGroups("staff"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -163,7 +171,7 @@ func TestAdopted(t *testing.T) {
 			if err := st.Upsert(ctx, []collection.Record{{ID: first.Parts[0].ID, Document: "rewritten", Metadata: map[string]any{"source": "/home/ci/site/" + first.Slug, "locFrom": 1, "locTo": 1}}}); err != nil {
 				t.Fatal(err)
 			}
-			fsys3, err := chromafs.New(ctx, st)
+			fsys3, err := chromafs.New(ctx, st, chromafs.WithGroups("staff"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -183,4 +191,53 @@ func countEqual(a, b map[string]string) int {
 		}
 	}
 	return n
+}
+
+// checkAdoptedQuery ranks the chunks of an adopted collection by the
+// vector of one of them (Chroma's hash embedding, which the collection
+// was written with): that chunk comes first, at the lines where its text
+// lies in its page; a public view never sees a chunk of a staff page.
+func checkAdoptedQuery(t *testing.T, fsys *chromafs.FS, st adopt.Target, res *adopt.Result) {
+	t.Helper()
+	ctx := context.Background()
+	embed := chromastore.HashEmbedding(0)
+	for _, pg := range res.Pages {
+		if len(pg.Parts) < 2 {
+			continue
+		}
+		part := pg.Parts[1]
+		docs, err := st.(collection.DocumentReader).DocumentsByID(ctx, []string{part.ID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		vecs, err := embed.EmbedDocuments(ctx, []string{docs[part.ID]})
+		if err != nil {
+			t.Fatal(err)
+		}
+		hits, err := fsys.Query(ctx, ".", vecs[0], 3)
+		if err != nil || len(hits) == 0 {
+			t.Fatalf("Query: %v, %v", hits, err)
+		}
+		h := hits[0]
+		lines := strings.Split(string(pg.Content), "\n")
+		if h.Name != pg.Slug || h.Text != docs[part.ID] || h.Index != 1 || h.Start < 1 || h.End > len(lines) ||
+			!strings.Contains(strings.Join(lines[h.Start-1:h.End], "\n"), strings.TrimSpace(strings.SplitN(h.Text, "\n", 2)[0])) {
+			t.Errorf("Query by the vector of %s's second chunk: first hit %+v", pg.Slug, h)
+		}
+		if strings.HasPrefix(pg.Slug, "internal/") {
+			public, err := chromafs.New(ctx, st)
+			if err != nil {
+				t.Fatal(err)
+			}
+			hits, err := public.Query(ctx, ".", vecs[0], 20)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, h := range hits {
+				if strings.HasPrefix(h.Name, "internal/") {
+					t.Errorf("a public view's Query returned %s", h.Name)
+				}
+			}
+		}
+	}
 }

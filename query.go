@@ -2,6 +2,7 @@ package chromafs
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -48,6 +49,12 @@ type QueryHit = fscap.QueryHit
 // query and kept by the session, whose view does not change. The store must implement
 // collection.VectorQuerier (else the error wraps ErrNoVectorQuery).
 //
+// The chunks of pages of an adopted collection (tree entries with parts,
+// whose chunks carry no slug) are ranked by id (collection.Scope.IDs):
+// the ids of the visible pages in scope, so that hidden pages take no
+// part there either; such a hit's Index is the chunk's place in its page,
+// and its lines are those where its text lies, by the page's parts.
+//
 // Each hit's lines come from the chunk's collection.LineKey metadata when
 // it has one (chromafs ingest writes it) and the separator is empty;
 // otherwise the page is read (through the cache, as ReadFile does) and
@@ -71,14 +78,31 @@ func (fsys *FS) Query(ctx context.Context, dir string, vector []float32, k int) 
 	if !ok {
 		return nil, fmt.Errorf("chromafs: query: %w", ErrNoVectorQuery)
 	}
+	var found []collection.ScoredChunk
 	s.fg.enter()
-	found, err := querier.QueryVector(ctx, s.layout, qs.scope, vector, k)
+	if qs.own > 0 {
+		found, err = querier.QueryVector(ctx, s.layout, qs.scope, vector, k)
+	}
+	if err == nil && len(qs.ids) > 0 {
+		// Pages of an adopted collection: their chunks by id.
+		var more []collection.ScoredChunk
+		more, err = querier.QueryVector(ctx, s.layout, collection.Scope{IDs: qs.ids}, vector, k)
+		found = nearest(append(found, more...), k)
+	}
 	s.fg.leave()
 	if err != nil {
 		return nil, err
 	}
 	hits := make([]QueryHit, 0, len(found))
 	for _, c := range found {
+		if ref, ok := qs.adopted[c.ID]; ok {
+			hit, err := fsys.adoptedHit(ctx, ref, c)
+			if err != nil {
+				return nil, err
+			}
+			hits = append(hits, hit)
+			continue
+		}
 		n, ok := s.view.Lookup(c.Slug)
 		if !ok || !qs.holds(n) {
 			continue // an orphan, or a page outside the view's scope
@@ -101,6 +125,41 @@ func (fsys *FS) Query(ctx context.Context, dir string, vector []float32, k int) 
 	return hits, nil
 }
 
+// nearest sorts chunks nearest first (ties by id) and keeps k.
+func nearest(all []collection.ScoredChunk, k int) []collection.ScoredChunk {
+	slices.SortStableFunc(all, func(a, b collection.ScoredChunk) int {
+		return cmp.Or(cmp.Compare(a.Distance, b.Distance), strings.Compare(a.ID, b.ID))
+	})
+	return all[:min(len(all), k)]
+}
+
+// adoptedRef places a chunk of an adopted page: the page and the chunk's
+// part in its recipe.
+type adoptedRef struct {
+	n      *tree.Node
+	recipe *collection.Recipe
+	part   int
+}
+
+// adoptedHit places a chunk of an adopted page that Query ranked: its
+// lines are those of its text at the offset the page's recipe gives.
+func (fsys *FS) adoptedHit(ctx context.Context, ref adoptedRef, c collection.ScoredChunk) (QueryHit, error) {
+	data, err := fsys.s.pages.Load(ctx, ref.n)
+	if err != nil {
+		return QueryHit{}, &fs.PathError{Op: "query", Path: fsys.rel(ref.n.Path), Err: err}
+	}
+	off := min(max(ref.recipe.Offset(ref.part), 0), len(data))
+	start := 1 + bytes.Count(data[:off], []byte("\n"))
+	return QueryHit{
+		Name:     fsys.rel(ref.n.Path),
+		Index:    ref.part,
+		Text:     c.Text,
+		Distance: c.Distance,
+		Start:    start,
+		End:      start + strings.Count(strings.TrimSuffix(c.Text, "\n"), "\n"),
+	}, nil
+}
+
 // searchable reports whether page n takes part in vector queries. Lazy
 // pointers have no chunks in the collection, and an empty page (size 0 in
 // the tree) has nothing to find: its one chunk, an empty document that
@@ -115,7 +174,12 @@ type queryScope struct {
 	root  string // the directory or page, a path of the whole collection
 	dir   bool   // root is a directory
 	pages int    // the searchable pages in scope
+	own   int    // of which in chromafs's layout, found by slug
 	scope collection.Scope
+	// The chunks of the adopted pages in scope (tree entries with
+	// parts), by id.
+	ids     []string
+	adopted map[string]adoptedRef
 }
 
 // holds reports whether page n (a node of the view) is in the scope.
@@ -143,19 +207,37 @@ func (s *session) queryScope(root *tree.Node) *queryScope {
 	}
 	qs = &queryScope{root: root.Path, dir: root.IsDir}
 	var slugs []string
+	add := func(n *tree.Node) {
+		qs.pages++
+		if n.Entry.Parts == "" {
+			slugs = append(slugs, n.Path)
+			return
+		}
+		r, err := collection.ParseRecipe(n.Entry.Parts)
+		if err != nil {
+			return // reading the page says why
+		}
+		if qs.adopted == nil {
+			qs.adopted = map[string]adoptedRef{}
+		}
+		for i, id := range r.IDs() {
+			qs.ids = append(qs.ids, id)
+			qs.adopted[id] = adoptedRef{n, r, i}
+		}
+	}
 	if !root.IsDir {
 		if searchable(root) {
-			slugs = append(slugs, root.Path)
+			add(root)
 		}
 	} else {
 		s.view.Walk(func(n *tree.Node) bool {
 			if qs.holds(n) {
-				slugs = append(slugs, n.Path)
+				add(n)
 			}
 			return true
 		})
 	}
-	qs.pages = len(slugs)
+	qs.own = len(slugs)
 	if len(slugs) > 0 {
 		qs.scope = s.scopeOf(slugs)
 	}

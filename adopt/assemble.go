@@ -237,7 +237,7 @@ func (a *assembler) note(e Exactness, why string) {
 }
 
 func (a *assembler) add(p Piece, gap string, skip int) {
-	a.pg.Parts = append(a.pg.Parts, collection.Part{ID: p.ID, Gap: gap, Skip: skip})
+	a.pg.Parts = append(a.pg.Parts, collection.Part{ID: p.ID, Gap: gap, Skip: skip, Len: len(p.Text)})
 	a.write(gap)
 	a.write(p.Text[skip:])
 }

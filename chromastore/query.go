@@ -88,6 +88,7 @@ func (c *Collection) Dimension() int { return int(c.dim.Load()) }
 type queryRequest struct {
 	Embeddings [][]float32    `json:"query_embeddings"`
 	N          int            `json:"n_results"`
+	IDs        []string       `json:"ids,omitempty"`
 	Where      map[string]any `json:"where,omitempty"`
 	Include    []string       `json:"include"`
 }
@@ -118,6 +119,9 @@ func (c *Collection) QueryVector(ctx context.Context, layout collection.Layout, 
 	}
 	if d := c.dim.Load(); d > 0 && int64(len(vector)) != d {
 		return nil, fmt.Errorf("chromastore: query %s: %w: the query's embedding has %d dimensions, the collection's %d (embed the query with the function that wrote the collection)", c.where, collection.ErrDimension, len(vector), d)
+	}
+	if len(scope.IDs) > 0 {
+		return c.queryIDs(ctx, scope.IDs, vector, k)
 	}
 	slugs, listed := unique(scope.Slugs)
 	var parts [][]string
@@ -191,7 +195,11 @@ func (c *Collection) QueryVector(ctx context.Context, layout collection.Layout, 
 	if err != nil {
 		return nil, c.fail(op, err)
 	}
-	all := slices.Concat(found...)
+	return nearest(slices.Concat(found...), k), nil
+}
+
+// nearest sorts chunks nearest first (ties by id) and keeps k.
+func nearest(all []collection.ScoredChunk, k int) []collection.ScoredChunk {
 	slices.SortStableFunc(all, func(a, b collection.ScoredChunk) int {
 		switch {
 		case a.Distance < b.Distance:
@@ -204,7 +212,59 @@ func (c *Collection) QueryVector(ctx context.Context, layout collection.Layout, 
 	if len(all) > k {
 		all = all[:k]
 	}
-	return all, nil
+	return all
+}
+
+// queryIDs is QueryVector restricted to the records with the given ids
+// (Scope.IDs), in batches of searchMaxIn ids, several in flight.
+func (c *Collection) queryIDs(ctx context.Context, ids []string, vector []float32, k int) ([]collection.ScoredChunk, error) {
+	ids, want := unique(ids)
+	parts := batches(ids, c.searchMaxIn())
+	found := make([][]collection.ScoredChunk, len(parts))
+	err := parallel(ctx, len(parts), func(ctx context.Context, i int) error {
+		req := queryRequest{
+			Embeddings: [][]float32{vector},
+			N:          min(k, len(parts[i])),
+			IDs:        parts[i],
+			Include:    []string{includeDocuments, "distances"},
+		}
+		var res queryResult
+		if err := c.rest.do(ctx, "POST", c.path+"/query", req, &res); err != nil {
+			if strings.Contains(err.Error(), "dimension") {
+				return fmt.Errorf("%w: %w", collection.ErrDimension, err)
+			}
+			return err
+		}
+		if len(res.IDs) == 0 {
+			return nil
+		}
+		var docs []*string
+		var dists []*float64
+		if len(res.Documents) > 0 {
+			docs = res.Documents[0]
+		}
+		if len(res.Distances) > 0 {
+			dists = res.Distances[0]
+		}
+		if len(docs) != len(res.IDs[0]) || len(dists) != len(res.IDs[0]) {
+			return fmt.Errorf("malformed answer: %d ids, %d documents, %d distances", len(res.IDs[0]), len(docs), len(dists))
+		}
+		for j, id := range res.IDs[0] {
+			if !want[id] || dists[j] == nil {
+				continue // never hand out a record that was not asked for
+			}
+			text := ""
+			if docs[j] != nil {
+				text = *docs[j]
+			}
+			found[i] = append(found[i], collection.ScoredChunk{Chunk: collection.Chunk{ID: id, Index: collection.NoIndex, Text: text}, Distance: *dists[j]})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, c.fail(fmt.Sprintf("query %d records of %s by id", len(ids), c.where), err)
+	}
+	return nearest(slices.Concat(found...), k), nil
 }
 
 // lineOf reads a collection.LineKey value: a positive integer, else 0.

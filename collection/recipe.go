@@ -30,20 +30,23 @@ type Recipe struct {
 }
 
 // Part is one chunk's contribution to a page: Gap, then the chunk's text
-// without its first Skip bytes.
+// without its first Skip bytes. Len is the length of the chunk's text in
+// bytes, so that where each chunk lies in the page is known without its
+// text (semantic search places its hits so).
 type Part struct {
 	ID   string
 	Skip int
+	Len  int
 	Gap  string
 }
 
-// MarshalJSON writes a part as the array [id, skip, gap], gap left out
-// when empty.
+// MarshalJSON writes a part as the array [id, skip, len, gap], gap left
+// out when empty.
 func (p Part) MarshalJSON() ([]byte, error) {
 	if p.Gap == "" {
-		return json.Marshal([]any{p.ID, p.Skip})
+		return json.Marshal([]any{p.ID, p.Skip, p.Len})
 	}
-	return json.Marshal([]any{p.ID, p.Skip, p.Gap})
+	return json.Marshal([]any{p.ID, p.Skip, p.Len, p.Gap})
 }
 
 // UnmarshalJSON reads the array MarshalJSON writes.
@@ -52,8 +55,8 @@ func (p *Part) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &a); err != nil {
 		return err
 	}
-	if len(a) < 2 || len(a) > 3 {
-		return fmt.Errorf("a part has %d fields, want 2 or 3", len(a))
+	if len(a) < 3 || len(a) > 4 {
+		return fmt.Errorf("a part has %d fields, want 3 or 4", len(a))
 	}
 	*p = Part{}
 	if err := json.Unmarshal(a[0], &p.ID); err != nil {
@@ -62,8 +65,11 @@ func (p *Part) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(a[1], &p.Skip); err != nil || p.Skip < 0 {
 		return fmt.Errorf("part %q: skip %s: want a non-negative integer", p.ID, a[1])
 	}
-	if len(a) == 3 {
-		if err := json.Unmarshal(a[2], &p.Gap); err != nil {
+	if err := json.Unmarshal(a[2], &p.Len); err != nil || p.Len < p.Skip {
+		return fmt.Errorf("part %q: length %s: want an integer of at least the skip, %d", p.ID, a[2], p.Skip)
+	}
+	if len(a) == 4 {
+		if err := json.Unmarshal(a[3], &p.Gap); err != nil {
 			return fmt.Errorf("part %q: gap: %w", p.ID, err)
 		}
 	}
@@ -101,6 +107,21 @@ func ParseRecipe(s string) (*Recipe, error) {
 	return &r, nil
 }
 
+// Offset returns the byte offset in the page of the first byte of part
+// i's chunk text: where its contribution starts (after its gap), less
+// the Skip bytes it repeats of what precedes it. (Chunks that overlap
+// the one before have no gap, so their whole text lies there.)
+func (r *Recipe) Offset(i int) int {
+	off := 0
+	for j, p := range r.Parts[:i+1] {
+		off += len(p.Gap)
+		if j < i {
+			off += p.Len - p.Skip
+		}
+	}
+	return off - r.Parts[i].Skip
+}
+
 // IDs returns the ids of the recipe's chunks, in page order.
 func (r *Recipe) IDs() []string {
 	ids := make([]string, len(r.Parts))
@@ -125,8 +146,8 @@ func AssembleRecipe(e *tree.Entry, r *Recipe, text map[string]string) ([]byte, e
 		if !ok {
 			return nil, fmt.Errorf("%w: page %q: chunk %q is gone from the collection (adopt it again)", ErrCorruptPage, e.Slug, p.ID)
 		}
-		if p.Skip > len(t) {
-			return nil, fmt.Errorf("%w: page %q: chunk %q holds %d bytes, fewer than the %d the page repeats (adopt it again)", ErrCorruptPage, e.Slug, p.ID, len(t), p.Skip)
+		if len(t) != p.Len {
+			return nil, fmt.Errorf("%w: page %q: chunk %q holds %d bytes, not the %d it held when the collection was adopted (adopt it again)", ErrCorruptPage, e.Slug, p.ID, len(t), p.Len)
 		}
 		size += len(p.Gap) + len(t) - p.Skip
 	}

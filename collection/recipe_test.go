@@ -14,13 +14,13 @@ import (
 
 func TestRecipe(t *testing.T) {
 	r := &collection.Recipe{
-		Parts:     []collection.Part{{ID: "b-1", Skip: 0}, {ID: "a\"2", Skip: 4, Gap: "\n\n"}},
+		Parts:     []collection.Part{{ID: "b-1", Skip: 0, Len: 8}, {ID: "a\"2", Skip: 4, Len: 7, Gap: "\n\n"}},
 		Tail:      "\n",
 		Exactness: "inexact",
 		Why:       "whitespace between chunks",
 	}
 	text := r.Encode()
-	if want := `{"p":[["b-1",0],["a\"2",4,"\n\n"]],"t":"\n","x":"inexact","w":"whitespace between chunks"}`; text != want {
+	if want := `{"p":[["b-1",0,8],["a\"2",4,7,"\n\n"]],"t":"\n","x":"inexact","w":"whitespace between chunks"}`; text != want {
 		t.Errorf("Encode = %s, want %s", text, want)
 	}
 	got, err := collection.ParseRecipe(text)
@@ -35,6 +35,11 @@ func TestRecipe(t *testing.T) {
 	if err != nil || string(data) != want {
 		t.Fatalf("AssembleRecipe = %q, %v; want %q", data, err, want)
 	}
+	// Offset: after the first part's 8 bytes and the second's gap, less
+	// the 4 bytes the second repeats.
+	if o0, o1 := got.Offset(0), got.Offset(1); o0 != 0 || o1 != 6 {
+		t.Errorf("Offset(0), Offset(1) = %d, %d", o0, o1)
+	}
 
 	for _, tc := range []struct {
 		name, parts string
@@ -44,15 +49,16 @@ func TestRecipe(t *testing.T) {
 	}{
 		{name: "not JSON", parts: `{"p":`, want: "bad parts"},
 		{name: "no parts", parts: `{"p":[]}`, want: "no parts"},
-		{name: "empty id", parts: `{"p":[["",0]]}`, want: "without an id"},
-		{name: "negative skip", parts: `{"p":[["a",-1]]}`, want: "non-negative"},
-		{name: "missing chunk", parts: `{"p":[["a",0],["b",1]]}`, entry: tree.Entry{Slug: "p", Size: -1},
+		{name: "empty id", parts: `{"p":[["",0,1]]}`, want: "without an id"},
+		{name: "negative skip", parts: `{"p":[["a",-1,1]]}`, want: "non-negative"},
+		{name: "no length", parts: `{"p":[["a",0]]}`, want: "want 3 or 4"},
+		{name: "missing chunk", parts: `{"p":[["a",0,1],["b",1,2]]}`, entry: tree.Entry{Slug: "p", Size: -1},
 			chunks: map[string]string{"a": "x"}, want: `chunk "b" is gone`},
-		{name: "short chunk", parts: `{"p":[["a",5]]}`, entry: tree.Entry{Slug: "p", Size: -1},
-			chunks: map[string]string{"a": "x"}, want: "fewer than the 5"},
-		{name: "size", parts: `{"p":[["a",0]]}`, entry: tree.Entry{Slug: "p", Size: 9},
+		{name: "changed chunk", parts: `{"p":[["a",5,9]]}`, entry: tree.Entry{Slug: "p", Size: -1},
+			chunks: map[string]string{"a": "x"}, want: "not the 9 it held"},
+		{name: "size", parts: `{"p":[["a",0,1]]}`, entry: tree.Entry{Slug: "p", Size: 9},
 			chunks: map[string]string{"a": "x"}, want: "tree records 9 bytes"},
-		{name: "hash", parts: `{"p":[["a",0]]}`, entry: tree.Entry{Slug: "p", Size: 1, Hash: "sha256:00"},
+		{name: "hash", parts: `{"p":[["a",0,1]]}`, entry: tree.Entry{Slug: "p", Size: 1, Hash: "sha256:00"},
 			chunks: map[string]string{"a": "x"}, want: "does not match"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

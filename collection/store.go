@@ -303,6 +303,14 @@ type Scope struct {
 	// tell the page (ChunkIDScheme): on Chroma 1.0 an answer of ids alone
 	// is much cheaper than one with metadata (BENCHMARKS.md, "grep").
 	IDsOnly bool
+	// IDs, when set, restricts a VectorQuerier.QueryVector to the records
+	// with these ids, whatever their metadata; Slugs and Exclude are then
+	// ignored, and the chunks come back with their ids, texts and
+	// distances (Slug empty, Index NoIndex). The chunks of a page that
+	// another tool wrote (collection Recipe) carry no slug: semantic
+	// search over an adopted collection names them by id. Search ignores
+	// it.
+	IDs []string
 }
 
 // Searcher is implemented by stores that can filter records by their
