@@ -43,6 +43,10 @@ var readmeNotRun = map[string]string{
 	`claude mcp add chromafs -e CHROMA_URL=http://localhost:8000 -e CHROMAFS_COLLECTION=example-docs -- "$PWD/bin/chromafs" mcp`: "needs Claude Code, and changes its configuration",
 	"claude mcp add --transport http chromafs-docs http://127.0.0.1:8082/mcp --header \"Authorization: Bearer $TOKEN\"":          "needs Claude Code and a serve --mcp server with a users file",
 	"npx -y @modelcontextprotocol/inspector@0.15.0 --cli http://127.0.0.1:8082/mcp --method tools/list":                          "needs a serve --mcp server on 127.0.0.1:8082; TestMCPTypeScriptClientHTTP drives serve --mcp with the same SDK",
+	"chromafs adopt --collection docs-langchain --dry-run":                                                                       "needs a collection that LangChain.js wrote; TestAdopt runs adopt (with --dry-run), grep, cat, stat and validate on one, and package adopt's tests write them with the real LangChain.js",
+	"chromafs adopt --collection docs-langchain --rules examples/access.rules":                                                   "as the --dry-run line: TestAdopt adopts with --rules",
+	"chromafs --collection docs-langchain grep -rn \"rotate\" /":                                                                 "as the --dry-run line: TestAdopt compares grep -rn on an adopted collection with GNU grep",
+	"chromafs adopt --collection docs-langchain":                                                                                 "as the --dry-run line: TestAdopt adopts a second time and checks that every page is unchanged",
 	"curl -i http://127.0.0.1:8080/readyz":                                                                                       "needs a serve process whose Chroma is stopped; TestServeChromaDownAtStart checks that answer",
 }
 
