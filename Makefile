@@ -9,7 +9,7 @@ MCPCLIENT := internal/testenv/mcpclient
 WRITERS := internal/testenv/writers
 BIN     := bin/chromafs
 
-.PHONY: all demo test deps deps-go deps-chroma deps-mcpclient deps-writers deps-redis deps-tools build lint bench clean stop-demo
+.PHONY: all demo test test-batteries deps deps-go deps-chroma deps-mcpclient deps-writers deps-redis deps-tools build lint bench clean stop-demo
 
 all: build
 
@@ -92,8 +92,24 @@ SLOW_PKGS := . ./cmd/chromafs ./regex ./adapters/webdavfs ./gnu ./grepx ./mcpser
 # report races: 36 test binaries, a second each, in the slots of -p 3.
 # 100 ms still gives them a moment; a GORACE of your own comes after it
 # and wins.
+# The GNU differential batteries (tests that call testenv.Battery: the
+# regex package's comparisons with GNU grep, grep -P and the long pattern
+# lists among them, gnu's long pattern lists, the shell's bash battery)
+# skip under -race and run in a second pass without it, at a fraction of
+# their cost under -race (BENCHMARKS.md, "Test time"). BATTERY_RUN selects
+# them in BATTERY_PKGS; internal/testenv's TestBatteriesInMakefile
+# checks that it selects every battery and nothing else. The matchers'
+# concurrent use stays under -race in regex's TestMatchersConcurrent.
+BATTERY_PKGS := ./regex ./gnu ./shell
+BATTERY_RUN := ^(TestGNU.*|TestMultiEqualsCombined|TestGrepManyPatternsVsGNU|TestGrepHugeListVsGNU|TestBashDifferential)$$
+
 test: deps
 	GORACE="atexit_sleep_ms=100 $(GORACE)" $(GO) test -race -count=1 -p 3 $(SLOW_PKGS) ./...
+	$(GO) test -count=1 -run '$(BATTERY_RUN)' $(BATTERY_PKGS)
+
+# The batteries alone, without -race (the second pass of make test).
+test-batteries: deps
+	$(GO) test -count=1 -run '$(BATTERY_RUN)' $(BATTERY_PKGS)
 
 # staticcheck is pinned (a new release may add checks that fail the build);
 # .ci/run runs the same version.

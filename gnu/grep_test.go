@@ -20,6 +20,7 @@ import (
 
 	"github.com/chromafs/chromafs/grepx"
 	"github.com/chromafs/chromafs/internal/gen"
+	"github.com/chromafs/chromafs/internal/testenv"
 	"github.com/chromafs/chromafs/regex"
 )
 
@@ -611,6 +612,7 @@ func sortLines(s string) string {
 // and -o, line by line. (GNU grep takes about a CPU second to compile
 // 5,000 regular expressions, every run.)
 func TestGrepManyPatternsVsGNU(t *testing.T) {
+	testenv.Battery(t)
 	bin := gnuGrep(t)
 	dir := t.TempDir()
 	writeFiles(t, dir, gen.Pages(80, 2))
@@ -722,6 +724,7 @@ func hugeListCorpus(n int, pages map[string]string) []string {
 // Lists of 500 and 5,000 run with every option in
 // TestGrepManyPatternsVsGNU and package regex's TestGNUManyPatterns.
 func TestGrepHugeListVsGNU(t *testing.T) {
+	testenv.Battery(t)
 	if testing.Short() {
 		t.Skip("GNU grep compiles 80,660 patterns for each case")
 	}

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/chromafs/chromafs/internal/testenv"
 )
 
 // corpusLines are the lines of the differential test file.
@@ -285,6 +287,7 @@ func (c diffCase) String() string {
 // TestGNUDifferential compares Match, FindAll, errors and warnings with
 // GNU grep 3.8 over corpusPatterns × corpusLines × flags.
 func TestGNUDifferential(t *testing.T) {
+	testenv.Battery(t)
 	grep := gnuGrep(t)
 	var cases []diffCase
 	flagSets := [][3]bool{{}, {true}, {false, true}, {false, false, true}, {true, true}, {true, false, true}, {false, true, true}}
@@ -423,6 +426,7 @@ func diffLines(got, want string) string {
 
 // TestGNUMultiple compares several patterns at once (grep -e p1 -e p2).
 func TestGNUMultiple(t *testing.T) {
+	testenv.Battery(t)
 	grep := gnuGrep(t)
 	sets := []string{
 		"foo\nbar", "abc\nabcabc", "a\n", "\nzzz", "^a\nb$", "hello\nHELLO", "\\<foo\nbar\\>", "a*\nb", "k\nſ",
@@ -440,6 +444,7 @@ func TestGNUMultiple(t *testing.T) {
 // TestGNURandom compares random patterns built from grep's special
 // characters over lines from a small alphabet.
 func TestGNURandom(t *testing.T) {
+	testenv.Battery(t)
 	grep := gnuGrep(t)
 	atoms := []string{"a", "b", "ab", ".", "*", "+", "?", "|", "(", ")", "\\(", "\\)", "\\|", "\\+", "\\?", "{", "}",
 		"\\{", "\\}", "1", ",", "2", "[ab]", "[^a]", "[[:alpha:]]", "^", "$", "\\<", "\\>", "\\b", "\\B", "\\w", "\\W",
@@ -475,6 +480,7 @@ func TestGNURandom(t *testing.T) {
 // over the whole line, and a match that starts where the previous one
 // ended counts as preceded by a non-word character.
 func TestGNUFixedWordMatches(t *testing.T) {
+	testenv.Battery(t)
 	grep := gnuGrep(t)
 	lines := []string{
 		"Value if not to filesystem embedding",

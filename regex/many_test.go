@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/chromafs/chromafs/internal/testenv"
 )
 
 // randomWords returns n distinct words of 12 random lowercase letters.
@@ -114,6 +116,7 @@ func manyPatterns(n int, vocab []string, syn Syntax, seed uint64) []string {
 // case folding is special, a byte that is not UTF-8 or a character
 // special in patterns.
 func TestGNUManyPatterns(t *testing.T) {
+	testenv.Battery(t)
 	grep := gnuGrep(t)
 	corpus, vocab := manyCorpus(1500, 1)
 	short := corpus[:400:400]
@@ -370,6 +373,7 @@ func TestCompileCanceledCombined(t *testing.T) {
 // word assertions, bytes that are not UTF-8 and a few patterns without
 // literals, for Match and FindAll under -i, -w and -x.
 func TestMultiEqualsCombined(t *testing.T) {
+	testenv.Battery(t)
 	atoms := []string{"ab", "ba", "abc", "é", "K", "ſ", "x", ".", "*", "\\+", "\\?", "[ab]", "[[:alpha:]]", "^", "$",
 		"\\<", "\\>", "\\b", "\\w", "\\|", "\\(ab\\|c\\)", " ", "_", "\xff", "a\\{2\\}", "[^a]"}
 	lines := []string{"", "ab", "ba ab", "abc abcabc", "xab_ba", "é É K k ſ s", "aab baa", "ab\xffab", "x.x*x", "_ab_", "AB BA Abc",

@@ -1,6 +1,10 @@
 package regex
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/chromafs/chromafs/internal/testenv"
+)
 
 // perlPatterns run with -P (one pattern each, as GNU grep -P takes).
 var perlPatterns = []string{
@@ -34,6 +38,7 @@ var perlPatterns = []string{
 // TestGNUDifferentialPerl compares -P matching, -o matches and errors
 // with GNU grep 3.8 -P (PCRE2 10.42) over corpusLines × flags.
 func TestGNUDifferentialPerl(t *testing.T) {
+	testenv.Battery(t)
 	grep := gnuGrep(t)
 	var cases []diffCase
 	// -i -w and -w -x run in TestGNUDifferentialPerlAgent (its corpus is
@@ -91,6 +96,7 @@ var agentPatterns = []string{
 // TestGNUDifferentialPerlAgent compares -P with GNU grep on the
 // patterns agents use, over documentation and code lines.
 func TestGNUDifferentialPerlAgent(t *testing.T) {
+	testenv.Battery(t)
 	grep := gnuGrep(t)
 	var cases []diffCase
 	for _, f := range [][3]bool{{}, {true}, {false, true}, {false, false, true}, {true, true}, {false, true, true}} {

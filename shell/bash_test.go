@@ -15,6 +15,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/chromafs/chromafs/internal/testenv"
 	"github.com/chromafs/chromafs/shell"
 )
 
@@ -520,6 +521,7 @@ var bashLines = []string{
 // same, except that bash -c's diagnostics say "bash: line N: " where the
 // shell says "bash: ".
 func TestBashDifferential(t *testing.T) {
+	testenv.Battery(t)
 	if len(bashLines) < 150 {
 		t.Fatalf("only %d lines", len(bashLines))
 	}
