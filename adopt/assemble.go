@@ -142,6 +142,16 @@ func Assemble(pieces []Piece, r Rules) (*Page, error) {
 		a.lines = a.lines && p.Line >= 0
 		orders = orders && p.Order >= 0
 	}
+	if a.unit != NoOffsets {
+		if id := misplaced(ps); id != "" {
+			// LlamaIndex.TS records a chunk's offset with indexOf from the
+			// start of the document: a chunk whose text occurred earlier
+			// gets the earlier copy's offset. The offsets no longer order
+			// the chunks; the collection's order and the overlaps do.
+			a.note(Inexact, fmt.Sprintf("chunk %s's offset disagrees with its place in the collection (an earlier copy of its text?): chunks are ordered without offsets", id))
+			a.unit = NoOffsets
+		}
+	}
 	switch {
 	case a.unit != NoOffsets:
 		slices.SortStableFunc(ps, func(x, y Piece) int {
@@ -171,9 +181,18 @@ func Assemble(pieces []Piece, r Rules) (*Page, error) {
 	a.head(ps[0])
 	for i := 1; i < len(ps); i++ {
 		if samePiece(ps[i-1], ps[i]) {
-			continue // a chunk the writer stored twice
+			if ps[i-1].ID == ps[i].ID {
+				continue // one record read twice
+			}
+			// The writer stored a chunk twice, or placed a repeat of its
+			// text by an earlier copy (LangChain.js finds a chunk's line
+			// with indexOf): which, the chunks do not say.
+			a.note(Inexact, fmt.Sprintf("chunks %s and %s hold the same text at the same place: a repeat, or the same chunk stored twice", ps[i-1].ID, ps[i].ID))
 		}
 		a.join(ps[i-1], ps[i])
+	}
+	if len(a.out) == 0 && a.r.Trimmed {
+		a.note(EdgesAssumed, "the writer stored no text: the file is empty or holds only whitespace, assumed empty")
 	}
 	a.tail()
 	a.pg.Content = a.out
@@ -316,7 +335,11 @@ func (a *assembler) placeAt(prev, c Piece) bool {
 	case s > a.units:
 		n := s - a.units
 		a.note(Inexact, fmt.Sprintf("%d characters between chunks %s and %s are in no chunk", n, prev.ID, c.ID))
-		a.add(c, a.guess(n), 0)
+		gap := a.guess(n)
+		if n == 1 && !a.crlf {
+			gap = a.oneChar(c.Text)
+		}
+		a.add(c, gap, 0)
 		return true
 	}
 	k := a.units - s
@@ -354,6 +377,10 @@ func (a *assembler) junctionGap(prev, c Piece) string {
 	case !a.r.Trimmed && n == strings.Count(a.r.Sep, "\n"):
 		return a.r.Sep
 	case n == 0 && a.r.Trimmed:
+		if r1, _ := utf8.DecodeLastRune(a.out); unspaced(r1) && !spaceNear(a.out, c.Text) {
+			a.note(Inexact, fmt.Sprintf("chunks %s and %s on line %d do not overlap: text without spaces, nothing is assumed between them", prev.ID, c.ID, c.Line+1))
+			return ""
+		}
 		a.note(Inexact, fmt.Sprintf("whitespace between chunks %s and %s on line %d is in no chunk: a space is assumed", prev.ID, c.ID, c.Line+1))
 		return " "
 	}
@@ -371,6 +398,23 @@ func (a *assembler) guess(n int) string {
 		return strings.Repeat("\r\n", n/2)
 	}
 	return strings.Repeat("\n", n)
+}
+
+// oneChar guesses the one character of whitespace between what is
+// written and next: a space or a line break, whichever the page puts
+// more often after the character before the gap and before the one
+// after it (sentences one per line, or run together).
+func (a *assembler) oneChar(next string) string {
+	const near = 4096
+	text := string(a.out[max(0, len(a.out)-near):]) + "\x00" + next[:min(len(next), near)]
+	r1, _ := utf8.DecodeLastRune(a.out)
+	r2, _ := utf8.DecodeRuneInString(next)
+	spaces := strings.Count(text, string(r1)+" ") + strings.Count(text, " "+string(r2))
+	breaks := strings.Count(text, string(r1)+"\n") + strings.Count(text, "\n"+string(r2))
+	if breaks > spaces {
+		return "\n"
+	}
+	return " "
 }
 
 // overlaps returns, longest first, the lengths k (0 < k < len(c.Text))
@@ -456,6 +500,21 @@ func unitSuffix(b []byte, n int, u Unit) ([]byte, bool) {
 	return b[i:], got == n
 }
 
+// misplaced returns the id of a chunk whose offset disagrees with the
+// order in which the writer stored the chunks (Seq): it starts where a
+// chunk stored before it starts, or before that. It returns "" when the
+// offsets and the collection's order agree.
+func misplaced(ps []Piece) string {
+	bySeq := slices.Clone(ps)
+	slices.SortStableFunc(bySeq, func(x, y Piece) int { return cmp.Compare(x.Seq, y.Seq) })
+	for i := 1; i < len(bySeq); i++ {
+		if p, q := bySeq[i-1], bySeq[i]; q.Start <= p.Start && q.ID != p.ID {
+			return q.ID
+		}
+	}
+	return ""
+}
+
 // crlfPage reports whether every line break in the chunks is "\r\n"
 // (and there is one).
 func crlfPage(ps []Piece) bool {
@@ -485,6 +544,30 @@ func boundary(x, y string) bool {
 	}
 	r1, _ := utf8.DecodeLastRuneInString(x)
 	r2, _ := utf8.DecodeRuneInString(y)
-	word := func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' }
+	word := func(r rune) bool { return (unicode.IsLetter(r) && !unspaced(r)) || unicode.IsDigit(r) || r == '_' }
 	return !word(r1) || !word(r2)
+}
+
+// spaceNear reports whether a space is near the end of out or the start
+// of next, on the lines they meet at: text that uses spaces between
+// words, even in a script that need not.
+func spaceNear(out []byte, next string) bool {
+	const near = 120
+	before := out[max(0, len(out)-near):]
+	if i := bytes.LastIndexByte(before, '\n'); i >= 0 {
+		before = before[i+1:]
+	}
+	after := next[:min(len(next), near)]
+	if i := strings.IndexByte(after, '\n'); i >= 0 {
+		after = after[:i]
+	}
+	return bytes.ContainsRune(before, ' ') || strings.ContainsRune(after, ' ')
+}
+
+// unspaced reports whether r is a letter of a script written without
+// spaces between words (Han, Hiragana, Katakana, Thai, Lao, Khmer,
+// Myanmar): a splitter cuts such text between any two characters, and
+// drops nothing there.
+func unspaced(r rune) bool {
+	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Thai, unicode.Lao, unicode.Khmer, unicode.Myanmar)
 }

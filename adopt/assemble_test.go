@@ -133,15 +133,48 @@ func TestAssembleCases(t *testing.T) {
 			exact: Inexact,
 		},
 		{
-			name: "duplicate chunk stored twice",
+			// Stored twice, or a repeat that LlamaIndex.TS placed at the
+			// first copy's offset (indexOf from 0): the chunks do not say.
+			name: "two chunks of the same text at the same offset",
 			pieces: []Piece{
 				{ID: "a", Text: "abc def", Start: 0, End: 7, Line: -1, Order: -1},
 				{ID: "a2", Text: "abc def", Start: 0, End: 7, Line: -1, Order: -1, Seq: 1},
 				{ID: "b", Text: "def ghi", Start: 4, End: 11, Line: -1, Order: -1, Seq: 2},
 			},
 			rules: Rules{Unit: CodePoints, Trimmed: true, Overlap: true},
-			want:  "abc def ghi\n",
-			exact: EdgesAssumed,
+			want:  "abc def\nabc def ghi\n",
+			exact: Inexact,
+		},
+		{
+			name:   "two chunks of the same text on the same line",
+			pieces: []Piece{pc("a", "abab", -1, 0, -1), {ID: "b", Text: "abab", Start: -1, End: -1, Line: 0, Order: -1, Seq: 1}},
+			rules:  trimmed,
+			want:   "abab abab\n",
+			exact:  Inexact,
+		},
+		{
+			name: "an offset before that of a chunk stored earlier",
+			pieces: []Piece{
+				{ID: "a", Text: "ab cd ab", Start: 0, End: 8, Line: -1, Order: -1},
+				{ID: "b", Text: "ab ef", Start: 0, End: 5, Line: -1, Order: -1, Seq: 1},
+			},
+			rules: Rules{Unit: CodePoints, Trimmed: true, Overlap: true},
+			want:  "ab cd ab ef\n",
+			exact: Inexact,
+		},
+		{
+			name:   "a trimming writer's empty chunk",
+			pieces: []Piece{{ID: "a", Text: "", Start: 0, End: 0, Line: -1, Order: -1}},
+			rules:  Rules{Unit: AutoUnit, Trimmed: true, Overlap: true},
+			want:   "",
+			exact:  EdgesAssumed,
+		},
+		{
+			name:   "text without spaces, cut without overlap",
+			pieces: []Piece{pc("a", "这是第一句。这是", -1, 0, -1), {ID: "b", Text: "第二句。", Start: -1, End: -1, Line: 0, Order: -1, Seq: 1}},
+			rules:  trimmed,
+			want:   "这是第一句。这是第二句。\n",
+			exact:  Inexact,
 		},
 		{
 			name: "a chunk inside the one before it adds nothing",

@@ -182,12 +182,25 @@ func Read(ctx context.Context, src collection.RecordScanner, opt Options) (*Resu
 	for k, why := range bad {
 		res.Problems = append(res.Problems, fmt.Sprintf("page %q left out: %s", k, why))
 	}
+	// LlamaIndex.TS's SimpleDirectoryReader reads .md files with its
+	// Markdown reader, which changes their text: once a page shows it,
+	// every .md page of the collection is taken to have been read so.
+	mdReader := false
+	if l.DocField != "" {
+		for _, k := range keys {
+			if markdownRead(byKey[k], docOf) {
+				mdReader = true
+				break
+			}
+		}
+	}
 	for _, k := range keys {
 		s, ok := slugs[k]
 		if !ok {
 			continue
 		}
-		pg, err := assembleDocs(byKey[k], docOf, l.Rules)
+		md := mdReader && (strings.HasSuffix(strings.ToLower(k), ".md") || markdownRead(byKey[k], docOf))
+		pg, err := assembleDocs(byKey[k], docOf, l.Rules, md)
 		if err != nil {
 			res.Problems = append(res.Problems, fmt.Sprintf("page %q left out: %v", k, err))
 			continue
@@ -267,24 +280,38 @@ func topKeys(m map[string]int, n int) []string {
 	return keys
 }
 
-// assembleDocs assembles a page whose pieces may come from several
-// documents (docOf maps a piece's id to its document, "" when the layout
-// has none): each document on its own, as its offsets count from its
-// start, then the documents in the order of their first pieces in the
-// collection, a line break apart. A page of several documents is
-// inexact: what lay between them in the file is not known.
-func assembleDocs(pieces []Piece, docOf map[string]string, r Rules) (*Page, error) {
-	var docs []string
-	byDoc := map[string][]Piece{}
+// mdReaderNote is the reason a page LlamaIndex's Markdown reader read is
+// inexact.
+const mdReaderNote = "LlamaIndex's Markdown reader read the file (%d documents): it removes links' targets and joins headings that follow each other, so the page may differ from the file"
+
+// headingDoc reports whether a document's chunks are those of a section
+// that LlamaIndex.TS's Markdown reader made: the reader returns "\n\n",
+// the heading line and the section, so the first chunk (trimmed) starts
+// with "#" at offset 2.
+func headingDoc(ps []Piece) bool {
+	first := -1
+	for i, p := range ps {
+		if p.Start < 0 {
+			return false
+		}
+		if first < 0 || p.Start < ps[first].Start {
+			first = i
+		}
+	}
+	return first >= 0 && ps[first].Start == 2 && strings.HasPrefix(ps[first].Text, "#")
+}
+
+// splitDocs groups a page's pieces by document (docOf maps a piece's id
+// to its document, "" when the layout has none), the documents in the
+// order of their first pieces in the collection.
+func splitDocs(pieces []Piece, docOf map[string]string) (docs []string, byDoc map[string][]Piece) {
+	byDoc = map[string][]Piece{}
 	for _, p := range pieces {
 		d := docOf[p.ID]
 		if _, ok := byDoc[d]; !ok {
 			docs = append(docs, d)
 		}
 		byDoc[d] = append(byDoc[d], p)
-	}
-	if len(docs) <= 1 {
-		return Assemble(pieces, r)
 	}
 	first := func(d string) int {
 		m := byDoc[d][0].Seq
@@ -293,19 +320,57 @@ func assembleDocs(pieces []Piece, docOf map[string]string, r Rules) (*Page, erro
 		}
 		return m
 	}
-	slices.SortFunc(docs, func(a, b string) int { return first(a) - first(b) })
-	out := &Page{Exactness: Inexact, Why: fmt.Sprintf("the writer read the file as %d documents (LlamaIndex's Markdown reader makes one per heading and changes their text): they are joined in order, a line break apart", len(docs))}
+	slices.SortStableFunc(docs, func(a, b string) int { return first(a) - first(b) })
+	return docs, byDoc
+}
+
+// markdownRead reports whether a page's chunks show that LlamaIndex's
+// Markdown reader read its file: several documents, or one that starts
+// as the reader's sections do.
+func markdownRead(pieces []Piece, docOf map[string]string) bool {
+	docs, byDoc := splitDocs(pieces, docOf)
+	if len(docs) > 1 {
+		return true
+	}
+	return headingDoc(byDoc[docs[0]])
+}
+
+// assembleDocs assembles a page whose pieces may come from several
+// documents (see splitDocs): each document on its own, as its offsets
+// count from its start, then the documents one after the other. With md
+// (LlamaIndex's Markdown reader read the file), the page is inexact, the
+// two line breaks the reader puts before each section's heading are
+// left out, and a blank line is assumed before each heading; without
+// it, a page of several documents is inexact, and they are joined a line
+// break apart.
+func assembleDocs(pieces []Piece, docOf map[string]string, r Rules, md bool) (*Page, error) {
+	docs, byDoc := splitDocs(pieces, docOf)
+	if len(docs) <= 1 && !md {
+		return Assemble(pieces, r)
+	}
+	out := &Page{Exactness: Inexact, Why: fmt.Sprintf("the writer read the file as %d documents: they are joined in order, a line break apart", len(docs))}
+	if md {
+		out.Why = fmt.Sprintf(mdReaderNote, len(docs))
+	}
 	sep := "" // between the previous document and the next
-	for _, d := range docs {
+	for i, d := range docs {
 		pg, err := Assemble(byDoc[d], r)
 		if err != nil {
 			return nil, err
 		}
 		parts := slices.Clone(pg.Parts)
+		body := pg.Content[:len(pg.Content)-len(pg.Tail)]
+		if md && headingDoc(byDoc[d]) {
+			body = body[len(parts[0].Gap):]
+			parts[0].Gap = ""
+			if i > 0 {
+				sep = "\n\n"
+			}
+		}
 		parts[0].Gap = sep + parts[0].Gap
 		out.Parts = append(out.Parts, parts...)
 		out.Content = append(out.Content, sep...)
-		out.Content = append(out.Content, pg.Content[:len(pg.Content)-len(pg.Tail)]...)
+		out.Content = append(out.Content, body...)
 		out.Tail = pg.Tail
 		if sep = pg.Tail; sep == "" {
 			sep = "\n"

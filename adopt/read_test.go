@@ -234,10 +234,12 @@ func TestReadDocuments(t *testing.T) {
 	md := func(doc string, start, end int) map[string]any {
 		return map[string]any{"file_path": "/d/a.md", "file_name": "a.md", "ref_doc_id": doc, "_node_content": node(start, end)}
 	}
+	// The reader's documents are "\n\n# One\n\nalpha beta gamma\n" and
+	// "\n\n# Two\n\ndelta\n": two line breaks before each heading.
 	upsert(st, []collection.Record{
-		{ID: "1", Document: "# One\n\nalpha beta", Metadata: md("/d/a.md_1", 0, 17)},
-		{ID: "2", Document: "beta gamma", Metadata: md("/d/a.md_1", 12, 22)},
-		{ID: "3", Document: "# Two\n\ndelta", Metadata: md("/d/a.md_2", 0, 12)},
+		{ID: "1", Document: "# One\n\nalpha beta", Metadata: md("/d/a.md_1", 2, 19)},
+		{ID: "2", Document: "beta gamma", Metadata: md("/d/a.md_1", 14, 24)},
+		{ID: "3", Document: "# Two\n\ndelta", Metadata: md("/d/a.md_2", 2, 14)},
 	})
 	res, err := Read(ctx, st, Options{})
 	if err != nil {
@@ -247,7 +249,7 @@ func TestReadDocuments(t *testing.T) {
 		t.Fatalf("pages %v", res.Pages)
 	}
 	pg := res.Pages[0]
-	if want := "# One\n\nalpha beta gamma\n# Two\n\ndelta\n"; string(pg.Content) != want || pg.Exactness != Inexact || !strings.Contains(pg.Why, "2 documents") {
+	if want := "# One\n\nalpha beta gamma\n\n# Two\n\ndelta\n"; string(pg.Content) != want || pg.Exactness != Inexact || !strings.Contains(pg.Why, "Markdown reader read the file (2 documents)") {
 		t.Errorf("page %q %v %q, want %q, inexact", pg.Content, pg.Exactness, pg.Why, want)
 	}
 	chunks := []Piece{{ID: "1", Text: "# One\n\nalpha beta"}, {ID: "2", Text: "beta gamma"}, {ID: "3", Text: "# Two\n\ndelta"}}
