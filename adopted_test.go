@@ -59,11 +59,17 @@ func overlapping(content string, size, overlap int) (chunks []string, lines []in
 
 // writeLangChainJS writes files into w as LangChain.js's Chroma store lays
 // them out: source (an absolute path), locFrom and locTo, uuid-like ids.
-func writeLangChainJS(t *testing.T, w collection.Writer, files map[string]string) {
+func writeLangChainJS(t testing.TB, w collection.Writer, files map[string]string) {
+	writeOverlapping(t, w, files, 240, 60)
+}
+
+// writeOverlapping is writeLangChainJS with chunks of about size bytes
+// overlapping by about overlap, written in batches.
+func writeOverlapping(t testing.TB, w collection.Writer, files map[string]string, size, overlap int) {
 	t.Helper()
 	var recs []collection.Record
 	for _, p := range slices.Sorted(maps.Keys(files)) {
-		chunks, lines := overlapping(files[p], 240, 60)
+		chunks, lines := overlapping(files[p], size, overlap)
 		for i, text := range chunks {
 			recs = append(recs, collection.Record{
 				ID:       fmt.Sprintf("9d0e%04x-1c2b-4f3a-8e7d-%012x", len(recs), i),
@@ -72,8 +78,10 @@ func writeLangChainJS(t *testing.T, w collection.Writer, files map[string]string
 			})
 		}
 	}
-	if err := w.Upsert(context.Background(), recs); err != nil {
-		t.Fatal(err)
+	for b := range slices.Chunk(recs, 2000) {
+		if err := w.Upsert(context.Background(), b); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 

@@ -1,0 +1,105 @@
+package chromafs_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io/fs"
+	"sync"
+	"testing"
+
+	"github.com/chromafs/chromafs"
+	"github.com/chromafs/chromafs/adopt"
+	"github.com/chromafs/chromafs/cachepkg"
+	"github.com/chromafs/chromafs/chromastore"
+	"github.com/chromafs/chromafs/collection"
+	"github.com/chromafs/chromafs/grepx"
+	"github.com/chromafs/chromafs/internal/gen"
+	"github.com/chromafs/chromafs/internal/testenv"
+	"github.com/chromafs/chromafs/regex"
+)
+
+// adoptedSites are the two collections of BenchmarkAdopted: the same
+// generated site ingested (chromafs's layout) and written as LangChain.js
+// writes it (1,000-byte chunks overlapping by 200) then adopted.
+var adoptedSites = struct {
+	sync.Mutex
+	stores map[string]collection.Store
+}{stores: map[string]collection.Store{}}
+
+const adoptedPages = 1131
+
+func adoptedSite(b *testing.B, layout string) collection.Store {
+	b.Helper()
+	srv := testenv.Chroma(b)
+	adoptedSites.Lock()
+	defer adoptedSites.Unlock()
+	if st, ok := adoptedSites.stores[layout]; ok {
+		return st
+	}
+	ctx := context.Background()
+	st, err := chromastore.Open(ctx, chromastore.Config{URL: srv.URL, Collection: fmt.Sprintf("adopted-bench-%s-%s", layout, genFingerprint()),
+		Create: true, Embedding: chromastore.HashEmbedding(benchDim)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if n, _ := st.Count(ctx); n == 0 {
+		pages := gen.Pages(adoptedPages, 1)
+		switch layout {
+		case "ingested":
+			if _, err := gen.Write(ctx, st, pages, gen.Options{}); err != nil {
+				b.Fatal(err)
+			}
+		case "adopted":
+			writeOverlapping(b, st, pages, 1000, 200)
+			res, err := adopt.Read(ctx, st, adopt.Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := adopt.Write(ctx, st, res, adopt.WriteOptions{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	adoptedSites.stores[layout] = st
+	return st
+}
+
+// BenchmarkAdopted compares, on the same 1,131-page site, a collection
+// that chromafs ingest wrote with one that LangChain.js's layout wrote and
+// chromafs adopt adopted: a cold cat of one 8 KiB page (page cache
+// emptied each time) and a cold grep -r of a rare literal (a new session
+// with an empty page cache each time).
+func BenchmarkAdopted(b *testing.B) {
+	ctx := context.Background()
+	page := gen.Large(adoptedPages)[0]
+	// A rare literal: a line of the middle of the page cat reads.
+	lines := bytes.Split([]byte(gen.Pages(adoptedPages, 1)[page]), []byte("\n"))
+	rare := string(lines[len(lines)/2])
+	for _, layout := range []string{"ingested", "adopted"} {
+		b.Run(layout+"/CatCold", func(b *testing.B) {
+			cache := cachepkg.NewMemory(0)
+			fsys := newBenchFS(b, adoptedSite(b, layout), chromafs.WithCache(cache), chromafs.WithGroups(gen.PrivateGroup))
+			for b.Loop() {
+				b.StopTimer()
+				if err := cache.Clear(ctx); err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				if data, err := fs.ReadFile(fsys, page); err != nil || len(data) == 0 {
+					b.Fatal(len(data), err)
+				}
+			}
+		})
+		b.Run(layout+"/GrepCold", func(b *testing.B) {
+			st := adoptedSite(b, layout)
+			var out bytes.Buffer
+			for b.Loop() {
+				out.Reset()
+				fsys := newBenchFS(b, st, chromafs.WithCache(cachepkg.NewMemory(0)), chromafs.WithGroups(gen.PrivateGroup))
+				searchOut(b, fsys, grepx.Query{Patterns: []string{rare}, Syntax: regex.Fixed}, &out)
+			}
+			b.ReportMetric(float64(bytes.Count(out.Bytes(), []byte{'\n'})), "lines")
+		})
+	}
+}
