@@ -27,7 +27,14 @@ var adoptedSites = struct {
 	stores map[string]collection.Store
 }{stores: map[string]collection.Store{}}
 
-const adoptedPages = 1131
+// adoptedSize is the site's size: 1,131 pages, or 200 with -short (CI's
+// benchmark smoke run).
+func adoptedSize() int {
+	if testing.Short() {
+		return 200
+	}
+	return 1131
+}
 
 func adoptedSite(b *testing.B, layout string) collection.Store {
 	b.Helper()
@@ -38,13 +45,13 @@ func adoptedSite(b *testing.B, layout string) collection.Store {
 		return st
 	}
 	ctx := context.Background()
-	st, err := chromastore.Open(ctx, chromastore.Config{URL: srv.URL, Collection: fmt.Sprintf("adopted-bench-%s-%s", layout, genFingerprint()),
+	st, err := chromastore.Open(ctx, chromastore.Config{URL: srv.URL, Collection: fmt.Sprintf("adopted-bench-%s-%d-%s", layout, adoptedSize(), genFingerprint()),
 		Create: true, Embedding: chromastore.HashEmbedding(benchDim)})
 	if err != nil {
 		b.Fatal(err)
 	}
 	if n, _ := st.Count(ctx); n == 0 {
-		pages := gen.Pages(adoptedPages, 1)
+		pages := gen.Pages(adoptedSize(), 1)
 		switch layout {
 		case "ingested":
 			if _, err := gen.Write(ctx, st, pages, gen.Options{}); err != nil {
@@ -72,9 +79,9 @@ func adoptedSite(b *testing.B, layout string) collection.Store {
 // with an empty page cache each time).
 func BenchmarkAdopted(b *testing.B) {
 	ctx := context.Background()
-	page := gen.Large(adoptedPages)[0]
+	page := gen.Large(adoptedSize())[0]
 	// A rare literal: a line of the middle of the page cat reads.
-	lines := bytes.Split([]byte(gen.Pages(adoptedPages, 1)[page]), []byte("\n"))
+	lines := bytes.Split([]byte(gen.Pages(adoptedSize(), 1)[page]), []byte("\n"))
 	rare := string(lines[len(lines)/2])
 	for _, layout := range []string{"ingested", "adopted"} {
 		b.Run(layout+"/CatCold", func(b *testing.B) {
