@@ -13,7 +13,7 @@
 //     (source is the absolute path the loader resolves), split by
 //     RecursiveCharacterTextSplitter (chunkSize 1000, chunkOverlap 200, or
 //     0 in mode overlap0) with splitDocuments, stored by
-//     @langchain/community's Chroma.fromDocuments (uuid v1 ids; loc.lines
+//     @langchain/community's Chroma store, addDocuments in batches of 1,000 (uuid v1 ids; loc.lines
 //     flattened to locFrom/locTo).
 //   - llamaindex: SimpleDirectoryReader with its default readers (the
 //     MarkdownReader for .md: one Document per heading section, links and
@@ -85,7 +85,13 @@ async function writeLangChain({ url, collection, mode, dir }) {
   const docs = await loader.load();
   const splitter = new RecursiveCharacterTextSplitter(mode === "overlap0" ? { chunkOverlap: 0 } : {});
   const chunks = await splitter.splitDocuments(docs);
-  await Chroma.fromDocuments(chunks, new HashEmbeddings(), { url, collectionName: collection });
+  // In batches, as a team with a large folder must: Chroma refuses an add
+  // of more records than its max batch size (5,461 on 1.0), which one
+  // fromDocuments of a whole site exceeds.
+  const store = new Chroma(new HashEmbeddings(), { url, collectionName: collection });
+  for (let i = 0; i < chunks.length; i += 1000) {
+    await store.addDocuments(chunks.slice(i, i + 1000));
+  }
   return {
     files: docs.length,
     chunks: chunks.length,
