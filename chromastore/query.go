@@ -152,15 +152,9 @@ func (c *Collection) QueryVector(ctx context.Context, layout collection.Layout, 
 		case len(parts[i]) > 0:
 			req.Where = map[string]any{"$and": []any{map[string]any{layout.SlugField: map[string]any{"$nin": parts[i]}}, hasIndex}}
 		}
-		var res queryResult
-		if err := c.rest.do(ctx, "POST", c.path+"/query", req, &res); err != nil {
-			if strings.Contains(err.Error(), "dimension") {
-				return fmt.Errorf("%w: %w", collection.ErrDimension, err)
-			}
+		res, err := c.query(ctx, &req)
+		if err != nil || len(res.IDs) == 0 {
 			return err
-		}
-		if len(res.IDs) == 0 {
-			return nil
 		}
 		ids := res.IDs[0]
 		var docs []*string
@@ -198,6 +192,19 @@ func (c *Collection) QueryVector(ctx context.Context, layout collection.Layout, 
 	return nearest(slices.Concat(found...), k), nil
 }
 
+// query sends one query; an answer about the vector's dimension wraps
+// collection.ErrDimension.
+func (c *Collection) query(ctx context.Context, req *queryRequest) (*queryResult, error) {
+	var res queryResult
+	if err := c.rest.do(ctx, "POST", c.path+"/query", req, &res); err != nil {
+		if strings.Contains(err.Error(), "dimension") {
+			return nil, fmt.Errorf("%w: %w", collection.ErrDimension, err)
+		}
+		return nil, err
+	}
+	return &res, nil
+}
+
 // nearest sorts chunks nearest first (ties by id) and keeps k.
 func nearest(all []collection.ScoredChunk, k int) []collection.ScoredChunk {
 	slices.SortStableFunc(all, func(a, b collection.ScoredChunk) int {
@@ -228,15 +235,9 @@ func (c *Collection) queryIDs(ctx context.Context, ids []string, vector []float3
 			IDs:        parts[i],
 			Include:    []string{includeDocuments, "distances"},
 		}
-		var res queryResult
-		if err := c.rest.do(ctx, "POST", c.path+"/query", req, &res); err != nil {
-			if strings.Contains(err.Error(), "dimension") {
-				return fmt.Errorf("%w: %w", collection.ErrDimension, err)
-			}
+		res, err := c.query(ctx, &req)
+		if err != nil || len(res.IDs) == 0 {
 			return err
-		}
-		if len(res.IDs) == 0 {
-			return nil
 		}
 		var docs []*string
 		var dists []*float64
