@@ -5,15 +5,16 @@
 
 GO      ?= go
 CHROMA  := internal/testenv/chroma
+CHROMA13 := internal/testenv/chroma13
 MCPCLIENT := internal/testenv/mcpclient
 WRITERS := internal/testenv/writers
 BIN     := bin/chromafs
 
-.PHONY: all demo test test-batteries deps deps-go deps-chroma deps-mcpclient deps-writers deps-redis deps-tools build lint bench clean stop-demo
+.PHONY: all demo test test-batteries test-chroma13 deps deps-go deps-chroma deps-chroma13 deps-mcpclient deps-writers deps-redis deps-tools build lint bench clean stop-demo
 
 all: build
 
-deps: deps-go deps-chroma deps-mcpclient deps-writers deps-redis deps-tools
+deps: deps-go deps-chroma deps-chroma13 deps-mcpclient deps-writers deps-redis deps-tools
 
 deps-go:
 	$(GO) mod download
@@ -24,6 +25,20 @@ deps-chroma: $(CHROMA)/node_modules/.bin/chroma
 $(CHROMA)/node_modules/.bin/chroma: $(CHROMA)/package.json $(CHROMA)/package-lock.json
 	cd $(CHROMA) && npm ci --no-audit --no-fund
 	touch $@
+
+# The newest Chroma on npm (chromadb 3.5.0 with bindings 1.3.4), for the
+# second pass of `make test` (CHROMAFS_CHROMA_VERSION=1.3). Its bindings
+# need glibc 2.38, so testenv runs node under the dynamic loader of Debian
+# 13's libc6, which scripts/trixie-libc.sh downloads (with a sources list
+# of its own, never the system's) and extracts into $(CHROMA13)/glibc.
+# The bindings are a plain optional dependency and no package has an
+# install script that the server needs: --ignore-scripts.
+deps-chroma13: $(CHROMA13)/node_modules/.package-lock.json $(CHROMA13)/glibc/.version
+$(CHROMA13)/node_modules/.package-lock.json: $(CHROMA13)/package.json $(CHROMA13)/package-lock.json
+	cd $(CHROMA13) && npm ci --ignore-scripts --no-audit --no-fund
+	touch $@
+$(CHROMA13)/glibc/.version: scripts/trixie-libc.sh
+	scripts/trixie-libc.sh $(CHROMA13)/glibc
 
 # The pinned official MCP TypeScript SDK, for the independent client
 # (check.mjs) that the MCP tests run against `chromafs mcp` and serve --mcp.

@@ -1,6 +1,6 @@
 // Package testenv starts the real servers that chromafs's tests run
-// against: a pinned Chroma from npm and Debian's redis-server, each on a
-// free loopback port.
+// against: a pinned Chroma from npm (1.0 by default, 1.3 on request) and
+// Debian's redis-server, each on a free loopback port.
 //
 // A test binary that uses it calls [Main] from TestMain:
 //
@@ -39,7 +39,15 @@
 //
 //   - CHROMA_URL, REDIS_URL: use this running server instead of starting
 //     one (shared servers only; a private server is always started here).
-//   - CHROMA_BIN: the chroma executable; default
+//   - CHROMAFS_CHROMA_VERSION: which Chroma to start, "1.0" (the default:
+//     chromadb 3.0.14 with bindings 1.0.5, in internal/testenv/chroma) or
+//     "1.3" (chromadb 3.5.0 with bindings 1.3.4, in
+//     internal/testenv/chroma13, run under the dynamic loader of Debian
+//     13's libc6 because those bindings need glibc 2.38; `make
+//     deps-chroma13` installs both). Another value fails the tests that
+//     ask for Chroma. See [ChromaVersion].
+//   - CHROMA_BIN: the chroma executable, run as it is whatever
+//     CHROMAFS_CHROMA_VERSION says; default
 //     internal/testenv/chroma/node_modules/.bin/chroma under the module
 //     root, installed by `make deps` or `cd internal/testenv/chroma && npm ci`.
 //   - REDIS_BIN: the redis-server executable; default redis-server from

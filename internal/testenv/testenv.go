@@ -239,7 +239,7 @@ func startShared(k kind) (*Server, error) {
 	if state.shutdown {
 		return nil, errors.New("testenv: the test servers were already stopped")
 	}
-	bin, err := findBin(k)
+	k, bin, err := serverCommand(k)
 	if err != nil {
 		return nil, err
 	}
@@ -309,7 +309,7 @@ func probeChromaURL(ctx context.Context, base string) error {
 
 func privateServer(tb testing.TB, k kind) *Server {
 	tb.Helper()
-	bin, err := findBin(k)
+	k, bin, err := serverCommand(k)
 	if err != nil {
 		fail(tb, err)
 	}
