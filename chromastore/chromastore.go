@@ -419,9 +419,20 @@ func (c *Collection) currentMetadata(ctx context.Context, op string) (map[string
 // SetMetadata sets the given keys of the collection's metadata and keeps
 // the others; a nil value removes its key. It reads the current metadata
 // first, so concurrent writers can lose each other's keys. Chroma refuses
-// to store an empty metadata map: removing every key is an error.
+// to store an empty metadata map: removing every key is an error. A key
+// that [CheckMetadataKey] refuses, and an array value (Chroma 1.0 answers
+// 422 to one in collection metadata, and 1.3.4 drops the connection: its
+// request handler panics), fail the call before any request.
 func (c *Collection) SetMetadata(ctx context.Context, set map[string]any) error {
 	op := "set metadata of collection " + c.where
+	for k, v := range set {
+		if err := CheckMetadataKey(k); err != nil {
+			return fmt.Errorf("chromastore: %s: %w", op, err)
+		}
+		if isArray(v) {
+			return fmt.Errorf("chromastore: %s: metadata %q is an array (%T): Chroma stores arrays in record metadata (1.3 on), never in collection metadata", op, k, v)
+		}
+	}
 	merged, err := c.currentMetadata(ctx, op)
 	if err != nil {
 		return err
@@ -562,6 +573,33 @@ func typedArray[T any](a []any) (any, bool) {
 		out[i] = v
 	}
 	return out, true
+}
+
+// CheckMetadataKey returns an error for a metadata key that Chroma 1.3
+// refuses, in record and in collection metadata: the empty key, and keys
+// starting with '#' or '$' (reserved for Chroma's own keys, such as
+// #document and #embedding in a collection's schema, and for operators).
+// Chroma 1.0 stores them; chromastore refuses them on every server, so
+// that what it writes reads the same from both. Chroma 1.3's own answer
+// to a record's key does not name it ("Invalid metadata at index 0").
+func CheckMetadataKey(k string) error {
+	switch {
+	case k == "":
+		return errors.New("an empty metadata key: Chroma 1.3 refuses it")
+	case k[0] == '#' || k[0] == '$':
+		return fmt.Errorf("metadata key %q starts with %q, which Chroma 1.3 reserves for its own keys and operators and refuses: choose another name", k, k[:1])
+	}
+	return nil
+}
+
+// isArray reports whether v is a metadata array as metadataValue accepts
+// one.
+func isArray(v any) bool {
+	switch v.(type) {
+	case []string, []int64, []bool, []float64, []any:
+		return true
+	}
+	return false
 }
 
 // metadataJSON encodes collection metadata for Chroma, accepting what

@@ -97,4 +97,28 @@
 // embedding stack stays out of programs that do not import chromaembed:
 // its package initialisation would cost every process that reads a
 // collection milliseconds.
+//
+// # Chroma versions
+//
+// The tests run against Chroma 1.0 (npm bindings 1.0.5) and 1.3 (bindings
+// 1.3.4, with CHROMAFS_CHROMA_VERSION=1.3; see internal/testenv). What
+// differs between them and matters here:
+//
+//   - 1.3 refuses metadata keys that are empty or start with '#' or '$',
+//     in records and in collections, and names the key only for a
+//     collection's; chromastore refuses them on both
+//     ([CheckMetadataKey]), before any request.
+//   - 1.3 stores arrays of one scalar type in record metadata (1.0
+//     answers 422); they read back as []any. Neither stores an array in
+//     collection metadata: 1.0 answers 422 and 1.3.4 drops the connection
+//     (a panic in its handler); [Collection.SetMetadata] refuses one.
+//   - 1.3 adds a "schema" to a collection's description; the
+//     configuration_json that chromastore reads still holds the index's
+//     space and the embedding function (also one given in the schema
+//     alone), and a configuration update changes both.
+//   - Cosmetic: a missing collection is "does not exist" (1.0: "does not
+//     exists"; chromastore goes by status and error kind, never the
+//     text), and a delete answers {"deleted": N} (1.0: {}; 1.3.4 counts
+//     ids that did not exist, so chromastore does not read it).
+//     /api/v2/version answers "1.0.0" on both.
 package chromastore

@@ -53,7 +53,9 @@ func recordsOf(n int) string {
 // System records get a zero vector of the collection's dimension and
 // metadata SystemKey = true. Batches are sent in order; an error leaves
 // the batches before it written. With Config.CloudLimits, a document over
-// CloudMaxDocumentBytes fails the call before anything is sent.
+// CloudMaxDocumentBytes fails the call before anything is sent, and so
+// does, on every server, a metadata key that Chroma 1.3 refuses (see
+// [CheckMetadataKey]).
 func (c *Collection) Upsert(ctx context.Context, records []collection.Record) error {
 	if len(records) == 0 {
 		return nil
@@ -68,6 +70,11 @@ func (c *Collection) Upsert(ctx context.Context, records []collection.Record) er
 			return fmt.Errorf("chromastore: %s: id %q appears twice", op, r.ID)
 		}
 		seen[r.ID] = true
+		for k := range r.Metadata {
+			if err := CheckMetadataKey(k); err != nil {
+				return fmt.Errorf("chromastore: %s: record %q: %w; nothing was written", op, r.ID, err)
+			}
+		}
 		if c.cloud && len(r.Document) > CloudMaxDocumentBytes {
 			return fmt.Errorf("chromastore: %s: record %q has a %d-byte document, over Chroma Cloud's limit of %d (CloudLimits); nothing was written",
 				op, r.ID, len(r.Document), CloudMaxDocumentBytes)
