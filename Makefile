@@ -118,9 +118,29 @@ SLOW_PKGS := . ./cmd/chromafs ./regex ./adapters/webdavfs ./gnu ./grepx ./mcpser
 BATTERY_PKGS := ./regex ./gnu ./shell
 BATTERY_RUN := ^(TestGNU.*|TestMultiEqualsCombined|TestGrepManyPatternsVsGNU|TestGrepHugeListVsGNU|TestBashDifferential)$$
 
+# The third pass runs the tests that claim Chroma's behaviour most
+# directly against Chroma 1.3 (CHROMAFS_CHROMA_VERSION=1.3; see
+# internal/testenv and chromastore's "Chroma versions"), without -race:
+# every chromastore test (the store conformance suite storetest among
+# them); in the root, fstest, the coarse filter's agreement with Chroma's
+# regex and $contains, Cloud limits and an adopted collection; in
+# cmd/chromafs, ingest, ls/cat/find/grep end to end, an independent
+# writer's collection and adopt; in adopt, re-adoption of collections
+# that the real npm writers (chromadb's JS client 3.x) wrote.
+# CHROMA13_RUN selects them in CHROMA13_PKGS; internal/testenv's
+# TestChroma13InMakefile checks that every name it lists is a test there.
+CHROMA13_PKGS := . ./cmd/chromafs ./adopt
+CHROMA13_RUN := ^(TestFS|TestCandidates|TestCandidatesRegexAgreement|TestCandidatesStraddle|TestCloudLimits|TestAdopted|TestEndToEnd|TestGrepEndToEnd|TestForeignCollection|TestIndependentWriter|TestIngestShardedTree|TestCloudLimitsIngest|TestIngestReembed|TestAdopt|TestWritersReadopt)$$
+
 test: deps
 	GORACE="atexit_sleep_ms=100 $(GORACE)" $(GO) test -race -count=1 -p 3 $(SLOW_PKGS) ./...
 	$(GO) test -count=1 -run '$(BATTERY_RUN)' $(BATTERY_PKGS)
+	$(MAKE) --no-print-directory test-chroma13
+
+# The Chroma 1.3 pass alone (the third pass of make test).
+test-chroma13: deps-go deps-chroma13 deps-writers
+	CHROMAFS_CHROMA_VERSION=1.3 $(GO) test -count=1 ./chromastore
+	CHROMAFS_CHROMA_VERSION=1.3 $(GO) test -count=1 -run '$(CHROMA13_RUN)' $(CHROMA13_PKGS)
 
 # The batteries alone, without -race (the second pass of make test).
 test-batteries: deps

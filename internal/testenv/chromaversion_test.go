@@ -3,7 +3,9 @@ package testenv
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -88,5 +90,62 @@ func TestChroma13(t *testing.T) {
 	}
 	if !strings.Contains(string(b), `"version": "1.3.`) {
 		t.Errorf("chroma13's bindings are not 1.3.x:\n%s", b)
+	}
+}
+
+// TestChroma13InMakefile keeps the Makefile's Chroma 1.3 pass in step
+// with the tests: CHROMA13_RUN must be ^(Name|Name...)$ and each name a
+// top-level test of a package in CHROMA13_PKGS (a renamed test would
+// otherwise drop out of the pass unnoticed), the test-chroma13 target
+// must run chromastore and that selection with CHROMAFS_CHROMA_VERSION=1.3
+// and without -race, and make test must run test-chroma13.
+func TestChroma13InMakefile(t *testing.T) {
+	root := filepath.Join("..", "..")
+	mk, err := os.ReadFile(filepath.Join(root, "Makefile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runPat := makeVar(t, mk, "CHROMA13_RUN")
+	pkgs := strings.Fields(makeVar(t, mk, "CHROMA13_PKGS"))
+	m := regexp.MustCompile(`^\^\(((?:Test\w*\|)*Test\w*)\)\$$`).FindStringSubmatch(runPat)
+	if m == nil {
+		t.Fatalf("CHROMA13_RUN %q: want ^(TestA|TestB|...)$, names this test can check", runPat)
+	}
+	_, tests := scanTests(t, root)
+	for _, name := range strings.Split(m[1], "|") {
+		found := false
+		for _, p := range pkgs {
+			found = found || slices.Contains(tests, testFunc{filepath.ToSlash(filepath.Clean(p)), name})
+		}
+		if !found {
+			t.Errorf("CHROMA13_RUN names %s, which no package of CHROMA13_PKGS (%q) has: the Chroma 1.3 pass would not run it", name, pkgs)
+		}
+	}
+
+	recipe := func(target string) []string {
+		lines := strings.Split(string(mk), "\n")
+		start := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, target+":") })
+		if start < 0 {
+			t.Fatalf("the Makefile has no %s target", target)
+		}
+		var out []string
+		for _, l := range lines[start+1:] {
+			if !strings.HasPrefix(l, "\t") {
+				break
+			}
+			out = append(out, l)
+		}
+		return out
+	}
+	for _, want := range []string{"./chromastore", "-run '$(CHROMA13_RUN)' $(CHROMA13_PKGS)"} {
+		i := slices.IndexFunc(recipe("test-chroma13"), func(l string) bool {
+			return strings.Contains(l, "CHROMAFS_CHROMA_VERSION=1.3 $(GO) test") && strings.HasSuffix(l, want) && !strings.Contains(l, "-race")
+		})
+		if i < 0 {
+			t.Errorf("make test-chroma13 has no command `CHROMAFS_CHROMA_VERSION=1.3 $(GO) test ... %s` without -race", want)
+		}
+	}
+	if !slices.ContainsFunc(recipe("test"), func(l string) bool { return strings.Contains(l, "test-chroma13") }) {
+		t.Error("make test does not run test-chroma13")
 	}
 }
