@@ -19,6 +19,7 @@ const (
 	modAfero  = "github.com/spf13/afero"
 	modXNet   = "golang.org/x/net"
 	modOtter  = "github.com/maypok86/otter"
+	modJose   = "github.com/go-jose/go-jose"
 )
 
 // allowedXNet is the one x/net package that package pointer, and so the
@@ -63,6 +64,9 @@ func TestDependencies(t *testing.T) {
 		// links chroma-go's providers.
 		{pkg: "./search", forbid: all, allow: []string{allowedXNet}},
 		{pkg: "./cachepkg", forbid: all},
+		// Token verification (the sign-in of `serve --sites`) links
+		// go-jose and the standard library only.
+		{pkg: "./internal/identity", forbid: append(slices.Clone(all), modOtter), need: modJose},
 		{pkg: "./cachepkg/rediscache", forbid: []string{modChroma, modAfero}, need: modRedis},
 		// chroma-go's embedding stack (ONNX and tokenizer bindings,
 		// purego, a struct validator, MIME sniffing) costs every process
