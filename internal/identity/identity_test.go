@@ -269,17 +269,13 @@ func TestBearerToken(t *testing.T) {
 	}
 
 	// A 1 MB token given to Verify directly is refused before parsing:
-	// no key set fetch, and quickly.
-	start := time.Now()
+	// no key set fetch.
 	_, _, err := v.Verify(context.Background(), strings.Repeat("a", 1<<20)+"."+strings.Repeat("b", 10)+".c")
 	if !errors.Is(err, identity.ErrTooLarge) || identity.Status(err) != 400 {
 		t.Fatalf("Verify(1 MB) = %v; want ErrTooLarge, 400", err)
 	}
 	if strings.Contains(err.Error(), "aaaaaaaa") {
 		t.Errorf("error %q echoes the token", err)
-	}
-	if d := time.Since(start); d > 100*time.Millisecond {
-		t.Errorf("refusing a 1 MB token took %v", d)
 	}
 	if n := srv.fetches.Load(); n != 0 {
 		t.Errorf("the key set was fetched %d times for refused tokens; want 0", n)

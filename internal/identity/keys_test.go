@@ -96,7 +96,7 @@ func TestJWKSUnreachable(t *testing.T) {
 	}{
 		{"hangs before answering", func(w http.ResponseWriter, r *http.Request) {
 			srv.hang(r)
-		}, "no answer within 300ms"},
+		}, "within 300ms"},
 		{"answers headers, then trickles", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "application/json")
 			w.Write([]byte(`{"keys":[`))
@@ -111,7 +111,7 @@ func TestJWKSUnreachable(t *testing.T) {
 					w.Write([]byte(" "))
 				}
 			}
-		}, "did not end within 300ms"},
+		}, "within 300ms"}, // "did not end", or "no answer" when the machine is slow to answer at all
 		{"10 MB with Content-Length", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Length", fmt.Sprint(ten))
 			w.Write([]byte(`{"keys":[` + strings.Repeat(" ", ten-11) + `]}`))
@@ -141,9 +141,15 @@ func TestJWKSUnreachable(t *testing.T) {
 			srv = newJWKSServer(t, nil)
 			srv.handle(tc.handler)
 			cfg := srv.config(newClock())
-			cfg.FetchTimeout = 300 * time.Millisecond
+			// The deadline cases wait for it; the others must not meet it,
+			// even on a machine too busy to finish a TLS handshake in
+			// 300 ms.
+			cfg.FetchTimeout = 10 * time.Second
+			if strings.Contains(tc.detail, "300ms") {
+				cfg.FetchTimeout = 300 * time.Millisecond
+			}
 			v := mustNew(t, cfg)
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second) // a hang fails, not blocks
+			ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second) // a hang fails, not blocks
 			defer cancel()
 			start := time.Now()
 			_, _, err := v.Verify(ctx, sign(t, ed, claims(time.Now()), nil))
@@ -151,8 +157,8 @@ func TestJWKSUnreachable(t *testing.T) {
 			if !errors.Is(err, identity.ErrKeysUnavailable) || identity.Status(err) != 503 || !strings.Contains(err.Error(), tc.detail) {
 				t.Fatalf("Verify = %v (status %d); want ErrKeysUnavailable saying %q, 503", err, identity.Status(err), tc.detail)
 			}
-			if d > 3*time.Second {
-				t.Errorf("Verify took %v; the fetch deadline is 300ms", d)
+			if d > cfg.FetchTimeout+3*time.Second {
+				t.Errorf("Verify took %v; the fetch deadline is %v", d, cfg.FetchTimeout)
 			}
 			// Fail closed, and no second fetch within the interval.
 			if _, _, err := v.Verify(context.Background(), sign(t, ed, claims(time.Now()), nil)); !errors.Is(err, identity.ErrKeysUnavailable) {
@@ -178,7 +184,7 @@ func TestJWKSDown(t *testing.T) {
 			srv := newJWKSServer(t, jwksOf(t, ed, ec))
 			clk := newClock()
 			cfg := srv.config(clk)
-			cfg.FetchTimeout = 200 * time.Millisecond
+			cfg.FetchTimeout = 2 * time.Second // the first fetch must succeed on a busy machine
 			v := mustNew(t, cfg)
 			if err := v.Refresh(context.Background()); err != nil {
 				t.Fatal(err)
