@@ -35,11 +35,10 @@ func TestArgsLikeSDK(t *testing.T) {
 	cfg := Config{Search: echoSearcher{}, FS: func(context.Context) (fs.FS, error) { return fsys, nil }}
 	ours := New(cfg)
 	s, sdk := newServer(cfg)
-	cut := cutNote(s.cfg.MaxOutput)
-	mcp.AddTool(sdk, tool("read", "Read a file", readDescription), s.read)
-	mcp.AddTool(sdk, tool("ls", "List a directory", lsDescription), s.ls)
-	mcp.AddTool(sdk, tool("glob", "Find files by name", globDescription), s.glob)
-	mcp.AddTool(sdk, tool("search", "Search by meaning", searchDescription+cut("ask for fewer results (k) or a narrower path")), s.search)
+	mcp.AddTool(sdk, s.tool("read"), s.read)
+	mcp.AddTool(sdk, s.tool("ls"), s.ls)
+	mcp.AddTool(sdk, s.tool("glob"), s.glob)
+	mcp.AddTool(sdk, s.tool("search"), s.search)
 
 	clients := map[string]*mcp.ClientSession{}
 	for name, srv := range map[string]*mcp.Server{"ours": ours, "sdk": sdk} {

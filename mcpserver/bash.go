@@ -10,15 +10,21 @@ import (
 )
 
 type bashIn struct {
-	Command string `json:"command" jsonschema:"the bash command line to run, e.g. grep -rn webhook /guides | head -20"`
+	Command string `json:"command" jsonschema:"e.g. grep -rn webhook /guides | head -20"`
 }
 
-// BashResult is the structured content of the bash tool.
+// BashResult is the structured content of the bash tool. Its schema has
+// no descriptions: the names say it all, and every byte of a tool list is
+// paid for in each agent's context.
 type BashResult struct {
-	Stdout   string `json:"stdout" jsonschema:"what the command line wrote to standard output"`
-	Stderr   string `json:"stderr" jsonschema:"what it wrote to standard error"`
-	ExitCode int    `json:"exit_code" jsonschema:"its exit status: 0 for success"`
-	Cwd      string `json:"cwd" jsonschema:"the working directory after it ran"`
+	// Stdout is what the command line wrote to standard output.
+	Stdout string `json:"stdout"`
+	// Stderr is what it wrote to standard error.
+	Stderr string `json:"stderr"`
+	// ExitCode is its exit status: 0 for success.
+	ExitCode int `json:"exit_code"`
+	// Cwd is the working directory after it ran.
+	Cwd string `json:"cwd"`
 }
 
 // bash runs in.Command in the session's shell. Its text is the output as

@@ -1,7 +1,10 @@
 // Package mcpserver serves a filesystem to AI agents over the Model
 // Context Protocol: New returns an *mcp.Server (of the official Go SDK,
-// github.com/modelcontextprotocol/go-sdk) with six read-only tools, for any
-// transport the SDK offers (stdio for one user, streamable HTTP for many).
+// github.com/modelcontextprotocol/go-sdk) with six read-only tools, and
+// search with Config.Search, for any transport the SDK offers (stdio for
+// one user, streamable HTTP for many). Config.Tools serves a subset of
+// them, and Config.NameSuffix renames them (bash_acme, search_acme) so
+// that one client can hold the servers of several sites.
 //
 //	srv := mcpserver.New(mcpserver.Config{
 //		FS: func(ctx context.Context) (fs.FS, error) { return fsys, nil },
@@ -37,6 +40,12 @@
 // changes). Every answer is bounded (Config.MaxOutput, 30,000 characters by
 // default) and ends, when it was cut, with a note saying how to get the
 // rest.
+//
+// The descriptions and the server's instructions say that much, and name
+// the other tools by the names they are served under and only when they
+// are served. They are kept short, since every agent's context pays for
+// them in each session: the whole tools/list is at most 8,000 bytes, and
+// at most 3,000 for bash and search alone (TestToolFootprint).
 //
 // # Sessions
 //

@@ -22,16 +22,16 @@ const (
 )
 
 type grepIn struct {
-	Pattern         string `json:"pattern" jsonschema:"the extended regular expression (grep -E) to search for, or a literal string with fixed_strings"`
-	Path            string `json:"path,omitempty" jsonschema:"the file or directory to search, directories recursively (default: the working directory)"`
-	Glob            string `json:"glob,omitempty" jsonschema:"only search files that match: *.md matches names at any depth, a pattern with / matches paths relative to path"`
-	OutputMode      string `json:"output_mode,omitempty" jsonschema:"files_with_matches (default), content or count"`
-	CaseInsensitive bool   `json:"case_insensitive,omitempty" jsonschema:"match regardless of case (grep -i)"`
-	FixedStrings    bool   `json:"fixed_strings,omitempty" jsonschema:"pattern is a literal string, not a regular expression (grep -F)"`
-	PerlRegexp      bool   `json:"perl_regexp,omitempty" jsonschema:"pattern is a Perl-compatible regular expression as in grep -P: \\d, lookahead and lookbehind, \\K, non-greedy *?, back-references"`
-	Context         int    `json:"context,omitempty" jsonschema:"lines of context before and after each match, in content mode (grep -C)"`
-	LineNumbers     *bool  `json:"line_numbers,omitempty" jsonschema:"show line numbers in content mode (default true)"`
-	HeadLimit       int    `json:"head_limit,omitempty" jsonschema:"return only the first N lines of the answer"`
+	Pattern         string `json:"pattern" jsonschema:"regular expression (grep -E)"`
+	Path            string `json:"path,omitempty" jsonschema:"default: the working directory"`
+	Glob            string `json:"glob,omitempty" jsonschema:"only files matching, e.g. *.md"`
+	OutputMode      string `json:"output_mode,omitempty"`
+	CaseInsensitive bool   `json:"case_insensitive,omitempty" jsonschema:"grep -i"`
+	FixedStrings    bool   `json:"fixed_strings,omitempty" jsonschema:"grep -F"`
+	PerlRegexp      bool   `json:"perl_regexp,omitempty" jsonschema:"grep -P"`
+	Context         int    `json:"context,omitempty" jsonschema:"grep -C, in content mode"`
+	LineNumbers     *bool  `json:"line_numbers,omitempty" jsonschema:"grep -n, in content mode (default true)"`
+	HeadLimit       int    `json:"head_limit,omitempty" jsonschema:"first N lines only"`
 }
 
 // grep runs package gnu's grep -r with the arguments in says.

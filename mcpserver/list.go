@@ -18,7 +18,7 @@ import (
 )
 
 type lsIn struct {
-	Path string `json:"path,omitempty" jsonschema:"the directory to list (default: the working directory)"`
+	Path string `json:"path,omitempty" jsonschema:"default: the working directory"`
 }
 
 // ls lists a directory, or describes a file, one entry a line.
@@ -76,8 +76,8 @@ func entryLine(name string, dir bool, size int64) string {
 }
 
 type globIn struct {
-	Pattern string `json:"pattern" jsonschema:"the glob, e.g. **/*.md or guides/**/auth*"`
-	Path    string `json:"path,omitempty" jsonschema:"the directory the pattern is relative to (default: the working directory)"`
+	Pattern string `json:"pattern" jsonschema:"e.g. **/*.md"`
+	Path    string `json:"path,omitempty" jsonschema:"default: the working directory"`
 }
 
 // glob lists the paths below a directory that a doublestar pattern
@@ -153,19 +153,33 @@ func globPaths(fsys fs.FS, abs, name, pattern string) ([]string, error) {
 }
 
 type statIn struct {
-	Path string `json:"path" jsonschema:"the file or directory to describe"`
+	Path string `json:"path" `
 }
 
-// StatResult is the structured content of the stat tool.
+// StatResult is the structured content of the stat tool. Its schema
+// describes only what its names do not say.
 type StatResult struct {
-	Path        string `json:"path" jsonschema:"the absolute path"`
-	Type        string `json:"type" jsonschema:"file or directory"`
-	Size        int64  `json:"size" jsonschema:"the size in bytes (0 for a directory)"`
-	ModTime     string `json:"mod_time,omitempty" jsonschema:"the modification time (RFC 3339), when known"`
-	ContentType string `json:"content_type,omitempty" jsonschema:"the MIME type the documentation records, when it does"`
-	Hash        string `json:"hash,omitempty" jsonschema:"the content hash the documentation records, such as sha256:<hex>"`
-	Reassembled string `json:"reassembled,omitempty" jsonschema:"for a page rebuilt from another tool's overlapping, trimmed chunks: exact, or edges-assumed or inexact and which bytes were guessed"`
-	Entries     int    `json:"entries,omitempty" jsonschema:"a directory's number of entries"`
+	// Path is the absolute path.
+	Path string `json:"path"`
+	// Type is "file" or "directory".
+	Type string `json:"type" jsonschema:"file or directory"`
+	// Size is the size in bytes, 0 for a directory.
+	Size int64 `json:"size" jsonschema:"bytes"`
+	// ModTime is the modification time (RFC 3339), when known.
+	ModTime string `json:"mod_time,omitempty" jsonschema:"RFC 3339"`
+	// ContentType is the MIME type the documentation records, when it
+	// does.
+	ContentType string `json:"content_type,omitempty"`
+	// Hash is the content hash the documentation records, such as
+	// sha256:<hex>, when it does.
+	Hash string `json:"hash,omitempty" jsonschema:"e.g. sha256:<hex>"`
+	// Reassembled says, for a page rebuilt from another tool's
+	// overlapping, trimmed chunks, how exactly: "exact", or
+	// "edges-assumed: " or "inexact: " and which bytes were guessed
+	// (fscap.Attributes.Reassembly).
+	Reassembled string `json:"reassembled,omitempty" jsonschema:"exact, edges-assumed: or inexact: and the bytes guessed"`
+	// Entries is a directory's number of entries.
+	Entries int `json:"entries,omitempty"`
 }
 
 // stat describes a file or directory.

@@ -13,9 +13,9 @@ import (
 )
 
 type readIn struct {
-	Path   string `json:"path" jsonschema:"the file to read, e.g. /guides/auth/oauth.mdx"`
-	Offset int    `json:"offset,omitempty" jsonschema:"the first line to return, 1-based (default 1)"`
-	Limit  int    `json:"limit,omitempty" jsonschema:"the number of lines to return (default 2000)"`
+	Path   string `json:"path" jsonschema:"e.g. /guides/auth/oauth.mdx"`
+	Offset int    `json:"offset,omitempty" jsonschema:"first line (default 1)"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"number of lines (default 2000)"`
 }
 
 // read returns lines of a file numbered as cat -n numbers them.

@@ -12,12 +12,10 @@ import (
 )
 
 type searchIn struct {
-	Query string `json:"query" jsonschema:"what to look for, in your own words (a question or a description)"`
-	Path  string `json:"path,omitempty" jsonschema:"search only the pages at or below this directory (default: the whole documentation)"`
-	K     int    `json:"k,omitempty" jsonschema:"how many chunks to rank (default 10, at most 1000)"`
+	Query string `json:"query" jsonschema:"a question or description, in your own words"`
+	Path  string `json:"path,omitempty" jsonschema:"only pages at or below it (default: all)"`
+	K     int    `json:"k,omitempty" jsonschema:"chunks to rank (default 10, at most 1000)"`
 }
-
-const searchDescription = `Search the documentation by meaning (the collection's embeddings): for when you do not know the exact words to grep for, e.g. "how do I rotate credentials?". Returns the best places first, one a line: "/path:START-END  SCORE  first line", followed by the text of those lines, indented. START-END are the page's line numbers: read the page with offset=START to see the context. Chunks of one page that touch are merged into one hit. ` + paths + ` Scores rank the hits, higher first; they do not prove relevance: check by reading. Where the collection has no usable embedding function, the pages are ranked by the query's words instead (BM25; k counts pages), and the answer's first line says so. For exact words, grep is faster and exhaustive.`
 
 // lexicalNote is the first line of an answer ranked by the query's words
 // because a semantic search cannot run.

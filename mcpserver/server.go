@@ -65,11 +65,24 @@ type Config struct {
 	// search.ErrNotSearchable, the tool answers from its lexical search
 	// and says so in the answer's first line.
 	Search search.Searcher
+	// Tools names the tools to serve, among ToolNames; nil or empty
+	// serves them all (search only with Search). Naming search needs
+	// Search; bash keeps its search command whether or not the search
+	// tool is served. Validate checks it.
+	Tools []string
+	// NameSuffix, if not empty, is appended to every tool's name after
+	// an underscore ("acme": bash_acme, search_acme, ...), in tools/list,
+	// in calls and wherever the descriptions and the server's
+	// instructions name a tool, so that a client can hold the servers of
+	// several sites at once. Validate checks it: a-z, 0-9, "_" and "-",
+	// at most MaxNameSuffix characters.
+	NameSuffix string
 }
 
 // server is the state behind the tools of one *mcp.Server.
 type server struct {
-	cfg Config
+	cfg   Config
+	tools map[string]bool // the tools served, by base name
 
 	mu       sync.Mutex
 	sessions map[*mcp.ServerSession]*session
@@ -82,9 +95,11 @@ type session struct {
 }
 
 // New returns an MCP server with the tools bash, read, ls, glob, grep and
-// stat (and search, with Config.Search) over the filesystems that cfg.FS gives its sessions (see the
-// package documentation). Connect it to any number of transports; each
-// session has its own filesystem and working directory.
+// stat (and search, with Config.Search), or those of Config.Tools, named
+// with Config.NameSuffix, over the filesystems that cfg.FS gives its
+// sessions (see the package documentation). Connect it to any number of
+// transports; each session has its own filesystem and working directory.
+// New panics when cfg.FS is nil or cfg.Validate fails.
 func New(cfg Config) *mcp.Server {
 	_, srv := newServer(cfg)
 	return srv
@@ -94,6 +109,9 @@ func New(cfg Config) *mcp.Server {
 func newServer(cfg Config) (*server, *mcp.Server) {
 	if cfg.FS == nil {
 		panic("mcpserver: Config.FS is nil")
+	}
+	if err := cfg.Validate(); err != nil {
+		panic("mcpserver: " + err.Error())
 	}
 	if cfg.MaxOutput == 0 {
 		cfg.MaxOutput = DefaultMaxOutput
@@ -105,9 +123,9 @@ func newServer(cfg Config) (*server, *mcp.Server) {
 	if version == "" {
 		version = "devel"
 	}
-	s := &server{cfg: cfg, sessions: make(map[*mcp.ServerSession]*session)}
+	s := &server{cfg: cfg, tools: enabled(cfg), sessions: make(map[*mcp.ServerSession]*session)}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "chromafs", Title: "chromafs", Version: version}, &mcp.ServerOptions{
-		Instructions: instructions,
+		Instructions: s.instructions(),
 		Logger:       cfg.Logger,
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
 	})
@@ -115,8 +133,6 @@ func newServer(cfg Config) (*server, *mcp.Server) {
 	srv.AddReceivingMiddleware(encodeResults)
 	return s, srv
 }
-
-const instructions = `The documentation is a read-only filesystem: "/" is its root, and paths are absolute from it (a relative path resolves against the working directory, which bash's cd changes and every tool uses). Start with ls / or glob to see what is there, grep to find where something is said, and read to view a page with line numbers. bash runs ls, cat, grep, find, head, sed, wc, ... with pipes. Nothing can be written.`
 
 // session returns the state of the call's session, making it at the
 // session's first call.

@@ -1,7 +1,9 @@
 package mcpserver
 
 import (
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -10,78 +12,265 @@ import (
 	"github.com/chromafs/chromafs/gnu"
 )
 
-// addTools adds the six tools to srv, and search when Config.Search is
-// set.
-func (s *server) addTools(srv *mcp.Server) {
-	cut := cutNote(s.cfg.MaxOutput)
-	mcp.AddTool(srv, tool("bash", "Run a command line", bashDescription()+cut("narrow the command (head, grep -m, a more specific path)")), s.bash)
-	addTextTool(srv, tool("read", "Read a file", readDescription), s.read)
-	addTextTool(srv, tool("ls", "List a directory", lsDescription), s.ls)
-	addTextTool(srv, tool("glob", "Find files by name", globDescription), s.glob)
-	grep := tool("grep", "Search file contents", grepDescription+cut("narrow the path, the glob or the pattern, or use head_limit"))
-	grep.InputSchema = grepSchema()
-	mcp.AddTool(srv, grep, s.grep)
-	mcp.AddTool(srv, tool("stat", "Describe a file or directory", statDescription), s.stat)
-	if s.cfg.Search != nil {
-		addTextTool(srv, tool("search", "Search by meaning", searchDescription+cut("ask for fewer results (k) or a narrower path")), s.search)
-	}
-}
+// toolNames are the tools New can serve, in the order of the package
+// documentation.
+var toolNames = []string{"bash", "read", "ls", "glob", "grep", "stat", "search"}
 
-// tool is a read-only, idempotent tool of a closed world.
-func tool(name, title, description string) *mcp.Tool {
-	no := false
-	return &mcp.Tool{
-		Name:        name,
-		Title:       title,
-		Description: description,
-		Annotations: &mcp.ToolAnnotations{
-			Title:           title,
-			ReadOnlyHint:    true,
-			IdempotentHint:  true,
-			DestructiveHint: &no,
-			OpenWorldHint:   &no,
-		},
-	}
-}
+// MaxNameSuffix is the length of the longest Config.NameSuffix: with it
+// the longest tool name ("search_" and the suffix) stays within the 64
+// characters that model APIs allow a tool's name.
+const MaxNameSuffix = 32
 
-// cutNote returns the sentence of a description that says where answers
-// are cut (none when they are not), with the tool's hint.
-func cutNote(maxOutput int) func(hint string) string {
-	return func(hint string) string {
-		if maxOutput < 0 {
-			return ""
+// ToolNames returns the names of the tools New can serve (bash, read, ls,
+// glob, grep, stat and search), the names Config.Tools chooses from.
+func ToolNames() []string { return slices.Clone(toolNames) }
+
+// Validate reports whether cfg's Tools and NameSuffix are valid: every
+// name in Tools one of ToolNames (search only with Search set), and
+// NameSuffix empty or 1 to MaxNameSuffix characters of a-z, 0-9, "_" and
+// "-" that start with a letter or a digit. New panics on a Config that
+// Validate rejects, so a caller with a configuration from a file calls it
+// first. It checks nothing else: FS may still be nil.
+func (cfg Config) Validate() error {
+	for _, name := range cfg.Tools {
+		if !slices.Contains(toolNames, name) {
+			return fmt.Errorf("tools: unknown tool %q: the tools are %s", name, strings.Join(toolNames, ", "))
 		}
-		return " Output beyond " + thousands(maxOutput) + " characters is cut and ends with a note: " + hint + "."
+		if name == "search" && cfg.Search == nil {
+			return errors.New("tools: search needs a searcher (Config.Search), and this server has none")
+		}
+	}
+	if !validSuffix(cfg.NameSuffix) {
+		return fmt.Errorf("name suffix %q: want at most %d characters of a-z, 0-9, _ and -, starting with a letter or a digit", cfg.NameSuffix, MaxNameSuffix)
+	}
+	return nil
+}
+
+// validSuffix reports whether s is a valid Config.NameSuffix.
+func validSuffix(s string) bool {
+	if len(s) > MaxNameSuffix {
+		return false
+	}
+	for i, c := range []byte(s) {
+		alnum := c >= 'a' && c <= 'z' || c >= '0' && c <= '9'
+		if !alnum && (i == 0 || c != '_' && c != '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// enabled returns the tools that cfg serves, by name.
+func enabled(cfg Config) map[string]bool {
+	on := make(map[string]bool, len(toolNames))
+	for _, name := range cfg.Tools {
+		on[name] = true
+	}
+	if len(on) == 0 {
+		for _, name := range toolNames {
+			on[name] = name != "search" || cfg.Search != nil
+		}
+	}
+	return on
+}
+
+// has reports whether the server serves the tool base.
+func (s *server) has(base string) bool { return s.tools[base] }
+
+// name is the name the tool base is served under: base, then "_" and
+// Config.NameSuffix when there is one.
+func (s *server) name(base string) string {
+	if s.cfg.NameSuffix == "" {
+		return base
+	}
+	return base + "_" + s.cfg.NameSuffix
+}
+
+// addTools adds the tools of the configuration to srv.
+func (s *server) addTools(srv *mcp.Server) {
+	if s.has("bash") {
+		mcp.AddTool(srv, s.tool("bash"), s.bash)
+	}
+	if s.has("read") {
+		addTextTool(srv, s.tool("read"), s.read)
+	}
+	if s.has("ls") {
+		addTextTool(srv, s.tool("ls"), s.ls)
+	}
+	if s.has("glob") {
+		addTextTool(srv, s.tool("glob"), s.glob)
+	}
+	if s.has("grep") {
+		mcp.AddTool(srv, s.tool("grep"), s.grep)
+	}
+	if s.has("stat") {
+		mcp.AddTool(srv, s.tool("stat"), s.stat)
+	}
+	if s.has("search") {
+		addTextTool(srv, s.tool("search"), s.search)
 	}
 }
 
-// paths is the text every description shares about paths.
-const paths = `Paths are absolute from "/", the root of the documentation; a relative path resolves against the working directory (initially "/"; bash's cd changes it).`
-
-func bashDescription() string {
-	names := gnu.Names()
-	return `Run a bash command line over the documentation, read-only and in a sealed sandbox: pipelines, && || ;, quoting, globs, variables, $(...), for/while/if/case, cd and pwd. The working directory persists between calls of this session. ` + paths + `
-
-Commands: ` + strings.Join(names, ", ") + `, xargs, bash -c and sh -c (a command line run in the same sandbox, as in find -exec sh -c '...' {} + or xargs sh -c), and bash's builtins (echo, printf, test, [, cd, pwd, read, ...), each with GNU's or bash's flags, output and exit status; find -exec, -execdir and -ok run any of them. grep -r and rg search the whole tree fast. Writes fail as on a read-only filesystem ("Read-only file system", status 1); there are no other programs, no network and no host files.
-
-Returns standard output and standard error as they were written, then "[exit status N]" when N is not 0.`
+// titles are the tools' display names.
+var titles = map[string]string{
+	"bash":   "Run a command line",
+	"read":   "Read a file",
+	"ls":     "List a directory",
+	"glob":   "Find files by name",
+	"grep":   "Search file contents",
+	"stat":   "Describe a file or directory",
+	"search": "Search by meaning",
 }
 
-const readDescription = `Read a file of the documentation. Lines are numbered as cat -n numbers them: the line number right-aligned in 6 columns, a tab, the line. ` + paths + `
+// tool is the tool base as the server serves it: its name, title and
+// description, annotated read-only and idempotent in a closed world. The
+// destructive hint is left out: the protocol gives it meaning only for a
+// tool that is not read-only.
+func (s *server) tool(base string) *mcp.Tool {
+	no := false
+	t := &mcp.Tool{
+		Name:        s.name(base),
+		Title:       titles[base],
+		Description: s.description(base),
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &no},
+	}
+	if base == "grep" {
+		t.InputSchema = grepSchema()
+	}
+	return t
+}
 
-Returns up to 2,000 lines from line 1 by default. For a long file, offset is the first line to return (1-based) and limit the number of lines; when lines remain, the answer ends with "(lines A-B of N; use offset=B+1 to continue)". Lines longer than 2,000 characters are cut with a marker. To find which lines matter first, use grep with output_mode=content.`
+// description is the description of the tool base. It names the other
+// tools by the names they are served under, and only those served.
+func (s *server) description(base string) string {
+	n := s.name
+	switch base {
+	case "bash":
+		return `Run a bash command line over the documentation, read-only and sealed: pipes, && ||, quoting, globs, variables, $(...), loops, if/case. Paths are absolute from "/" or relative to the working directory, which cd changes for later calls too.
 
-const lsDescription = `List a directory of the documentation: one entry a line, in name order; directories end with "/", files show their size in bytes. path defaults to the working directory; a file's path lists that file. ` + paths + ` For a whole subtree use glob with "**" or bash with find or tree.`
+Commands: ` + strings.Join(gnu.Names(), ", ") + s.searchCommand() + `, xargs, sh -c, bash -c and the builtins (echo, printf, test, cd, read, ...), with GNU's or bash's flags, output and exit status; find -exec runs them too. grep -r and rg are fast over the whole tree. Nothing else: no network, no writes.
 
-const globDescription = `Find files and directories whose path matches a glob pattern, relative to path (default: the working directory): * and ? match within one path component, ** matches any number of directories ("**/*.md", "guides/**/auth*"), {a,b} is either, [abc] one of. A pattern starting with "/" is matched from the root. Returns absolute paths in sorted order, one a line; directories end with "/". ` + paths
+Returns stdout and stderr as written, then "[exit status N]" when N is not 0.` + s.cutNote("narrow the command (head, grep -m, a narrower path)")
+	case "read":
+		return `Read a file, its lines numbered as cat -n does: limit lines (default 2,000` + s.charCap() + `) from line offset (default 1). When lines remain the answer ends with "(lines A-B of N; use offset=B+1 to continue)". Lines over 2,000 characters are cut with a marker. ` + s.paths()
+	case "ls":
+		return `List a directory, one entry a line in name order: directories end with "/", files show their size in bytes. ` + s.paths() + s.pick(" For a whole subtree use ", ".",
+			"glob", n("glob")+` with "**"`,
+			"bash", "find or tree in "+n("bash"))
+	case "glob":
+		return `Find the files and directories below path whose path matches a glob: * and ? within a path component, ** across directories, {a,b}, [abc]; a pattern starting with "/" is matched from the root. Returns sorted absolute paths, one a line; directories end with "/". ` + s.paths()
+	case "grep":
+		return `Search file contents as GNU grep -r does. pattern is an extended regular expression (grep -E; no \d: use [0-9]), a Perl one with perl_regexp (grep -P: \d, lookaround, \K, *?), or a literal string with fixed_strings. path is a file or a directory. ` + s.paths() + `
 
-const grepDescription = `Search the contents of files with GNU grep's semantics (grep -r). pattern is an extended regular expression as in grep -E (| alternatives, ( ) groups, + ? {n,m}, [[:alpha:]], \b \w \s \< \>; no \d: use [0-9]), a Perl-compatible one with perl_regexp (grep -P: \d, (?<=...) (?=...) (?!...), \K, *?), or a literal string with fixed_strings. path is a file or a directory searched recursively (default: the working directory). ` + paths + `
+glob filters the files: without "/" it matches names at any depth ("*.md"), with "/" paths relative to path ("guides/**/*.mdx").
 
-glob limits the files searched: without "/" it matches file names at any depth ("*.md"), with "/" paths relative to path ("guides/**/*.mdx").
+output_mode: files_with_matches lists the matching files; content prints path:line:text (with context N, N lines around each match, as path-line-text, groups split by --); count prints path:count for each matching file.` + s.cutNote("narrow the path, glob or pattern, or use head_limit")
+	case "search":
+		return `Search the documentation by meaning, for when you do not know the exact words (e.g. "how do I rotate credentials?")` + s.pick("; for exact words ", " is faster and exhaustive",
+			"grep", n("grep"),
+			"bash", "grep -r in "+n("bash")) + `. Returns the best hits first, one a line, "/path:START-END  SCORE  first line", then the text of those lines, indented` + s.pick("; ", "",
+			"read", n("read")+" with offset=START shows them in context",
+			"bash", "sed -n in "+n("bash")+" shows the lines around them") + `. Scores only rank: check by reading. Where no embedding function is usable, pages are ranked by the query's words (BM25; k counts pages) and the first line says so. ` + s.paths() + s.cutNote("ask for fewer results (k) or a narrower path")
+	case "stat":
+		return `Describe a file or directory: type, size in bytes, modification time, a directory's number of entries, and the content type, hash and reassembly the documentation records. ` + s.paths()
+	}
+	panic("mcpserver: no tool " + base)
+}
 
-output_mode: files_with_matches (default) lists the files that match; content prints matching lines as path:line:text (line_numbers, default true, adds the line number; context adds that many lines before and after each match, as path-line-text, groups separated by --); count prints path:count for each file that matches. case_insensitive is grep -i. head_limit keeps the first N lines of the answer.`
+// paths is the sentence of a description about paths: relative ones
+// resolve against the working directory, which only bash's cd changes.
+func (s *server) paths() string {
+	if !s.has("bash") {
+		return `Paths are absolute, from "/".`
+	}
+	return `Paths are absolute from "/" or relative to the working directory (set by ` + s.name("bash") + `'s cd).`
+}
 
-const statDescription = `Describe a file or directory: its type, size in bytes, modification time, and the content type and content hash when the documentation records them; for a directory, its number of entries. ` + paths
+// pick is prefix, the text of the first of the alternatives (the base
+// name of a tool, then a text that names it) whose tool is served, and
+// suffix; "" when none is served.
+func (s *server) pick(prefix, suffix string, alts ...string) string {
+	for i := 0; i+1 < len(alts); i += 2 {
+		if s.has(alts[i]) {
+			return prefix + alts[i+1] + suffix
+		}
+	}
+	return ""
+}
+
+// searchCommand is the entry of bash's command list for the shell's
+// search command, which is there with Config.Search.
+func (s *server) searchCommand() string {
+	if s.cfg.Search == nil {
+		return ""
+	}
+	return ", search (by meaning; search --help)"
+}
+
+// charCap is the clause of read's description on the character cap.
+func (s *server) charCap() string {
+	if s.cfg.MaxOutput < 0 {
+		return ""
+	}
+	return ", fewer past " + thousands(s.cfg.MaxOutput) + " characters"
+}
+
+// cutNote is the sentence of a description that says where answers are
+// cut (none when they are not), with the tool's hint.
+func (s *server) cutNote(hint string) string {
+	if s.cfg.MaxOutput < 0 {
+		return ""
+	}
+	return " Output over " + thousands(s.cfg.MaxOutput) + " characters is cut with a note: " + hint + "."
+}
+
+// instructions are the server's instructions to the agent: what the
+// documentation is and which tool to start with, by the names the tools
+// are served under.
+func (s *server) instructions() string {
+	var steps []string
+	add := func(base, what string) {
+		if s.has(base) {
+			steps = append(steps, s.name(base)+what)
+		}
+	}
+	switch {
+	case s.has("ls") && s.has("glob"):
+		steps = append(steps, s.name("ls")+" / or "+s.name("glob")+" to see what is there")
+	case s.has("ls"):
+		add("ls", " / to see what is there")
+	case s.has("glob"):
+		add("glob", ` "**" to see what is there`)
+	}
+	add("grep", " to find where something is said")
+	if s.has("grep") {
+		add("search", " to find it by meaning")
+	} else {
+		add("search", " to find where something is said, by meaning")
+	}
+	add("read", " to view a page with line numbers")
+	b := new(strings.Builder)
+	b.WriteString(`The documentation is a read-only filesystem. ` + s.paths())
+	if len(steps) > 0 {
+		b.WriteString(" Start with " + list(steps) + ".")
+	}
+	if s.has("bash") {
+		b.WriteString(" " + s.name("bash") + " runs ls, cat, grep, find, head, sed, wc, ... with pipes.")
+	}
+	if s.cfg.MaxOutput >= 0 {
+		b.WriteString(" Answers stop at " + thousands(s.cfg.MaxOutput) + " characters, with a note on how to get the rest.")
+	}
+	b.WriteString(" Nothing can be written.")
+	return b.String()
+}
+
+// list joins items as a sentence does: "a, b and c".
+func list(items []string) string {
+	if len(items) < 2 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
+}
 
 // grepSchema is the input schema of grep, with what the struct cannot
 // say: the output modes, and the minimum of the numbers.
