@@ -43,6 +43,14 @@ func (c *countingColl) ChunksByID(ctx context.Context, l collection.Layout, ids 
 func redisCache(t *testing.T, url, prefix string, opt rediscache.Options) *rediscache.Cache {
 	t.Helper()
 	opt.Prefix = prefix
+	if opt.Timeout == 0 {
+		// Patient: the tests that leave the timeout to this helper count
+		// on every call reaching Redis, and on a loaded machine a call can
+		// wait for the CPU longer than rediscache's 500 ms default (the
+		// cache then rightly gives up, which they would report as a
+		// failure). The tests of timeouts set their own.
+		opt.Timeout = 10 * time.Second
+	}
 	r, err := rediscache.New(url, opt)
 	if err != nil {
 		t.Fatal(err)
