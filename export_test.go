@@ -28,6 +28,6 @@ func CoarseHealth(fsys *FS, regex, short bool) (verified, off bool) {
 	if short {
 		c |= coarse.ClassShort
 	}
-	h := fsys.s.health()
+	h := fsys.s.coarse.Health()
 	return h.Verified(c), h.Off()
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/chromafs/chromafs/cachepkg"
 	"github.com/chromafs/chromafs/collection"
+	"github.com/chromafs/chromafs/internal/coarse"
 	"github.com/chromafs/chromafs/internal/pageload"
 	"github.com/chromafs/chromafs/internal/treeload"
 	"github.com/chromafs/chromafs/tree"
@@ -61,6 +62,7 @@ type session struct {
 	treeTime    time.Time        // the tree record's collection.TreeModTimeKey, or zero
 	shared      *Shared          // where sessions meet
 	pages       *pageload.Loader // reads the pages
+	coarse      *coarse.Filter   // Candidates' engine
 
 	scopesMu sync.Mutex
 	scopes   map[string]*queryScope // Query's filters, by directory
@@ -69,7 +71,8 @@ type session struct {
 }
 
 // gate is the session's pageload.Gate, which its Loader enters for reads
-// and prefetches and the coarse filter and Query for their searches.
+// and prefetches, its coarse.Filter for its searches and Query for its
+// own.
 type gate struct{ pageload.Gate }
 
 func (g *gate) enter() { g.Enter() }
@@ -157,6 +160,22 @@ func New(ctx context.Context, store collection.Store, opts ...Option) (*FS, erro
 		PreloadBytes: cfg.preloadBytes,
 		Flights:      &sh.flights,
 		Gate:         &s.fg.Gate,
+	})
+	s.coarse = coarse.NewFilter(coarse.Config{
+		Store:       store,
+		Layout:      cfg.layout,
+		Sep:         cfg.separator,
+		LineAligned: st.LineAligned,
+		IDsOnly:     s.byID != nil,
+		Tree:        t,
+		View:        s.view,
+		Version:     st.Version,
+		Cache:       cfg.cache,
+		Keys:        s.pages,
+		SharedTier:  treeload.SharedCache(cfg.cache),
+		Shared:      sh.coarse,
+		Log:         cfg.logger,
+		Gate:        &s.fg.Gate,
 	})
 	return &FS{s: s, ctx: context.Background()}, nil
 }

@@ -17,10 +17,6 @@ var (
 // (session.pages) reads pages from the page cache, the store or the
 // resolver. The methods below are the FS's doors to it.
 
-// cacheKey identifies one version of one page of one collection (see
-// pageload.Loader.CacheKey), for the coarse filter.
-func (s *session) cacheKey(n *tree.Node) string { return s.pages.CacheKey(n) }
-
 // lookupFunc returns the pageload.Lookup of fsys's names.
 func (fsys *FS) lookupFunc() pageload.Lookup {
 	return func(name string) (*tree.Node, bool) { return fsys.s.view.Lookup(fsys.full(name)) }

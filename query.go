@@ -239,7 +239,7 @@ func (s *session) queryScope(root *tree.Node) *queryScope {
 	}
 	qs.own = len(slugs)
 	if len(slugs) > 0 {
-		qs.scope = s.scopeOf(slugs)
+		qs.scope = s.coarse.Scope(slugs)
 	}
 	s.scopesMu.Lock()
 	if len(s.scopes) >= maxQueryScopes {

@@ -1,13 +1,8 @@
 package chromafs
 
 import (
-	"strconv"
-	"strings"
 	"sync"
 
-	"github.com/maypok86/otter/v2"
-
-	"github.com/chromafs/chromafs/cachepkg"
 	"github.com/chromafs/chromafs/internal/coarse"
 	"github.com/chromafs/chromafs/internal/pageload"
 	"github.com/chromafs/chromafs/internal/treeload"
@@ -55,11 +50,9 @@ import (
 type Shared struct {
 	trees *treeload.Cache
 	// coarse holds what Candidates learned from the store, by collection,
-	// tree version and literal set (see coarseKey).
-	coarse *otter.Cache[string, *coarse.Bits]
-	// health holds, by collection id and tree version, what the coarse
-	// filter's self-check found of the store's answers (coarsecheck.go).
-	health  sync.Map // -> *coarse.Health
+	// tree version and literal set, and what the coarse filter's
+	// self-check found of the store's answers.
+	coarse  *coarse.Shared
 	flights pageload.Flights
 }
 
@@ -90,7 +83,7 @@ func NewShared(maxBytes int64) *Shared {
 	}
 	return &Shared{
 		trees:  treeload.NewCache(max(maxBytes/allParts*treeParts, 1)),
-		coarse: coarse.NewCache(max(maxBytes/allParts*coarseParts, 1)),
+		coarse: coarse.NewShared(max(maxBytes/allParts*coarseParts, 1)),
 	}
 }
 
@@ -116,32 +109,12 @@ func WithShared(s *Shared) Option {
 // they end by themselves.
 func (s *Shared) Drop(collectionID string) {
 	s.trees.Drop(collectionID)
-	dropPrefix(s.coarse, strconv.Itoa(len(collectionID))+":"+collectionID)
-	prefix := collectionID + "\x00"
-	s.health.Range(func(k, _ any) bool {
-		if strings.HasPrefix(k.(string), prefix) {
-			s.health.Delete(k)
-		}
-		return true
-	})
+	s.coarse.Drop(collectionID)
 }
 
 // Reset forgets every tree, search result, fetch and failure s holds: it
 // is Drop for every collection.
 func (s *Shared) Reset() {
 	s.trees.Reset()
-	s.coarse.InvalidateAll()
-	s.health.Clear()
+	s.coarse.Reset()
 }
-
-func dropPrefix[V any](c *otter.Cache[string, V], prefix string) {
-	for k := range c.Keys() {
-		if strings.HasPrefix(k, prefix) {
-			c.Invalidate(k)
-		}
-	}
-}
-
-// sharedCache returns the part of a page cache that processes share (see
-// treeload.SharedCache): the coarse filter shares its answers there.
-func sharedCache(c cachepkg.Cache) cachepkg.Cache { return treeload.SharedCache(c) }

@@ -1,11 +1,6 @@
 package coarse
 
-import (
-	"encoding/binary"
-	"math"
-
-	"github.com/maypok86/otter/v2"
-)
+import "encoding/binary"
 
 // Bits is an immutable record of the answers for one key: bit i of known
 // says that entry i of the tree (tree.Tree.Entries) was asked, bit i of
@@ -95,15 +90,4 @@ func Decode(v []byte, entries int) *Bits {
 		b.hit[i] = binary.LittleEndian.Uint64(v[8*(words+i):])
 	}
 	return b
-}
-
-// NewCache returns a cache of answers by [Key.String], holding at most
-// about maxBytes (keys and bits, plus a fixed cost per record).
-func NewCache(maxBytes int64) *otter.Cache[string, *Bits] {
-	return otter.Must(&otter.Options[string, *Bits]{
-		MaximumWeight: uint64(maxBytes),
-		Weigher: func(k string, b *Bits) uint32 {
-			return uint32(min(int64(len(k))+16*int64(len(b.known))+128, math.MaxUint32))
-		},
-	})
 }

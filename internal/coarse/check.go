@@ -1,10 +1,9 @@
-package chromafs
+package coarse
 
 import (
 	"context"
 
 	"github.com/chromafs/chromafs/cachepkg"
-	"github.com/chromafs/chromafs/internal/coarse"
 	"github.com/chromafs/chromafs/tree"
 )
 
@@ -15,7 +14,7 @@ import (
 // with the newer token index, for a $regex). A store that answers nothing
 // would make grep print nothing, silently.
 //
-// So, until a search of the same class (coarse.Class: $regex or
+// So, until a search of the same class (Class: $regex or
 // $contains, with a short literal or not) has once named such a page,
 // each search that goes to the store takes along one probe: a page of
 // the view whose content is in this process's memory (the memory part of
@@ -23,7 +22,7 @@ import (
 // literals. It is a page the search asks about anyway when there is one,
 // else a page added to the search's scope (the same requests: no round
 // trip more); a page that an earlier answer for the same literals (kept
-// in the Shared, see coarse.go) left out is a fault found with no search
+// in the Shared, see filter.go) left out is a fault found with no search
 // at all. If the answer names the probe, the class is verified for
 // the collection at this tree version and later searches of that class
 // carry no probe. If it does not, the coarse filter is off for the
@@ -51,33 +50,22 @@ type probe struct {
 	missed bool // an earlier answer said it does not match: a fault already
 }
 
-// health returns the self-check's record for the session's collection
-// and tree version.
-func (s *session) health() *coarse.Health {
-	key := s.store.CollectionID() + "\x00" + s.version
-	if h, ok := s.shared.health.Load(key); ok {
-		return h.(*coarse.Health)
-	}
-	h, _ := s.shared.health.LoadOrStore(key, new(coarse.Health))
-	return h.(*coarse.Health)
-}
-
 // probe returns a page for the self-check of a search of class over ask
 // (see above), or false when class is verified or no page is found
 // within the bounds. It reads only the memory part of the page cache.
 // The probe's content contains one of lits (with fold: under Go's
-// (?i), as grep compares, see coarse.Matcher); needOf says how
+// (?i), as grep compares, see Matcher); needOf says how
 // Candidates treats a page (pages it does not ask about cannot be
 // probes); hit holds the pages already decided to be candidates and
 // known the earlier answers for the search's literals: a page that an
 // earlier answer named, or that is a candidate for another reason,
 // proves nothing, and a page that an earlier answer left out is a fault
 // found without a search (missed).
-func (s *session) probe(ctx context.Context, h *coarse.Health, class coarse.Class, ask []asked, hit map[string]bool, known *coarse.Bits, lits []string, fold bool, needOf func(*tree.Entry) need) (probe, bool) {
+func (f *Filter) probe(ctx context.Context, h *Health, class Class, ask []asked, hit map[string]bool, known *Bits, lits []string, fold bool, needOf func(*tree.Entry) need) (probe, bool) {
 	if h.Verified(class) {
 		return probe{}, false
 	}
-	c := s.cache
+	c := f.cache
 	if t, ok := c.(*cachepkg.Tiered); ok {
 		c = t.Front // never the shared back tier
 	}
@@ -88,14 +76,14 @@ func (s *session) probe(ctx context.Context, h *coarse.Health, class coarse.Clas
 	if e, ok := c.(cachepkg.LocalEmptier); ok && e.LocalEmpty() {
 		return probe{}, false
 	}
-	match := coarse.Matcher(lits, fold)
+	match := Matcher(lits, fold)
 	// Each of the two passes below looks up at most probeLookups pages;
 	// both read at most probeReads in all.
 	lookups, reads := 0, 0
 	spent := func() bool { return lookups >= probeLookups || reads >= probeReads }
 	matches := func(n *tree.Node) bool {
 		lookups++
-		key := s.cacheKey(n)
+		key := f.keys.CacheKey(n)
 		if !local.HasLocal(key) {
 			return false
 		}
@@ -117,7 +105,7 @@ func (s *session) probe(ctx context.Context, h *coarse.Health, class coarse.Clas
 	lookups = 0
 	var found *tree.Node
 	var split, missed bool
-	s.view.Walk(func(n *tree.Node) bool {
+	f.view.Walk(func(n *tree.Node) bool {
 		if spent() {
 			return false
 		}
@@ -128,7 +116,7 @@ func (s *session) probe(ctx context.Context, h *coarse.Health, class coarse.Clas
 		if nd == needNothing {
 			return true
 		}
-		i, ok := entryIndex(s.tree, n)
+		i, ok := f.tree.NodePosition(n)
 		if !ok {
 			return true
 		}
@@ -143,7 +131,7 @@ func (s *session) probe(ctx context.Context, h *coarse.Health, class coarse.Clas
 		return probe{}, false
 	}
 	if missed {
-		return probe{asked: s.asked(found, split), missed: true}, true
+		return probe{asked: f.asked(found, split), missed: true}, true
 	}
 	// The first pass may have stopped before it: it may be in ask.
 	for _, a := range ask {
@@ -151,22 +139,22 @@ func (s *session) probe(ctx context.Context, h *coarse.Health, class coarse.Clas
 			return probe{asked: a, inAsk: true}, true
 		}
 	}
-	return probe{asked: s.asked(found, split)}, true
+	return probe{asked: f.asked(found, split)}, true
 }
 
 // probed reads the answer for probe p of a search of class (hit, as the
 // search left it): it verifies the class when the answer names p, and
 // otherwise turns the coarse filter off, warns once and reports false.
-func (s *session) probed(h *coarse.Health, class coarse.Class, p probe, hit map[string]bool) bool {
+func (f *Filter) probed(h *Health, class Class, p probe, hit map[string]bool) bool {
 	if hit[p.entry.Slug] {
 		h.Verify(class)
 		return true
 	}
 	if h.Disable() {
-		s.log.Warn("chromafs: the store's text search did not name a page that contains the searched text; "+
+		f.log.Warn("chromafs: the store's text search did not name a page that contains the searched text; "+
 			"the coarse filter is off for this collection at this tree version, and grep reads every page itself "+
 			"(distributed Chroma and Chroma Cloud answer nothing for $contains under 3 characters and, with the token index, for $regex)",
-			"collection", s.store.CollectionID(), "version", s.version, "page", p.node.Path, "search", class.String())
+			"collection", f.store.CollectionID(), "version", f.version, "page", p.node.Path, "search", class.String())
 	}
 	return false
 }

@@ -1,10 +1,8 @@
-package chromafs
+package coarse
 
 import (
 	"context"
 	"sync"
-
-	"github.com/chromafs/chromafs/internal/coarse"
 )
 
 // Coarse answers shared between processes. A page cache with a shared
@@ -20,30 +18,30 @@ import (
 // coarse one, and is kept like the store's. Searches with fold read no
 // page here: the pages held stay candidates, as before.
 
-// loadSharedCoarse returns the answers other processes shared under key
-// in the page cache's shared tier (see sharedCache), or nil.
-func (s *session) loadSharedCoarse(ctx context.Context, key string) *coarse.Bits {
-	shared := sharedCache(s.cache)
+// loadShared returns the answers other processes shared under key in the
+// page cache's shared tier (Config.SharedTier), or nil.
+func (f *Filter) loadShared(ctx context.Context, key string) *Bits {
+	shared := f.sharedTier
 	if shared == nil {
 		return nil
 	}
-	v, ok, err := shared.Get(ctx, coarse.SharedKey(key))
+	v, ok, err := shared.Get(ctx, SharedKey(key))
 	if err != nil || !ok {
 		return nil
 	}
-	return coarse.Decode(v, s.tree.Len())
+	return Decode(v, f.tree.Len())
 }
 
-// storeSharedCoarse shares b under key in the page cache's shared tier.
-func (s *session) storeSharedCoarse(ctx context.Context, key string, b *coarse.Bits) {
-	shared := sharedCache(s.cache)
+// storeShared shares b under key in the page cache's shared tier.
+func (f *Filter) storeShared(ctx context.Context, key string, b *Bits) {
+	shared := f.sharedTier
 	if shared == nil || b == nil {
 		return
 	}
 	// Sharing is an optimisation: a failure (the cache's page reads warn
 	// already) is not worth a warning of its own.
-	if err := shared.Put(ctx, coarse.SharedKey(key), b.Encode()); err != nil {
-		s.log.Debug("chromafs: sharing coarse answers failed", "err", err)
+	if err := shared.Put(ctx, SharedKey(key), b.Encode()); err != nil {
+		f.log.Debug("chromafs: sharing coarse answers failed", "err", err)
 	}
 }
 
@@ -52,7 +50,7 @@ func (s *session) storeSharedCoarse(ctx context.Context, key string, b *coarse.B
 // returns the pages it decided. A page the cache no longer has is a
 // candidate, undecided. Up to checkParts reads run at once (a shared
 // tier's round trips overlap, and pages are checked as they arrive).
-func (s *session) checkHeld(ctx context.Context, held []asked, lits []string, hit map[string]bool) []asked {
+func (f *Filter) checkHeld(ctx context.Context, held []asked, lits []string, hit map[string]bool) []asked {
 	parts := min(checkParts, (len(held)+checkPart-1)/checkPart)
 	if parts < 1 {
 		return nil
@@ -69,16 +67,16 @@ func (s *session) checkHeld(ctx context.Context, held []asked, lits []string, hi
 			r := &results[p]
 			keys := make([]string, len(part))
 			for i, a := range part {
-				keys[i] = s.cacheKey(a.node)
+				keys[i] = f.keys.CacheKey(a.node)
 			}
-			got, err := s.cache.GetMany(ctx, keys)
+			got, err := f.cache.GetMany(ctx, keys)
 			r.err = err
 			for i, a := range part {
 				data, ok := got[keys[i]]
 				switch {
 				case !ok:
 					r.candidates = append(r.candidates, a)
-				case coarse.ContainsAny(data, lits):
+				case ContainsAny(data, lits):
 					r.candidates = append(r.candidates, a)
 					r.decided = append(r.decided, a)
 				default:
@@ -92,7 +90,7 @@ func (s *session) checkHeld(ctx context.Context, held []asked, lits []string, hi
 	var warned bool
 	for _, r := range results {
 		if r.err != nil && !warned {
-			s.log.Warn("chromafs: page cache read failed; reading from the store", "err", r.err)
+			f.log.Warn("chromafs: page cache read failed; reading from the store", "err", r.err)
 			warned = true
 		}
 		for _, a := range r.candidates {
