@@ -55,6 +55,7 @@ func TestDependencies(t *testing.T) {
 		// pointers (package pointer, hence idna).
 		{pkg: "./internal/pageload", forbid: all, allow: []string{allowedXNet}},
 		{pkg: "./internal/treeload", forbid: all},
+		{pkg: "./internal/coarse", forbid: all},
 		{pkg: "./grepx/...", forbid: all},
 		{pkg: "./regex", forbid: all},
 		{pkg: "./sed", forbid: all},
@@ -169,7 +170,7 @@ func TestPackageDependencies(t *testing.T) {
 }
 
 // TestEngineDependencies: the engines that the root package delegates to
-// (internal/pageload, internal/treeload) link neither the root, which
+// (internal/pageload, internal/treeload, internal/coarse) link neither the root, which
 // wraps them, nor any front end (adapters, gnu, shell, mcpserver, grepx,
 // search): they are parts of the filesystem, below everything that uses
 // it. The root must import each of them, which proves that the check sees
@@ -177,7 +178,7 @@ func TestPackageDependencies(t *testing.T) {
 func TestEngineDependencies(t *testing.T) {
 	list := goList(t)
 	const module = "github.com/chromafs/chromafs"
-	engines := []string{module + "/internal/pageload", module + "/internal/treeload"}
+	engines := []string{module + "/internal/pageload", module + "/internal/treeload", module + "/internal/coarse"}
 	rootImports := list(t, "-f", "{{range .Imports}}{{.}} {{end}}", ".")
 	frontEnds := []string{"adapters", "gnu", "shell", "mcpserver", "grepx", "search"}
 	for _, pkg := range engines {
