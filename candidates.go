@@ -12,40 +12,42 @@ import (
 // compared exactly, or, with fold, case-insensitively under Unicode
 // simple case folding (as Go's regexp (?i) compares).
 //
-// The result keeps the order of names (without repeats) and is a subset
-// of them: every visible file whose content contains one of literals is
-// in it, and it may hold files that contain none. Names that are not
-// valid, that do not exist in this view, that are hidden from its user or
-// that are directories are dropped silently, as if they did not exist.
-// Files whose content is stored outside the collection (lazy pointers),
-// and the pages of a collection that another tool wrote (adopted pages,
-// whose chunks carry no slug of this layout), are always returned. With no literals (or an empty one), or when the
-// store does not implement [collection.Searcher], every visible file
-// among names is returned. When no file needs a query, none is sent.
+// The result keeps the order of names (without repeats) and is a subset of
+// them: every visible file whose content contains one of literals is in
+// it, and it may hold files that contain none. Names that are not valid,
+// that do not exist in this view, that are hidden from its user or that
+// are directories are dropped silently, as if they did not exist. Files
+// whose content is stored outside the collection (lazy pointers), and the
+// pages of a collection that another tool wrote (adopted pages, whose
+// chunks carry no slug of this layout), are always returned. With no
+// literals (or an empty one), or when the store does not implement
+// [collection.Searcher], every visible file among names is returned. When
+// no file needs a query, none is sent.
 //
-// The store is asked, with one [collection.Searcher.Search] per
-// condition, restricted to the visible files among names, for the chunks that contain a literal
-// ($contains) or, with fold, match a regex that spells each literal's
-// case variants (Go's and Rust's (?i) for ASCII literals; explicit
-// classes of each rune's case-folding orbit otherwise).
+// The store is asked, with one [collection.Searcher.Search] per condition,
+// restricted to the visible files among names, for the chunks that contain
+// a literal ($contains) or, with fold, match a regex that spells each
+// literal's case variants (Go's and Rust's (?i) for ASCII literals;
+// explicit classes of each rune's case-folding orbit otherwise).
 //
 // Chroma sees one chunk at a time, so a literal that straddles two chunks
 // is found by no such query. A page needs no more when it is one chunk
 // (per the tree), when the collection declares collection.LineAlignedKey
-// and the page's entry does not have SplitLines (a literal without a newline
-// cannot cross a line end), or when the separator is made of newlines
-// only (as "\n", the Python package's). With the default empty separator, the other pages get three
-// more queries: chunks that end with a non-empty proper prefix of a
-// literal ((?:p1|p2|…)$), chunks that start with the rest (^(?:s1|s2|…)),
-// paired on (page, k, k+1), and chunks too short to hold more than a
-// literal's inside ((?s)^.{0,n}$, n being the longest literal's length in
-// runes less two), through which a literal may span three chunks or more:
-// a page is a candidate when chunk k ends with a prefix, chunk k+m starts
-// with a suffix and the chunks between are short. This needs no chunk
-// count, so it also covers pages whose tree entry has none. With a separator that is not newline-bounded,
-// such pages are always candidates (a literal may straddle the separator
-// or lie inside it), as they are when the boundary regexes would be too
-// large (literals of more than 1000 runes, or very many).
+// and the page's entry does not have SplitLines (a literal without a
+// newline cannot cross a line end), or when the separator is made of
+// newlines only (as "\n", the Python package's). With the default empty
+// separator, the other pages get three more queries: chunks that end with
+// a non-empty proper prefix of a literal ((?:p1|p2|…)$), chunks that start
+// with the rest (^(?:s1|s2|…)), paired on (page, k, k+1), and chunks too
+// short to hold more than a literal's inside ((?s)^.{0,n}$, n being the
+// longest literal's length in runes less two), through which a literal may
+// span three chunks or more: a page is a candidate when chunk k ends with
+// a prefix, chunk k+m starts with a suffix and the chunks between are
+// short. This needs no chunk count, so it also covers pages whose tree
+// entry has none. With a separator that is not newline-bounded, such pages
+// are always candidates (a literal may straddle the separator or lie
+// inside it), as they are when the boundary regexes would be too large
+// (literals of more than 1000 runes, or very many).
 //
 // Pages whose content a shared tier of the page cache holds (the cache
 // implements [cachepkg.SharedHas], as a cachepkg.Tiered in front of Redis
