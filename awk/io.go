@@ -523,10 +523,8 @@ func (in *interp) nextFile() (bool, error) {
 		in.sawFile = true
 		f, err := in.open(arg)
 		if err != nil && errors.Is(err, syscall.EISDIR) {
-			in.out.Flush()
-			if in.cfg.Stderr != nil {
-				fmt.Fprintf(in.cfg.Stderr, "%s: warning: command line argument `%s' is a directory: skipped\n", in.argv0(), arg)
-			}
+			// named after the statement that ran last, as gawk does
+			in.warn("command line argument `%s' is a directory: skipped", arg)
 			continue
 		}
 		if err != nil {
