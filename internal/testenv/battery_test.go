@@ -26,6 +26,22 @@ type testFunc struct {
 
 func (f testFunc) String() string { return f.dir + " " + f.name }
 
+// TestBattery checks that Battery skips a test under -race, unless
+// CHROMAFS_RACE_BATTERIES is 1, and lets it run without -race.
+func TestBattery(t *testing.T) {
+	// Called through a variable: this test is not a battery, and
+	// TestBatteriesInMakefile reads a direct call as one.
+	battery := Battery
+	ran := false
+	t.Run("battery", func(t *testing.T) {
+		battery(t)
+		ran = true
+	})
+	if want := !Race || os.Getenv(RaceBatteries) == "1"; ran != want {
+		t.Errorf("with Race %v and %s=%q, a battery ran: %v, want %v", Race, RaceBatteries, os.Getenv(RaceBatteries), ran, want)
+	}
+}
+
 // TestBatteriesInMakefile keeps the Makefile's second `go test` pass in
 // step with the tests that call [Battery]: each of them must be in a
 // package of BATTERY_PKGS and be selected by BATTERY_RUN (else -race
