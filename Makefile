@@ -115,6 +115,9 @@ SLOW_PKGS := . ./cmd/chromafs ./regex ./adapters/webdavfs ./gnu ./grepx ./mcpser
 # them in BATTERY_PKGS; internal/testenv's TestBatteriesInMakefile
 # checks that it selects every battery and nothing else. The matchers'
 # concurrent use stays under -race in regex's TestMatchersConcurrent.
+# Batteries that cost little more under -race stay in the -race pass:
+# awk's gawk battery (TestGawk) and the shell's awk lines, gnu's other
+# comparisons with GNU tools.
 BATTERY_PKGS := ./regex ./gnu ./shell
 BATTERY_RUN := ^(TestGNU.*|TestMultiEqualsCombined|TestGrepManyPatternsVsGNU|TestGrepHugeListVsGNU|TestBashDifferential)$$
 
