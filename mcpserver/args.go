@@ -124,9 +124,12 @@ func sdkUnmarshal(data []byte, v any) error {
 }
 
 // plainSchema returns, for a schema that says no more of an object than
-// its properties' types (string or integer), which are required and that
-// no other is allowed, each property's name and whether it is a string;
-// nil for any other schema.
+// its properties' types, which are required and that no other is allowed,
+// the name of each property of type string or integer (with nothing else
+// said of it) and whether it is a string; nil for any other schema, or
+// when a required property is not such. Array properties without a
+// default (read's paths) are left out: arguments that have one are not
+// plain, and take the SDK's way.
 func plainSchema(s *jsonschema.Schema) map[string]bool {
 	closed := &jsonschema.Schema{Not: &jsonschema.Schema{}}
 	if !reflect.DeepEqual(s, &jsonschema.Schema{Type: "object", Properties: s.Properties, PropertyOrder: s.PropertyOrder, Required: s.Required, AdditionalProperties: closed}) {
@@ -136,7 +139,12 @@ func plainSchema(s *jsonschema.Schema) map[string]bool {
 	for name, p := range s.Properties {
 		if p == nil || p.Type != "string" && p.Type != "integer" ||
 			!reflect.DeepEqual(p, &jsonschema.Schema{Type: p.Type, Description: p.Description}) {
-			return nil
+			if p == nil || p.Default != nil || p.Type != "array" && !slices.Contains(p.Types, "array") {
+				// A default the SDK would fill in, or a constraint
+				// on a scalar: not plain at all.
+				return nil
+			}
+			continue
 		}
 		plain[name] = p.Type == "string"
 	}

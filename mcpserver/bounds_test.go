@@ -120,7 +120,7 @@ func TestErrors(t *testing.T) {
 		{"grep", map[string]any{"pattern": "x", "path": "/nope/y"}, "/nope/y: no such file or directory (ls / shows what / holds)"},
 		{"grep", map[string]any{"pattern": "x", "context": -1}, `validating "arguments": `},
 		{"stat", map[string]any{"path": "/many/f9999.md"}, "/many/f9999.md: no such file or directory (ls /many shows what /many holds)"},
-		{"read", map[string]any{}, `validating "arguments": `},
+		{"read", map[string]any{}, "path is empty: give the file to read (e.g. /index.md), or paths for several"},
 	} {
 		if got := c.fail(tc.tool, tc.args); !strings.HasPrefix(got, tc.want) {
 			t.Errorf("%s %v: %q, want %q", tc.tool, tc.args, got, tc.want)

@@ -23,7 +23,11 @@
 //     numbers them, from line offset (default 1), at most limit lines
 //     (default 2,000), each cut at 2,000 characters with a marker, and a
 //     footer "(lines A-B of N; use offset=B+1 to continue)" when lines
-//     remain.
+//     remain. With paths (up to MaxReadPaths of {path, offset?, limit?})
+//     instead of path, several files in one answer, each under a
+//     "==> /path <==" header, a file that cannot be read with an "error:"
+//     line under its header (the call does not fail), and one output
+//     bound for all: the files that do not fit are named at the end.
 //   - ls {path?}: a directory's entries, one a line, directories with a
 //     trailing "/", files with their size.
 //   - glob {pattern, path?}: the paths that a "**" pattern matches, sorted.

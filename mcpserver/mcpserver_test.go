@@ -195,6 +195,7 @@ func TestTools(t *testing.T) {
 		t.Run(v.name, func(t *testing.T) {
 			c := connect(t, v.fsys, mcpserver.Config{MaxOutput: -1})
 			checkRead(t, c, v)
+			checkReadPaths(t, c, v)
 			checkLs(t, c, v)
 			checkGlob(t, c, v)
 			checkGrep(t, c, v)
@@ -475,7 +476,7 @@ func TestToolList(t *testing.T) {
 	}
 	want := map[string][]string{
 		"bash": {"command"},
-		"read": {"path", "offset", "limit"},
+		"read": {"path", "offset", "limit", "paths"},
 		"ls":   {"path"},
 		"glob": {"pattern", "path"},
 		"grep": {"pattern", "path", "glob", "output_mode", "case_insensitive", "fixed_strings", "perl_regexp", "context", "line_numbers", "head_limit"},

@@ -9,45 +9,161 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/chromafs/chromafs/fscap"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 type readIn struct {
-	Path   string `json:"path" jsonschema:"e.g. /guides/auth/oauth.mdx"`
-	Offset int    `json:"offset,omitempty" jsonschema:"first line (default 1)"`
-	Limit  int    `json:"limit,omitempty" jsonschema:"number of lines (default 2000)"`
+	Path   string     `json:"path,omitempty" jsonschema:"e.g. /guides/auth/oauth.mdx"`
+	Offset int        `json:"offset,omitempty" jsonschema:"first line (default 1)"`
+	Limit  int        `json:"limit,omitempty" jsonschema:"number of lines (default 2000)"`
+	Paths  []readPart `json:"paths,omitempty" jsonschema:"several files instead of path"`
 }
 
-// read returns lines of a file numbered as cat -n numbers them.
+// readPart is one file of a read of several, with its own window.
+type readPart struct {
+	Path   string `json:"path"`
+	Offset int    `json:"offset,omitempty"`
+	Limit  int    `json:"limit,omitempty"`
+}
+
+// MaxReadPaths bounds the files of one read call (its paths argument).
+const MaxReadPaths = 20
+
+// read returns lines of a file numbered as cat -n numbers them, or of
+// several files (paths), each under a header, within one output bound.
 func (s *server) read(ctx context.Context, req *mcp.CallToolRequest, in readIn) (*mcp.CallToolResult, any, error) {
+	switch {
+	case in.Path != "" && len(in.Paths) > 0:
+		return nil, nil, fmt.Errorf("give path or paths, not both")
+	case in.Path == "" && len(in.Paths) == 0:
+		return nil, nil, fmt.Errorf("path is empty: give the file to read (e.g. /index.md), or paths for several")
+	case len(in.Paths) > MaxReadPaths:
+		return nil, nil, fmt.Errorf("paths names %d files; at most %d in one call", len(in.Paths), MaxReadPaths)
+	}
 	ctx, cancel, se, fsys, err := s.call(ctx, req)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer cancel()
-	if in.Offset < 0 || in.Limit < 0 {
-		return nil, nil, fmt.Errorf("offset and limit must be positive (offset is the first line, from 1)")
+	if len(in.Paths) == 0 {
+		text, err := s.readOne(ctx, se, fsys, readPart{Path: in.Path, Offset: in.Offset, Limit: in.Limit}, s.cfg.MaxOutput)
+		if err != nil {
+			return nil, nil, err
+		}
+		return textResult(text), nil, nil
 	}
-	abs, name := se.resolve(in.Path)
+	return textResult(s.readMany(ctx, se, fsys, in.Paths)), nil, nil
+}
+
+// readOne renders one file's window within maxChars characters (no bound
+// when negative), or says why it cannot.
+func (s *server) readOne(ctx context.Context, se *session, fsys fs.FS, p readPart, maxChars int) (string, error) {
+	if p.Offset < 0 || p.Limit < 0 {
+		return "", fmt.Errorf("offset and limit must be positive (offset is the first line, from 1)")
+	}
+	if p.Path == "" {
+		return "", fmt.Errorf("path is empty: give the file to read (e.g. /index.md)")
+	}
+	abs, name := se.resolve(p.Path)
 	fi, _, err := stat(fsys, name)
 	if err != nil {
-		return nil, nil, pathError(fsys, abs, err)
+		return "", pathError(fsys, abs, err)
 	}
 	if fi.IsDir() {
-		return nil, nil, fmt.Errorf("%s is a directory, not a file: ls %s lists it", abs, abs)
+		return "", fmt.Errorf("%s is a directory, not a file: ls %s lists it", abs, abs)
 	}
 	data, err := fs.ReadFile(fsys, name)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, nil, fmt.Errorf("%s: %w", abs, ctx.Err())
+			return "", fmt.Errorf("%s: %w", abs, ctx.Err())
 		}
-		return nil, nil, pathError(fsys, abs, err)
+		return "", pathError(fsys, abs, err)
 	}
-	text, err := numbered(abs, data, in.Offset, in.Limit, s.cfg.MaxOutput)
-	if err != nil {
-		return nil, nil, err
+	return numbered(abs, data, p.Offset, p.Limit, maxChars)
+}
+
+// readMany renders several files in the order given, each under a
+// "==> PATH <==" header as head and tail print them, with an error line
+// in place of a file that cannot be read. The files share one bound of
+// Config.MaxOutput characters: once too little of it is left for a file,
+// the files not shown are listed at the end, to be read in another call.
+// Their pages are fetched together first, in as few requests as the
+// filesystem allows.
+func (s *server) readMany(ctx context.Context, se *session, fsys fs.FS, parts []readPart) string {
+	names := make([]string, 0, len(parts))
+	for _, p := range parts {
+		if _, name := se.resolve(p.Path); name != "" && name != "." {
+			names = append(names, name)
+		}
 	}
-	return textResult(text), nil, nil
+	// A failed prefetch is no answer: each read below fails or succeeds
+	// on its own, with its own error.
+	_ = fscap.Prefetch(ctx, fsys, names)
+	var b strings.Builder
+	var skipped []string
+	left := s.cfg.MaxOutput
+	for _, p := range parts {
+		abs, _ := se.resolve(p.Path)
+		header := "==> " + abs + " <==\n"
+		if b.Len() > 0 {
+			header = "\n" + header
+		}
+		if left >= 0 && left < utf8.RuneCountInString(header)+noteRoom*2 {
+			skipped = append(skipped, abs)
+			continue
+		}
+		bound := -1
+		if left >= 0 {
+			bound = left - utf8.RuneCountInString(header)
+		}
+		text, err := s.readOne(ctx, se, fsys, p, bound-noteRoom)
+		if err != nil {
+			text = "error: " + err.Error()
+		}
+		if !strings.HasSuffix(text, "\n") {
+			text += "\n"
+		}
+		if left >= 0 && utf8.RuneCountInString(text) > bound-noteRoom && b.Len() > 0 {
+			// A first line longer than what is left: the file waits
+			// for another call rather than break the bound.
+			skipped = append(skipped, abs)
+			continue
+		}
+		b.WriteString(header)
+		b.WriteString(text)
+		if left >= 0 {
+			left -= utf8.RuneCountInString(header) + utf8.RuneCountInString(text)
+		}
+	}
+	if len(skipped) > 0 {
+		b.WriteString(notShown(skipped))
+	}
+	return b.String()
+}
+
+// notShown is the note that ends a read of several files when some did
+// not fit: it names them, as many as fit in noteRoom characters.
+func notShown(paths []string) string {
+	const head, tail = "\n(output limit reached; not shown: ", "; read them in another call)\n"
+	list := ""
+	for i, p := range paths {
+		more := ""
+		if i < len(paths)-1 {
+			more = fmt.Sprintf(" and %d more", len(paths)-1-i)
+		}
+		if len(head)+len(list)+2+len(p)+len(more)+len(tail) > noteRoom {
+			if i == 0 {
+				return head + fmt.Sprintf("%d files", len(paths)) + tail
+			}
+			return head + list + fmt.Sprintf(" and %d more", len(paths)-i) + tail
+		}
+		if i > 0 {
+			list += ", "
+		}
+		list += p
+	}
+	return head + list + tail
 }
 
 // numbered renders lines offset.. of data (at most limit, and at most

@@ -152,7 +152,7 @@ Commands: ` + strings.Join(gnu.Names(), ", ") + s.searchCommand() + `, xargs, sh
 
 Returns stdout and stderr as written, then "[exit status N]" when N is not 0.` + s.cutNote("narrow the command (head, grep -m, a narrower path)")
 	case "read":
-		return `Read a file, its lines numbered as cat -n does: limit lines (default 2,000` + s.charCap() + `) from line offset (default 1). When lines remain the answer ends with "(lines A-B of N; use offset=B+1 to continue)". Lines over 2,000 characters are cut with a marker. ` + s.paths()
+		return `Read a file (or up to 20 with paths, each with its offset and limit), lines numbered as cat -n does: limit lines (default 2,000` + s.charCap() + `) from line offset (default 1). When lines remain the answer ends with "(lines A-B of N; use offset=B+1 to continue)". Lines over 2,000 characters are cut. ` + s.paths()
 	case "ls":
 		return `List a directory, one entry a line in name order: directories end with "/", files show their size in bytes. ` + s.paths() + s.pick(" For a whole subtree use ", ".",
 			"glob", n("glob")+` with "**"`,
@@ -172,7 +172,7 @@ output_mode: files_with_matches lists the matching files; content prints path:li
 			"read", n("read")+" with offset=START shows them in context",
 			"bash", "sed -n in "+n("bash")+" shows the lines around them") + `. Scores only rank: check by reading. Where no embedding function is usable, pages are ranked by the query's words (BM25; k counts pages) and the first line says so. ` + s.paths() + s.cutNote("ask for fewer results (k) or a narrower path")
 	case "stat":
-		return `Describe a file or directory: type, size in bytes, modification time, a directory's number of entries, and the content type, hash and reassembly the documentation records. ` + s.paths()
+		return `Describe a file or directory: type, size in bytes, modification time, a directory's entry count, and the content type, hash and reassembly the documentation records. ` + s.paths()
 	}
 	panic("mcpserver: no tool " + base)
 }
