@@ -91,7 +91,29 @@ type Config struct {
 	// regexes of at most CloudMaxRegexBytes, which Limits reports so that
 	// chromafs builds its coarse-filter regexes within it.
 	CloudLimits bool
+	// Observe, if not nil, is called as each request starts (once per
+	// call, however many times it is retried) with the request's
+	// RequestKind, and returns the context to send it under (a tracing
+	// span's, say) and a function that the call calls once with the
+	// call's error (nil on success) when it ends. It must be safe for
+	// concurrent use and should be fast: metrics and traces, not work.
+	Observe func(ctx context.Context, kind RequestKind) (context.Context, func(error))
 }
+
+// RequestKind says what a request to Chroma does, in a few values of
+// bounded number (a metric's label, a span's name).
+type RequestKind string
+
+// The kinds of request that [Config.Observe] sees.
+const (
+	KindGetByID    RequestKind = "get_by_id"    // records by id (chunks, the tree)
+	KindGetByWhere RequestKind = "get_by_where" // records by metadata (a page's chunks by slug, a tree by its id field)
+	KindSearch     RequestKind = "search"       // records by text ($contains, $regex): the coarse filter, lexical search
+	KindScan       RequestKind = "scan"         // records page by page with no filter
+	KindQuery      RequestKind = "query"        // nearest records to a vector
+	KindWrite      RequestKind = "write"        // upsert or delete of records
+	KindCollection RequestKind = "collection"   // the collection itself: open, create, metadata, count, delete
+)
 
 // CloudMaxRegexBytes is Chroma Cloud's limit on the length of a $regex.
 const CloudMaxRegexBytes = 256
@@ -179,7 +201,7 @@ func client(cfg Config, api string) (*rest, *http.Client) {
 		own = &http.Client{Transport: t}
 		hc = own
 	}
-	r := &rest{hc: hc, api: api, headers: maps.Clone(cfg.Headers), timeout: cfg.Timeout}
+	r := &rest{hc: hc, api: api, headers: maps.Clone(cfg.Headers), timeout: cfg.Timeout, observe: cfg.Observe}
 	return r, own
 }
 

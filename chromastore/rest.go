@@ -103,6 +103,7 @@ type rest struct {
 	api     string // http://host:port/api/v2
 	headers map[string]string
 	timeout time.Duration // per request; 0 means none
+	observe func(ctx context.Context, kind RequestKind) (context.Context, func(error))
 }
 
 // withTimeout bounds ctx by the per-request timeout.
@@ -149,7 +150,37 @@ func (r *rest) do(ctx context.Context, method, path string, in, out any) error {
 			}
 		}
 	}
+	if r.observe != nil {
+		var done func(error)
+		ctx, done = r.observe(ctx, requestKind(method, path, in))
+		err := retry(ctx, func() error { return r.once(ctx, method, path, b, in != nil, out) })
+		done(err)
+		return err
+	}
 	return retry(ctx, func() error { return r.once(ctx, method, path, b, in != nil, out) })
+}
+
+// requestKind classifies a request of do.
+func requestKind(method, path string, in any) RequestKind {
+	switch {
+	case strings.HasSuffix(path, "/query"):
+		return KindQuery
+	case strings.HasSuffix(path, "/upsert"), strings.HasSuffix(path, "/delete"):
+		return KindWrite
+	case strings.HasSuffix(path, "/get"):
+		if g, ok := in.(*getRequest); ok {
+			switch {
+			case len(g.WhereDocument) > 0:
+				return KindSearch
+			case len(g.IDs) > 0:
+				return KindGetByID
+			case len(g.Where) > 0:
+				return KindGetByWhere
+			}
+		}
+		return KindScan
+	}
+	return KindCollection
 }
 
 // retry calls f until it succeeds, fails with an error that is not a
