@@ -18,3 +18,16 @@ type Cache interface {
 	// Clear removes every entry.
 	Clear(ctx context.Context) error
 }
+
+// Stats are a cache's lookups since it was made: a hit or a miss per key
+// asked for by Get or GetMany, and the keys whose lookup failed (a
+// shared cache that could not be reached), which are misses too.
+type Stats struct {
+	Hits, Misses, Errors uint64
+}
+
+// StatsReporter is a cache that counts its lookups (Memory and
+// rediscache.Cache do; Tiered does not: its tiers do), for metrics.
+type StatsReporter interface {
+	Stats() Stats
+}

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/maypok86/otter/v2"
+	"github.com/maypok86/otter/v2/stats"
 )
 
 // DefaultMemoryBytes is the capacity of a Memory cache created with a
@@ -15,8 +16,9 @@ const DefaultMemoryBytes = 256 << 20
 // values, built on otter (an S3-FIFO cache with a weigher). Its methods
 // never return an error.
 type Memory struct {
-	c   *otter.Cache[string, []byte]
-	max uint64
+	c     *otter.Cache[string, []byte]
+	max   uint64
+	stats *stats.Counter
 }
 
 var _ Cache = (*Memory)(nil)
@@ -28,11 +30,13 @@ func NewMemory(maxBytes int64) *Memory {
 	if maxBytes <= 0 {
 		maxBytes = DefaultMemoryBytes
 	}
+	st := stats.NewCounter()
 	c := otter.Must(&otter.Options[string, []byte]{
 		MaximumWeight: uint64(maxBytes),
 		Weigher:       weigh,
+		StatsRecorder: st,
 	})
-	return &Memory{c: c, max: uint64(maxBytes)}
+	return &Memory{c: c, max: uint64(maxBytes), stats: st}
 }
 
 func weigh(key string, value []byte) uint32 {
@@ -51,6 +55,13 @@ const entryOverhead = 64
 func (m *Memory) Get(_ context.Context, key string) ([]byte, bool, error) {
 	v, ok := m.c.GetIfPresent(key)
 	return v, ok, nil
+}
+
+// Stats implements StatsReporter: Get and GetMany count a hit or a miss
+// per key (Has counts neither).
+func (m *Memory) Stats() Stats {
+	s := m.stats.Snapshot()
+	return Stats{Hits: s.Hits, Misses: s.Misses}
 }
 
 // Put implements Cache.

@@ -98,6 +98,14 @@ type Cache struct {
 	timeout time.Duration
 	backoff time.Duration
 	log     *slog.Logger // Options.Logger
+
+	hits, misses, errs atomic.Uint64 // Stats
+}
+
+// Stats implements cachepkg.StatsReporter: a hit or a miss per key that
+// Get and GetMany look up, and the keys whose lookup failed (misses too).
+func (r *Cache) Stats() cachepkg.Stats {
+	return cachepkg.Stats{Hits: r.hits.Load(), Misses: r.misses.Load(), Errors: r.errs.Load()}
 }
 
 // node is the failure state of one server: the standalone or Sentinel
@@ -400,8 +408,13 @@ func (r *Cache) Get(ctx context.Context, key string) ([]byte, bool, error) {
 		return err
 	})
 	if err != nil || !found {
+		r.misses.Add(1)
+		if err != nil && !errors.Is(err, redis.Nil) {
+			r.errs.Add(1)
+		}
 		return nil, false, r.quiet(err)
 	}
+	r.hits.Add(1)
 	return v, true, nil
 }
 
@@ -535,6 +548,11 @@ func (r *Cache) GetMany(ctx context.Context, keys []string) (map[string][]byte, 
 		}
 		return errs, nil
 	})
+	r.hits.Add(uint64(len(out)))
+	r.misses.Add(uint64(len(keys) - len(out)))
+	if err != nil {
+		r.errs.Add(uint64(len(keys) - len(out)))
+	}
 	return out, r.quiet(err)
 }
 

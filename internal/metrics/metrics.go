@@ -1,0 +1,362 @@
+// Package metrics is what `chromafs serve` tells Prometheus: the counters
+// and histograms of its requests, MCP tool calls, Chroma requests, page
+// caches, sessions, sign-ins and rate limits, on a registry of its own,
+// with the instrumentation that fills them (an HTTP middleware, an MCP
+// middleware, an observer for package chromastore, a collector over the
+// page caches' counts) and the admin listener's handler that serves them.
+//
+// Names and labels follow Prometheus's conventions: a chromafs_ prefix,
+// base units (seconds, bytes), _total for counters, and labels of bounded
+// cardinality only: a listener, a site name from the operator's sites
+// file, an HTTP method of a fixed set, a status code, a tool name, a
+// request kind, an outcome. No path, user name or query is ever a label.
+package metrics
+
+import (
+	"context"
+	"net/http"
+	"net/http/pprof"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/chromafs/chromafs/chromastore"
+)
+
+// Buckets are the latency histograms' upper bounds in seconds: from
+// 0.5 ms (a cached read) to 30 s (a request's longest deadline).
+var Buckets = []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30}
+
+// Metrics holds the collectors of one serve process. Its methods are
+// safe for concurrent use; a nil *Metrics records nothing, so code that
+// instruments need not check whether metrics are on.
+type Metrics struct {
+	// Registry holds every collector of m, the Go runtime's and the
+	// process's included; Handler serves it.
+	Registry *prometheus.Registry
+
+	httpRequests  *prometheus.CounterVec
+	httpDuration  *prometheus.HistogramVec
+	httpBytes     *prometheus.CounterVec
+	toolCalls     *prometheus.CounterVec
+	toolDuration  *prometheus.HistogramVec
+	chromaReqs    *prometheus.CounterVec
+	chromaLatency *prometheus.HistogramVec
+	sessions      *prometheus.GaugeVec
+	signIn        *prometheus.CounterVec
+	limited       *prometheus.CounterVec
+
+	mu     sync.Mutex
+	caches []namedCache
+}
+
+// New returns the metrics of a serve process, registered on a new
+// registry with the Go runtime's and the process's collectors.
+func New() *Metrics {
+	m := &Metrics{Registry: prometheus.NewRegistry()}
+	m.httpRequests = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "chromafs_http_requests_total",
+		Help: "HTTP requests answered, by listener (http, webdav, mcp), site, method and status code.",
+	}, []string{"listener", "site", "method", "code"})
+	m.httpDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "chromafs_http_request_duration_seconds",
+		Help:    "Time from a request's arrival to the end of its answer, by listener, site and method.",
+		Buckets: Buckets,
+	}, []string{"listener", "site", "method"})
+	m.httpBytes = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "chromafs_http_response_bytes_total",
+		Help: "Bytes of answer bodies written, by listener and site.",
+	}, []string{"listener", "site"})
+	m.toolCalls = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "chromafs_mcp_tool_calls_total",
+		Help: "MCP tool calls, by site, tool and outcome (ok; tool_error: the tool answered with an error for the agent; error: the call failed).",
+	}, []string{"site", "tool", "outcome"})
+	m.toolDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "chromafs_mcp_tool_call_duration_seconds",
+		Help:    "Time an MCP tool call took in the server, by site and tool.",
+		Buckets: Buckets,
+	}, []string{"site", "tool"})
+	m.chromaReqs = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "chromafs_chroma_requests_total",
+		Help: "Calls to Chroma (retries included in one call), by kind (get_by_id, get_by_where, search, scan, query, write, collection) and outcome (ok, error).",
+	}, []string{"kind", "outcome"})
+	m.chromaLatency = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "chromafs_chroma_request_duration_seconds",
+		Help:    "Time a call to Chroma took, retries included, by kind.",
+		Buckets: Buckets,
+	}, []string{"kind"})
+	m.sessions = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "chromafs_mcp_sessions_open",
+		Help: "MCP sessions open, by site.",
+	}, []string{"site"})
+	m.signIn = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "chromafs_signin_failures_total",
+		Help: "Requests refused for their credentials, by site and reason (password, token, missing).",
+	}, []string{"site", "reason"})
+	m.limited = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "chromafs_rate_limited_total",
+		Help: "Requests answered 429 or 503 with Retry-After for a limit, by site and limit (signin, sessions, user_sessions, rate, in_flight).",
+	}, []string{"site", "limit"})
+	m.Registry.MustRegister(
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		m.httpRequests, m.httpDuration, m.httpBytes,
+		m.toolCalls, m.toolDuration,
+		m.chromaReqs, m.chromaLatency,
+		m.sessions, m.signIn, m.limited,
+		cacheCollector{m},
+	)
+	return m
+}
+
+// Handler serves the registry in the Prometheus exposition format
+// (OpenMetrics when the scraper asks for it), counting its own scrapes.
+func (m *Metrics) Handler() http.Handler {
+	return promhttp.InstrumentMetricHandler(m.Registry, promhttp.HandlerFor(m.Registry, promhttp.HandlerOpts{
+		EnableOpenMetrics: true,
+		// A scrape that cannot be answered whole says so (500) rather
+		// than serving part of the metrics as if they were all.
+		ErrorHandling: promhttp.HTTPErrorOnError,
+		Timeout:       10 * time.Second,
+	}))
+}
+
+// AdminHandler is the admin listener's handler: /metrics, /healthz and
+// /readyz (the given handlers; nil ones answer 404), and with pprof the
+// runtime profiles under /debug/pprof/. It must be served on a listener
+// of its own, never a public one: profiles and metrics tell an attacker
+// about the process.
+func (m *Metrics) AdminHandler(healthz, readyz http.Handler, withPprof bool) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", m.Handler())
+	if healthz != nil {
+		mux.Handle("GET /healthz", healthz)
+	}
+	if readyz != nil {
+		mux.Handle("GET /readyz", readyz)
+	}
+	if withPprof {
+		mux.HandleFunc("GET /debug/pprof/", pprof.Index)
+		mux.HandleFunc("GET /debug/pprof/cmdline", pprof.Cmdline)
+		mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
+		mux.HandleFunc("GET /debug/pprof/symbol", pprof.Symbol)
+		mux.HandleFunc("GET /debug/pprof/trace", pprof.Trace)
+	}
+	return mux
+}
+
+// siteKey carries a *siteLabel through a request's context.
+type siteKey struct{}
+
+// siteLabel is the site of a request, set by the router that handles it
+// (inside the middleware, which reads it when the answer is done).
+type siteLabel struct {
+	mu   sync.Mutex
+	name string
+}
+
+// SetSite records the site that serves the request of ctx, for the
+// labels of Middleware's metrics; a request that reaches no site has the
+// site label "". The router calls it with the name from the sites file,
+// never with anything the client chose.
+func SetSite(ctx context.Context, site string) {
+	if l, ok := ctx.Value(siteKey{}).(*siteLabel); ok {
+		l.mu.Lock()
+		l.name = site
+		l.mu.Unlock()
+	}
+}
+
+func siteOf(ctx context.Context) string {
+	if l, ok := ctx.Value(siteKey{}).(*siteLabel); ok {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		return l.name
+	}
+	return ""
+}
+
+// methods are the HTTP methods that get a label of their own; any other
+// is counted as "other" (see promhttp: it keeps the label bounded).
+var methods = []string{"PROPFIND", "OPTIONS"}
+
+// Middleware counts the requests that next answers on listener (http,
+// webdav, mcp: a fixed name), with their status, duration and body
+// bytes, labelled by the site that SetSite names. It keeps the answer's
+// optional interfaces (http.Flusher for MCP's streams, among others).
+func (m *Metrics) Middleware(listener string, next http.Handler) http.Handler {
+	if m == nil {
+		return next
+	}
+	l := prometheus.Labels{"listener": listener}
+	site := promhttp.WithLabelFromCtx("site", siteOf)
+	extra := promhttp.WithExtraMethods(methods...)
+	counted := promhttp.InstrumentHandlerCounter(m.httpRequests.MustCurryWith(l), next, site, extra)
+	timed := promhttp.InstrumentHandlerDuration(m.httpDuration.MustCurryWith(l), counted, site, extra)
+	sized := promhttp.InstrumentHandlerResponseSize(bytesObserver{m.httpBytes.MustCurryWith(l)}, timed, site)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r = r.WithContext(context.WithValue(r.Context(), siteKey{}, &siteLabel{}))
+		sized.ServeHTTP(w, r)
+	})
+}
+
+// bytesObserver makes a counter of bytes an ObserverVec, for promhttp's
+// response-size instrumentation (which observes each answer's size):
+// a counter, not a histogram, keeps bytes served cheap to scrape.
+type bytesObserver struct{ c *prometheus.CounterVec }
+
+func (b bytesObserver) GetMetricWith(l prometheus.Labels) (prometheus.Observer, error) {
+	c, err := b.c.GetMetricWith(withoutCodeMethod(l))
+	if err != nil {
+		return nil, err
+	}
+	return prometheus.ObserverFunc(c.Add), nil
+}
+
+func (b bytesObserver) GetMetricWithLabelValues(lvs ...string) (prometheus.Observer, error) {
+	c, err := b.c.GetMetricWithLabelValues(lvs...)
+	if err != nil {
+		return nil, err
+	}
+	return prometheus.ObserverFunc(c.Add), nil
+}
+
+func (b bytesObserver) With(l prometheus.Labels) prometheus.Observer {
+	o, err := b.GetMetricWith(l)
+	if err != nil {
+		panic(err)
+	}
+	return o
+}
+
+func (b bytesObserver) WithLabelValues(lvs ...string) prometheus.Observer {
+	o, err := b.GetMetricWithLabelValues(lvs...)
+	if err != nil {
+		panic(err)
+	}
+	return o
+}
+
+func (b bytesObserver) CurryWith(l prometheus.Labels) (prometheus.ObserverVec, error) {
+	c, err := b.c.CurryWith(l)
+	if err != nil {
+		return nil, err
+	}
+	return bytesObserver{c}, nil
+}
+
+func (b bytesObserver) MustCurryWith(l prometheus.Labels) prometheus.ObserverVec {
+	o, err := b.CurryWith(l)
+	if err != nil {
+		panic(err)
+	}
+	return o
+}
+
+func (b bytesObserver) Describe(ch chan<- *prometheus.Desc) { b.c.Describe(ch) }
+func (b bytesObserver) Collect(ch chan<- prometheus.Metric) { b.c.Collect(ch) }
+
+// withoutCodeMethod drops the labels that promhttp adds when the vector
+// has them (this one has not).
+func withoutCodeMethod(l prometheus.Labels) prometheus.Labels {
+	if _, ok := l["code"]; !ok {
+		if _, ok := l["method"]; !ok {
+			return l
+		}
+	}
+	out := make(prometheus.Labels, len(l))
+	for k, v := range l {
+		if k != "code" && k != "method" {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// ToolMiddleware counts the tools/call requests of an MCP server of site
+// by tool and outcome, with their duration. tools are the names the
+// server serves its tools under; a call naming another tool (which the
+// server refuses) counts under tool "other", so that clients cannot make
+// labels up.
+func (m *Metrics) ToolMiddleware(site string, tools []string) mcp.Middleware {
+	known := make(map[string]bool, len(tools))
+	for _, t := range tools {
+		known[t] = true
+	}
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		if m == nil {
+			return next
+		}
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method != "tools/call" {
+				return next(ctx, method, req)
+			}
+			tool := "other"
+			if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && known[p.Name] {
+				tool = p.Name
+			}
+			start := time.Now()
+			res, err := next(ctx, method, req)
+			outcome := "ok"
+			if err != nil {
+				outcome = "error"
+			} else if r, ok := res.(*mcp.CallToolResult); ok && r.IsError {
+				outcome = "tool_error"
+			}
+			m.toolDuration.WithLabelValues(site, tool).Observe(time.Since(start).Seconds())
+			m.toolCalls.WithLabelValues(site, tool, outcome).Inc()
+			return res, err
+		}
+	}
+}
+
+// ObserveChroma is a chromastore.Config.Observe that counts and times
+// each call to Chroma by kind and outcome.
+func (m *Metrics) ObserveChroma(ctx context.Context, kind chromastore.RequestKind) (context.Context, func(error)) {
+	start := time.Now()
+	return ctx, func(err error) {
+		if m == nil {
+			return
+		}
+		outcome := "ok"
+		if err != nil {
+			outcome = "error"
+		}
+		m.chromaLatency.WithLabelValues(string(kind)).Observe(time.Since(start).Seconds())
+		m.chromaReqs.WithLabelValues(string(kind), outcome).Inc()
+	}
+}
+
+// SessionOpened and SessionClosed count the MCP sessions open of site.
+func (m *Metrics) SessionOpened(site string) {
+	if m != nil {
+		m.sessions.WithLabelValues(site).Inc()
+	}
+}
+
+// SessionClosed: see SessionOpened.
+func (m *Metrics) SessionClosed(site string) {
+	if m != nil {
+		m.sessions.WithLabelValues(site).Dec()
+	}
+}
+
+// SignInFailed counts a request of site refused for its credentials;
+// reason is one of a fixed set (password, token, missing).
+func (m *Metrics) SignInFailed(site, reason string) {
+	if m != nil {
+		m.signIn.WithLabelValues(site, reason).Inc()
+	}
+}
+
+// Limited counts a request of site refused by limit (signin, sessions,
+// user_sessions, rate, in_flight).
+func (m *Metrics) Limited(site, limit string) {
+	if m != nil {
+		m.limited.WithLabelValues(site, limit).Inc()
+	}
+}
