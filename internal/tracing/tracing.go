@@ -1,0 +1,224 @@
+// Package tracing is what `chromafs serve` sends to an OpenTelemetry
+// collector: a span per HTTP request (the W3C trace context of the
+// incoming request is its parent), a span per MCP tool call under it, and
+// a span per call to Chroma under that, exported over OTLP/HTTP.
+//
+// Tracing is off unless an endpoint is configured: the --otlp-endpoint
+// flag, or the standard environment variables OTEL_EXPORTER_OTLP_ENDPOINT
+// or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT. The other standard variables
+// apply as the OpenTelemetry SDK reads them: OTEL_SERVICE_NAME (default
+// chromafs) and OTEL_RESOURCE_ATTRIBUTES, OTEL_TRACES_SAMPLER and its
+// argument, OTEL_EXPORTER_OTLP_HEADERS, _TIMEOUT, _COMPRESSION and their
+// TRACES_ forms; OTEL_SDK_DISABLED=true or OTEL_TRACES_EXPORTER=none turn
+// it off. Only the http/protobuf protocol is offered (the gRPC exporter
+// would link a gRPC stack into every chromafs command); asking for grpc
+// is an error that says so.
+//
+// A nil *Tracing traces nothing, so code that instruments need not check
+// whether tracing is on.
+package tracing
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/sdk/resource"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/chromafs/chromafs/chromastore"
+)
+
+// Name is the instrumentation scope of chromafs's spans.
+const Name = "github.com/chromafs/chromafs"
+
+// Tracing exports the spans of one process.
+type Tracing struct {
+	tp     *sdktrace.TracerProvider
+	tracer trace.Tracer
+	prop   propagation.TextMapPropagator
+}
+
+// Config configures New; zero fields take the environment's values.
+type Config struct {
+	// Endpoint is the OTLP/HTTP endpoint's URL (http://host:4318, or a
+	// full URL ending in /v1/traces); it wins over the environment.
+	Endpoint string
+	// Version is the service.version of the spans' resource.
+	Version string
+}
+
+// ErrProtocol is returned by New when OTEL_EXPORTER_OTLP_PROTOCOL (or its
+// TRACES_ form) asks for a protocol other than http/protobuf.
+var ErrProtocol = errors.New("tracing: only the http/protobuf OTLP protocol is supported")
+
+// New returns the process's tracing: nil (tracing off, no error) when no
+// endpoint is configured or the environment turns it off. The exporter
+// sends batches in the background; Shutdown flushes them.
+func New(ctx context.Context, cfg Config) (*Tracing, error) {
+	env := os.Getenv
+	if strings.EqualFold(env("OTEL_SDK_DISABLED"), "true") || strings.EqualFold(env("OTEL_TRACES_EXPORTER"), "none") {
+		return nil, nil
+	}
+	if cfg.Endpoint == "" && env("OTEL_EXPORTER_OTLP_ENDPOINT") == "" && env("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") == "" {
+		return nil, nil
+	}
+	for _, k := range []string{"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"} {
+		if p := env(k); p != "" {
+			if p != "http/protobuf" {
+				return nil, fmt.Errorf("%w: %s=%s (use http/protobuf, port 4318 on most collectors)", ErrProtocol, k, p)
+			}
+			break
+		}
+	}
+	var opts []otlptracehttp.Option
+	if cfg.Endpoint != "" {
+		u := cfg.Endpoint
+		if !strings.Contains(strings.TrimPrefix(strings.TrimPrefix(u, "http://"), "https://"), "/") {
+			u = strings.TrimSuffix(u, "/") + "/v1/traces"
+		}
+		if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
+			return nil, fmt.Errorf("tracing: --otlp-endpoint %q: want an http:// or https:// URL, such as http://localhost:4318", cfg.Endpoint)
+		}
+		opts = append(opts, otlptracehttp.WithEndpointURL(u))
+	}
+	exp, err := otlptracehttp.New(ctx, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("tracing: the OTLP exporter: %w", err)
+	}
+	attrs := []attribute.KeyValue{attribute.String("service.name", "chromafs")}
+	if cfg.Version != "" {
+		attrs = append(attrs, attribute.String("service.version", cfg.Version))
+	}
+	// The environment's resource (OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES)
+	// wins over these defaults.
+	res, err := resource.Merge(resource.NewSchemaless(attrs...), resource.Environment())
+	if err != nil {
+		return nil, fmt.Errorf("tracing: the resource: %w", err)
+	}
+	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
+	return &Tracing{
+		tp:     tp,
+		tracer: tp.Tracer(Name),
+		prop:   propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{}),
+	}, nil
+}
+
+// Shutdown exports the spans not yet sent and stops the exporter, within
+// ctx's deadline.
+func (t *Tracing) Shutdown(ctx context.Context) error {
+	if t == nil {
+		return nil
+	}
+	return t.tp.Shutdown(ctx)
+}
+
+// Middleware starts a span for each request that next answers on
+// listener (http, webdav, mcp), named "METHOD listener", whose parent is
+// the request's W3C trace context (traceparent) when it has one.
+func (t *Tracing) Middleware(listener string, next http.Handler) http.Handler {
+	if t == nil {
+		return next
+	}
+	return otelhttp.NewHandler(next, listener,
+		otelhttp.WithTracerProvider(t.tp),
+		otelhttp.WithPropagators(t.prop),
+		otelhttp.WithSpanNameFormatter(func(op string, r *http.Request) string {
+			return r.Method + " " + op
+		}),
+	)
+}
+
+// SetSite records on the request's span the site that serves it.
+func SetSite(ctx context.Context, site string) {
+	trace.SpanFromContext(ctx).SetAttributes(attribute.String("chromafs.site", site))
+}
+
+// ToolMiddleware starts a span for each MCP tool call of site, named
+// "mcp.tool NAME" (tools are the names served; others are "other"),
+// marked as an error when the call fails or the tool answers with one.
+func (t *Tracing) ToolMiddleware(site string, tools []string) mcp.Middleware {
+	known := make(map[string]bool, len(tools))
+	for _, n := range tools {
+		known[n] = true
+	}
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		if t == nil {
+			return next
+		}
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method != "tools/call" {
+				return next(ctx, method, req)
+			}
+			tool := "other"
+			if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && known[p.Name] {
+				tool = p.Name
+			}
+			ctx, span := t.tracer.Start(ctx, "mcp.tool "+tool, trace.WithAttributes(
+				attribute.String("mcp.tool.name", tool), attribute.String("chromafs.site", site)))
+			defer span.End()
+			res, err := next(ctx, method, req)
+			if err != nil {
+				span.RecordError(err)
+				span.SetStatus(codes.Error, err.Error())
+			} else if r, ok := res.(*mcp.CallToolResult); ok && r.IsError {
+				span.SetStatus(codes.Error, "the tool answered with an error")
+			}
+			return res, err
+		}
+	}
+}
+
+// ObserveChroma is a chromastore.Config.Observe that starts a client span
+// "chroma KIND" for each call to Chroma, a child of the span in ctx.
+func (t *Tracing) ObserveChroma(ctx context.Context, kind chromastore.RequestKind) (context.Context, func(error)) {
+	if t == nil {
+		return ctx, func(error) {}
+	}
+	ctx, span := t.tracer.Start(ctx, "chroma "+string(kind), trace.WithSpanKind(trace.SpanKindClient),
+		trace.WithAttributes(attribute.String("db.system.name", "chroma"), attribute.String("chromafs.chroma.kind", string(kind))))
+	return ctx, func(err error) {
+		if err != nil {
+			span.RecordError(err)
+			span.SetStatus(codes.Error, err.Error())
+		}
+		span.End()
+	}
+}
+
+// HTTPClient returns a client whose requests carry the W3C trace context
+// of their context's span (traceparent), over base (a clone of
+// http.DefaultTransport if nil): for the calls to Chroma, so that a
+// traced Chroma joins the trace. Without tracing it returns nil.
+func (t *Tracing) HTTPClient(base http.RoundTripper) *http.Client {
+	if t == nil {
+		return nil
+	}
+	if base == nil {
+		base = http.DefaultTransport.(*http.Transport).Clone()
+	}
+	return &http.Client{Transport: propagating{t.prop, base}}
+}
+
+type propagating struct {
+	prop propagation.TextMapPropagator
+	base http.RoundTripper
+}
+
+func (p propagating) RoundTrip(r *http.Request) (*http.Response, error) {
+	if trace.SpanFromContext(r.Context()).SpanContext().IsValid() {
+		r = r.Clone(r.Context())
+		p.prop.Inject(r.Context(), propagation.HeaderCarrier(r.Header))
+	}
+	return p.base.RoundTrip(r)
+}
