@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
+	"golang.org/x/sync/semaphore"
 
 	"github.com/chromafs/chromafs/collection"
 )
@@ -91,6 +92,15 @@ type Config struct {
 	// regexes of at most CloudMaxRegexBytes, which Limits reports so that
 	// chromafs builds its coarse-filter regexes within it.
 	CloudLimits bool
+	// MaxConcurrent bounds the requests that this Collection has in
+	// flight to Chroma at once; a request past it waits its turn, in
+	// order of arrival, and fails when its context ends first (its error
+	// then says it was waiting for a slot). Zero means CloudMaxConcurrent
+	// with CloudLimits, no bound otherwise; negative means no bound.
+	// Chroma Cloud allows 10 concurrent reads per collection: many
+	// sessions of one serve process share one Collection, so the bound
+	// keeps them within it instead of earning 429s.
+	MaxConcurrent int
 	// Observe, if not nil, is called as each request starts (once per
 	// call, however many times it is retried) with the request's
 	// RequestKind, and returns the context to send it under (a tracing
@@ -114,6 +124,10 @@ const (
 	KindWrite      RequestKind = "write"        // upsert or delete of records
 	KindCollection RequestKind = "collection"   // the collection itself: open, create, metadata, count, delete
 )
+
+// CloudMaxConcurrent is Config.MaxConcurrent's default under
+// CloudLimits: Chroma Cloud's concurrent reads per collection.
+const CloudMaxConcurrent = 10
 
 // CloudMaxRegexBytes is Chroma Cloud's limit on the length of a $regex.
 const CloudMaxRegexBytes = 256
@@ -202,6 +216,12 @@ func client(cfg Config, api string) (*rest, *http.Client) {
 		hc = own
 	}
 	r := &rest{hc: hc, api: api, headers: maps.Clone(cfg.Headers), timeout: cfg.Timeout, observe: cfg.Observe}
+	switch n := cfg.MaxConcurrent; {
+	case n > 0:
+		r.slots, r.maxSlots = semaphore.NewWeighted(int64(n)), n
+	case n == 0 && cfg.CloudLimits:
+		r.slots, r.maxSlots = semaphore.NewWeighted(CloudMaxConcurrent), CloudMaxConcurrent
+	}
 	return r, own
 }
 

@@ -16,6 +16,7 @@ import (
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
+	"golang.org/x/sync/semaphore"
 )
 
 // Every call, collection lookup, creation, deletion, metadata and count
@@ -104,6 +105,10 @@ type rest struct {
 	headers map[string]string
 	timeout time.Duration // per request; 0 means none
 	observe func(ctx context.Context, kind RequestKind) (context.Context, func(error))
+	// slots bounds the requests in flight (Config.MaxConcurrent); nil
+	// for no bound.
+	slots    *semaphore.Weighted
+	maxSlots int
 }
 
 // withTimeout bounds ctx by the per-request timeout.
@@ -221,6 +226,12 @@ func (r *rest) once(ctx context.Context, method, path string, b []byte, hasBody 
 	var body io.Reader
 	if hasBody {
 		body = bytes.NewReader(b)
+	}
+	if r.slots != nil {
+		if err := r.slots.Acquire(ctx, 1); err != nil {
+			return fmt.Errorf("waiting for one of %d request slots (Config.MaxConcurrent): %w", r.maxSlots, err)
+		}
+		defer r.slots.Release(1)
 	}
 	rctx, cancel := r.withTimeout(ctx)
 	defer cancel()
