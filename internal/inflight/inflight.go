@@ -1,0 +1,89 @@
+// Package inflight bounds the requests a server works on at once: past
+// the bound, a new request is answered at once with 503 Service
+// Unavailable and Retry-After, rather than queued without limit behind
+// the others (where it would wait past its client's patience and hold
+// memory meanwhile). A load balancer or client then retries it, on this
+// process or another.
+package inflight
+
+import (
+	"net/http"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// PerProc is the default bound per GOMAXPROCS: most of a request's time
+// is spent waiting on Chroma or Redis, so a process serves many more
+// requests at once than it has CPUs.
+const PerProc = 32
+
+// DefaultMax is the default bound: PerProc × GOMAXPROCS.
+func DefaultMax() int { return PerProc * runtime.GOMAXPROCS(0) }
+
+// Limiter bounds the requests in flight through its Middleware.
+type Limiter struct {
+	max        int64
+	retryAfter string
+	now        atomic.Int64
+	refused    atomic.Int64
+	// Exempt reports the requests that take no slot: by default the
+	// long-lived event streams of MCP (GET with Accept: text/event-stream),
+	// which wait for server messages rather than work. Set it before use.
+	Exempt func(*http.Request) bool
+	// OnRefused, if not nil, is called for each request refused (to
+	// count it in metrics). Set it before use.
+	OnRefused func(*http.Request)
+}
+
+// New returns a limiter of bound requests at once (DefaultMax if 0;
+// no bound if negative) whose refusals ask clients to retry after
+// retryAfter (rounded up to whole seconds, at least 1).
+func New(bound int, retryAfter time.Duration) *Limiter {
+	if bound == 0 {
+		bound = DefaultMax()
+	}
+	secs := max(1, int((retryAfter+time.Second-1)/time.Second))
+	return &Limiter{max: int64(bound), retryAfter: strconv.Itoa(secs), Exempt: EventStream}
+}
+
+// EventStream reports a request for a server-sent event stream.
+func EventStream(r *http.Request) bool {
+	return r.Method == http.MethodGet && strings.Contains(r.Header.Get("Accept"), "text/event-stream")
+}
+
+// InFlight returns the requests in flight now, and Refused those refused
+// so far.
+func (l *Limiter) InFlight() int64 { return l.now.Load() }
+
+// Refused: see InFlight.
+func (l *Limiter) Refused() int64 { return l.refused.Load() }
+
+// Middleware answers 503 with Retry-After to a request that arrives
+// while the bound's worth of others are in flight, and passes the others
+// to next.
+func (l *Limiter) Middleware(next http.Handler) http.Handler {
+	if l == nil || l.max < 0 {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if l.Exempt != nil && l.Exempt(r) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		if l.now.Add(1) > l.max {
+			l.now.Add(-1)
+			l.refused.Add(1)
+			if l.OnRefused != nil {
+				l.OnRefused(r)
+			}
+			w.Header().Set("Retry-After", l.retryAfter)
+			http.Error(w, "server busy: too many requests in flight; retry after "+l.retryAfter+" s", http.StatusServiceUnavailable)
+			return
+		}
+		defer l.now.Add(-1)
+		next.ServeHTTP(w, r)
+	})
+}
