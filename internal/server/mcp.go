@@ -57,6 +57,20 @@ type MCPOptions struct {
 	// Tools configures the tools (MaxOutput, Timeout, Version, Logger);
 	// its FS is set per group set.
 	Tools mcpserver.Config
+	// Stateless serves MCP's stateless streamable HTTP (the MCP Go SDK's
+	// Stateless mode, the newest protocol revision it supports): no
+	// session outlives a request, so any process of a fleet answers any
+	// request and a load balancer needs no affinity. Each request starts
+	// at "/" (bash's cd does not carry over), GET and DELETE get 405, and
+	// the session bounds (MaxSessions, MaxUserSessions, SessionIdle) do
+	// not apply: bound the work with an in-flight limit instead.
+	Stateless bool
+	// Middleware is added to each MCP server made (receiving middleware
+	// of the SDK: metrics and traces of tool calls).
+	Middleware []mcp.Middleware
+	// OnSession, if not nil, is called with +1 when a session takes its
+	// place and -1 when it gives it back (a gauge of sessions open).
+	OnSession func(delta int)
 }
 
 // Defaults of MCPOptions.
@@ -142,6 +156,7 @@ func (s *Server) MCPHandler(opt MCPOptions) http.Handler {
 		SessionTimeout:      opt.SessionIdle,
 		MaxRequestBodyBytes: opt.MaxBodyBytes,
 		Logger:              opt.Tools.Logger,
+		Stateless:           opt.Stateless,
 	})
 	return h
 }
@@ -174,6 +189,7 @@ func (h *mcpHandler) server(r *http.Request) *mcp.Server {
 	groups := slices.Clone(u.Groups)
 	cfg.FS = func(ctx context.Context) (fs.FS, error) { return h.view(ctx, key, groups) }
 	srv := mcpserver.New(cfg)
+	srv.AddReceivingMiddleware(h.opt.Middleware...)
 	h.servers[key] = srv
 	return srv
 }
@@ -224,6 +240,11 @@ func (h *mcpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	u := requestUser(r)
 	if u == nil {
 		http.Error(w, "401 unauthorized", http.StatusUnauthorized)
+		return
+	}
+	if h.opt.Stateless {
+		// No session, no owner: each request is whole in itself.
+		h.sdk.ServeHTTP(w, r)
 		return
 	}
 	if id := r.Header.Get("Mcp-Session-Id"); id != "" {
@@ -300,12 +321,18 @@ func (h *mcpHandler) take(key string) (free func(), status int) {
 		return nil, http.StatusServiceUnavailable
 	}
 	h.perUser[key]++
+	if h.opt.OnSession != nil {
+		h.opt.OnSession(1)
+	}
 	return sync.OnceFunc(func() {
 		<-h.slot
 		h.mu.Lock()
 		defer h.mu.Unlock()
 		if h.perUser[key]--; h.perUser[key] <= 0 {
 			delete(h.perUser, key)
+		}
+		if h.opt.OnSession != nil {
+			h.opt.OnSession(-1)
 		}
 	}), 0
 }
