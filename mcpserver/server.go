@@ -77,6 +77,10 @@ type Config struct {
 	// several sites at once. Validate checks it: a-z, 0-9, "_" and "-",
 	// at most MaxNameSuffix characters.
 	NameSuffix string
+	// Middleware wraps the server's handling of each message, innermost
+	// first, inside the server's own middleware: it sees each tool
+	// call's *mcp.CallToolResult as the tool made it (metrics, traces).
+	Middleware []mcp.Middleware
 }
 
 // server is the state behind the tools of one *mcp.Server.
@@ -130,6 +134,9 @@ func newServer(cfg Config) (*server, *mcp.Server) {
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
 	})
 	s.addTools(srv)
+	for _, m := range cfg.Middleware {
+		srv.AddReceivingMiddleware(m)
+	}
 	srv.AddReceivingMiddleware(encodeResults)
 	return s, srv
 }

@@ -39,6 +39,7 @@ func serveCommand(g *globals) *cobra.Command {
 		noPointerFetch, activeContent bool
 		treeMaxAge, staleTree         time.Duration
 		lim                           = server.DefaultLimits
+		ops                           opsFlags
 	)
 	c := &cobra.Command{
 		Use:   "serve --http ADDR | --webdav ADDR | --mcp ADDR",
@@ -90,7 +91,14 @@ that reaches a loopback address with a Host that is not loopback gets 403
 (DNS rebinding), and so does one whose Origin is neither the server's own nor
 one of --mcp-allow-origin. The search tool embeds queries with the function
 that the collection's configuration records, or with --mcp-embedding NAME;
-when neither can be used, it ranks pages by the query's words and says so.`,
+when neither can be used, it ranks pages by the query's words and says so.
+
+To run a fleet: --admin ADDR serves /metrics (Prometheus), /healthz and
+/readyz on a listener of its own (and Go's profiles with --pprof);
+--otlp-endpoint URL (or OTEL_EXPORTER_OTLP_ENDPOINT) sends OpenTelemetry
+traces; --mcp-stateless lets any process answer any MCP request (each call
+then starts at /); --max-in-flight bounds the requests served at once (then
+503 with Retry-After) and --chroma-max-concurrent those sent to Chroma.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if httpAddr == "" && davAddr == "" && mcpAddr == "" {
@@ -120,6 +128,12 @@ when neither can be used, it ranks pages by the query's words and says so.`,
 			if err := scfg.Validate(); err != nil {
 				return err
 			}
+			obs, err := ops.start(cmd.Context(), log)
+			if err != nil {
+				return err
+			}
+			defer obs.stop(log)
+			obs.instrumentStore(&scfg)
 			cache := cachepkg.Cache(cachepkg.NewMemory(0))
 			var rc *rediscache.Cache
 			if g.redisURL != "" {
@@ -167,6 +181,8 @@ when neither can be used, it ranks pages by the query's words and says so.`,
 			if rc != nil {
 				cfg.Cache = rc
 			}
+			obs.metrics.AddCache("redis", cache)
+			cfg.OnRefused = obs.refused
 			srv := server.New(cfg)
 			defer srv.Close()
 			// One check before listening, so that a reachable collection
@@ -192,7 +208,7 @@ when neither can be used, it ranks pages by the query's words and says so.`,
 					endpoint = server.MCPPath
 				}
 				fmt.Fprintf(cmd.OutOrStdout(), "chromafs: %s on http://%s%s\n", kind, l.Addr(), endpoint)
-				listeners = append(listeners, server.Listener{Listener: l, Handler: srv.Wrap(kind, h)})
+				listeners = append(listeners, server.Listener{Listener: l, Handler: obs.wrap(kind, srv.Wrap(kind, h))})
 				return nil
 			}
 			if err := add(httpAddr, "http", httpfs.NewHandler(srv.Resolve, httpfs.Options{Logger: log, AllowActiveContent: activeContent})); err != nil {
@@ -210,11 +226,22 @@ when neither can be used, it ranks pages by the query's words and says so.`,
 			mcpOpt.Tools.Search = &lazySearch{store: opened.Load, override: mcpEmbedding, report: func(reason error) {
 				log.Warn("the MCP search tool ranks pages by the query's words, as no embedding function is usable (--mcp-embedding NAME names the collection's)", "err", reason)
 			}}
+			obs.instrumentMCP(&mcpOpt, "")
 			if err := add(mcpAddr, "mcp", srv.MCPHandler(mcpOpt)); err != nil {
 				for _, l := range listeners {
 					l.Listener.Close()
 				}
 				return err
+			}
+			admin, err := obs.adminListener(cmd.OutOrStdout(), srv)
+			if err != nil {
+				for _, l := range listeners {
+					l.Listener.Close()
+				}
+				return err
+			}
+			if admin != nil {
+				listeners = append(listeners, *admin)
 			}
 			return server.Serve(cmd.Context(), lim, log, listeners...)
 		},
@@ -244,6 +271,8 @@ when neither can be used, it ranks pages by the query's words and says so.`,
 	f.DurationVar(&lim.IdleTimeout, "idle-timeout", lim.IdleTimeout, "time a kept-alive connection may wait for its next request")
 	f.IntVar(&lim.MaxHeaderBytes, "max-header-bytes", lim.MaxHeaderBytes, "largest request header in bytes")
 	f.DurationVar(&lim.ShutdownTimeout, "shutdown-timeout", lim.ShutdownTimeout, "time running requests get to finish on SIGTERM")
+	f.BoolVar(&mcpOpt.Stateless, "mcp-stateless", false, "serve MCP's stateless streamable HTTP: any process of a fleet answers any request (no load-balancer affinity); each call starts at / (cd does not carry over) and the session bounds do not apply")
+	ops.flags(f)
 	return c
 }
 

@@ -14,9 +14,9 @@ type namedCache struct {
 
 // AddCache reports the lookups of a page cache, under tier (memory,
 // redis: a fixed name), when it counts them (cachepkg.StatsReporter);
-// a *cachepkg.Tiered is reported as its two tiers, front as "memory"
-// when it is a *cachepkg.Memory, back under tier. Other caches are left
-// out.
+// a *cachepkg.Memory is always reported as tier "memory", and a
+// *cachepkg.Tiered as its two tiers (the back one under tier). Other
+// caches are left out.
 func (m *Metrics) AddCache(tier string, c cachepkg.Cache) {
 	if m == nil {
 		return
@@ -29,6 +29,9 @@ func (m *Metrics) AddCache(tier string, c cachepkg.Cache) {
 		m.AddCache(front, t.Front)
 		m.AddCache(tier, t.Back)
 		return
+	}
+	if _, ok := c.(*cachepkg.Memory); ok {
+		tier = "memory"
 	}
 	r, ok := c.(cachepkg.StatsReporter)
 	if !ok {

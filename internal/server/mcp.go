@@ -65,8 +65,9 @@ type MCPOptions struct {
 	// the session bounds (MaxSessions, MaxUserSessions, SessionIdle) do
 	// not apply: bound the work with an in-flight limit instead.
 	Stateless bool
-	// Middleware is added to each MCP server made (receiving middleware
-	// of the SDK: metrics and traces of tool calls).
+	// Middleware is added to each MCP server made (after
+	// Tools.Middleware; see mcpserver.Config.Middleware): metrics and
+	// traces of tool calls.
 	Middleware []mcp.Middleware
 	// OnSession, if not nil, is called with +1 when a session takes its
 	// place and -1 when it gives it back (a gauge of sessions open).
@@ -188,8 +189,8 @@ func (h *mcpHandler) server(r *http.Request) *mcp.Server {
 	cfg := h.opt.Tools
 	groups := slices.Clone(u.Groups)
 	cfg.FS = func(ctx context.Context) (fs.FS, error) { return h.view(ctx, key, groups) }
+	cfg.Middleware = append(slices.Clone(cfg.Middleware), h.opt.Middleware...)
 	srv := mcpserver.New(cfg)
-	srv.AddReceivingMiddleware(h.opt.Middleware...)
 	h.servers[key] = srv
 	return srv
 }

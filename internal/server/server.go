@@ -90,7 +90,20 @@ type Config struct {
 	CheckInterval, CheckTimeout time.Duration
 	// Logger receives one line per request and the server's errors.
 	Logger *slog.Logger
+	// OnRefused, if not nil, is called for each request refused before
+	// it reaches a handler, with why: RefusedCredentials (401: missing or
+	// wrong credentials), RefusedSignInLimit (429: too many failed
+	// sign-ins), RefusedSignInBusy (503: too many sign-ins at once). For
+	// metrics; it must be fast.
+	OnRefused func(why string)
 }
+
+// The reasons of Config.OnRefused.
+const (
+	RefusedCredentials = "credentials"
+	RefusedSignInLimit = "signin_limit"
+	RefusedSignInBusy  = "signin_busy"
+)
 
 // Pinger is a service that /readyz reports on.
 type Pinger interface {
@@ -324,6 +337,16 @@ func (s *Server) Wrap(kind string, h http.Handler) http.Handler {
 			return
 		}
 		u, res, wait := s.authenticate(r)
+		if f := s.cfg.OnRefused; f != nil {
+			switch res {
+			case authUnauthorized:
+				f(RefusedCredentials)
+			case authLimited:
+				f(RefusedSignInLimit)
+			case authBusy:
+				f(RefusedSignInBusy)
+			}
+		}
 		switch res {
 		case authUnauthorized:
 			rec.Header().Set("WWW-Authenticate", `Basic realm="chromafs", charset="UTF-8"`)

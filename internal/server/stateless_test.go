@@ -129,3 +129,31 @@ func TestMCPHooks(t *testing.T) {
 		t.Errorf("%d sessions open after both closed, want 0", n)
 	}
 }
+
+// TestOnRefused: Config.OnRefused hears of each request refused for its
+// credentials, and not of those served.
+func TestOnRefused(t *testing.T) {
+	store := testbackend.Backends()[0].New(t)
+	load(t, store)
+	var mu sync.Mutex
+	var got []string
+	srv := server.New(server.Config{Store: store, Users: mcpUsers(t), OnRefused: func(why string) {
+		mu.Lock()
+		got = append(got, why)
+		mu.Unlock()
+	}})
+	ts := httptest.NewServer(srv.Wrap("mcp", srv.MCPHandler(server.MCPOptions{})))
+	defer ts.Close()
+	for _, auth := range []string{alice, "", "Bearer nope", "Basic YWxpY2U6bm9wZQ=="} {
+		hdr := map[string]string{}
+		if auth != "" {
+			hdr["Authorization"] = auth
+		}
+		post(t, ts, hdr, initialize)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if strings.Join(got, ",") != "credentials,credentials" {
+		t.Errorf("OnRefused heard %q; want two refusals for credentials", got)
+	}
+}

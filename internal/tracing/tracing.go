@@ -9,10 +9,14 @@
 // apply as the OpenTelemetry SDK reads them: OTEL_SERVICE_NAME (default
 // chromafs) and OTEL_RESOURCE_ATTRIBUTES, OTEL_TRACES_SAMPLER and its
 // argument, OTEL_EXPORTER_OTLP_HEADERS, _TIMEOUT, _COMPRESSION and their
-// TRACES_ forms; OTEL_SDK_DISABLED=true or OTEL_TRACES_EXPORTER=none turn
-// it off. Only the http/protobuf protocol is offered (the gRPC exporter
-// would link a gRPC stack into every chromafs command); asking for grpc
-// is an error that says so.
+// TRACES_ forms (read by this package: HEADERS, TIMEOUT, COMPRESSION);
+// OTEL_SDK_DISABLED=true or OTEL_TRACES_EXPORTER=none turn it off. Spans
+// are sent in OTLP's JSON encoding over HTTP, which OTLP/HTTP receivers
+// (the OpenTelemetry Collector, Jaeger, Tempo) accept on the same port
+// as protobuf, whether OTEL_EXPORTER_OTLP_PROTOCOL says http/json or
+// http/protobuf; grpc is refused with an error that says so. (The SDK's
+// own OTLP exporters link a gRPC stack and the protobuf runtime into
+// every chromafs command.)
 //
 // A nil *Tracing traces nothing, so code that instruments need not check
 // whether tracing is on.
@@ -30,7 +34,6 @@ import (
 	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -51,16 +54,17 @@ type Tracing struct {
 
 // Config configures New; zero fields take the environment's values.
 type Config struct {
-	// Endpoint is the OTLP/HTTP endpoint's URL (http://host:4318, or a
-	// full URL ending in /v1/traces); it wins over the environment.
+	// Endpoint is the OTLP/HTTP endpoint's URL (http://host:4318, to
+	// which /v1/traces is added, or a URL with its own path); it wins
+	// over the environment.
 	Endpoint string
 	// Version is the service.version of the spans' resource.
 	Version string
 }
 
 // ErrProtocol is returned by New when OTEL_EXPORTER_OTLP_PROTOCOL (or its
-// TRACES_ form) asks for a protocol other than http/protobuf.
-var ErrProtocol = errors.New("tracing: only the http/protobuf OTLP protocol is supported")
+// TRACES_ form) asks for gRPC.
+var ErrProtocol = errors.New("tracing: only OTLP over HTTP is supported, not gRPC")
 
 // New returns the process's tracing: nil (tracing off, no error) when no
 // endpoint is configured or the environment turns it off. The exporter
@@ -75,26 +79,15 @@ func New(ctx context.Context, cfg Config) (*Tracing, error) {
 	}
 	for _, k := range []string{"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"} {
 		if p := env(k); p != "" {
-			if p != "http/protobuf" {
-				return nil, fmt.Errorf("%w: %s=%s (use http/protobuf, port 4318 on most collectors)", ErrProtocol, k, p)
+			if p != "http/json" && p != "http/protobuf" {
+				return nil, fmt.Errorf("%w: %s=%s (use http/json or http/protobuf, port 4318 on most collectors)", ErrProtocol, k, p)
 			}
 			break
 		}
 	}
-	var opts []otlptracehttp.Option
-	if cfg.Endpoint != "" {
-		u := cfg.Endpoint
-		if !strings.Contains(strings.TrimPrefix(strings.TrimPrefix(u, "http://"), "https://"), "/") {
-			u = strings.TrimSuffix(u, "/") + "/v1/traces"
-		}
-		if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
-			return nil, fmt.Errorf("tracing: --otlp-endpoint %q: want an http:// or https:// URL, such as http://localhost:4318", cfg.Endpoint)
-		}
-		opts = append(opts, otlptracehttp.WithEndpointURL(u))
-	}
-	exp, err := otlptracehttp.New(ctx, opts...)
+	exp, err := exporterConfig(cfg.Endpoint, env)
 	if err != nil {
-		return nil, fmt.Errorf("tracing: the OTLP exporter: %w", err)
+		return nil, err
 	}
 	attrs := []attribute.KeyValue{attribute.String("service.name", "chromafs")}
 	if cfg.Version != "" {

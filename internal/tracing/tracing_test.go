@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -16,7 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	collectortrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
-	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/chromafs/chromafs/chromastore"
 	"github.com/chromafs/chromafs/collection"
@@ -27,16 +30,17 @@ import (
 
 // receiver is an OTLP/HTTP collector that decodes what it receives.
 type receiver struct {
-	srv   *httptest.Server
-	mu    sync.Mutex
-	spans []*tracepb.Span
-	attrs map[string]string // resource attributes seen
+	srv     *httptest.Server
+	mu      sync.Mutex
+	spans   []*tracepb.Span
+	attrs   map[string]string // resource attributes seen
+	headers http.Header       // of the last export
 }
 
 func newReceiver(t *testing.T) *receiver {
 	r := &receiver{attrs: map[string]string{}}
 	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		if req.URL.Path != "/v1/traces" || req.Header.Get("Content-Type") != "application/x-protobuf" {
+		if req.URL.Path != "/v1/traces" || req.Header.Get("Content-Type") != "application/json" {
 			t.Errorf("collector: %s %s %s", req.Method, req.URL.Path, req.Header.Get("Content-Type"))
 			http.Error(w, "no", http.StatusBadRequest)
 			return
@@ -55,12 +59,20 @@ func newReceiver(t *testing.T) *receiver {
 			t.Error(err)
 			return
 		}
+		// Decoded by the official protobuf definitions' JSON mapping,
+		// after the one change OTLP makes to it: ids are hex, not base64.
+		b, err = hexIDsToBase64(b)
+		if err != nil {
+			t.Errorf("collector: %v", err)
+			return
+		}
 		var msg collectortrace.ExportTraceServiceRequest
-		if err := proto.Unmarshal(b, &msg); err != nil {
+		if err := protojson.Unmarshal(b, &msg); err != nil {
 			t.Errorf("collector: %v", err)
 			return
 		}
 		r.mu.Lock()
+		r.headers = req.Header.Clone()
 		for _, rs := range msg.ResourceSpans {
 			for _, kv := range rs.GetResource().GetAttributes() {
 				r.attrs[kv.Key] = kv.GetValue().GetStringValue()
@@ -70,12 +82,52 @@ func newReceiver(t *testing.T) *receiver {
 			}
 		}
 		r.mu.Unlock()
-		w.Header().Set("Content-Type", "application/x-protobuf")
-		out, _ := proto.Marshal(&collectortrace.ExportTraceServiceResponse{})
-		w.Write(out) //nolint:errcheck
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, "{}") //nolint:errcheck
 	}))
 	t.Cleanup(r.srv.Close)
 	return r
+}
+
+// hexIDsToBase64 rewrites the traceId, spanId and parentSpanId fields of
+// an OTLP JSON document from OTLP's hex to protobuf JSON's base64, and
+// fails on an id that is not hex of the right length.
+func hexIDsToBase64(b []byte) ([]byte, error) {
+	var doc any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return nil, err
+	}
+	var walk func(v any) error
+	walk = func(v any) error {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, x := range v {
+				size := map[string]int{"traceId": 16, "spanId": 8, "parentSpanId": 8}[k]
+				if s, ok := x.(string); ok && size > 0 {
+					raw, err := hex.DecodeString(s)
+					if err != nil || len(raw) != size {
+						return fmt.Errorf("%s %q is not %d bytes of hex", k, s, size)
+					}
+					v[k] = base64.StdEncoding.EncodeToString(raw)
+					continue
+				}
+				if err := walk(x); err != nil {
+					return err
+				}
+			}
+		case []any:
+			for _, x := range v {
+				if err := walk(x); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	if err := walk(doc); err != nil {
+		return nil, err
+	}
+	return json.Marshal(doc)
 }
 
 func (r *receiver) byName() map[string]*tracepb.Span {
@@ -92,7 +144,8 @@ func (r *receiver) byName() map[string]*tracepb.Span {
 // (unset ones to "") for the test.
 func setenv(t *testing.T, m map[string]string) {
 	for _, k := range []string{"OTEL_SDK_DISABLED", "OTEL_TRACES_EXPORTER", "OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
-		"OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_RESOURCE_ATTRIBUTES", "OTEL_SERVICE_NAME"} {
+		"OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_RESOURCE_ATTRIBUTES", "OTEL_SERVICE_NAME",
+		"OTEL_EXPORTER_OTLP_HEADERS", "OTEL_EXPORTER_OTLP_COMPRESSION", "OTEL_EXPORTER_OTLP_TIMEOUT"} {
 		t.Setenv(k, m[k])
 	}
 }
@@ -105,7 +158,8 @@ func setenv(t *testing.T, m map[string]string) {
 func TestTrace(t *testing.T) {
 	rcv := newReceiver(t)
 	ctx := context.Background()
-	setenv(t, map[string]string{"OTEL_RESOURCE_ATTRIBUTES": "deployment.environment=ci"})
+	setenv(t, map[string]string{"OTEL_RESOURCE_ATTRIBUTES": "deployment.environment=ci",
+		"OTEL_EXPORTER_OTLP_HEADERS": "x-tenant=acme,authorization=Bearer%20t0k", "OTEL_EXPORTER_OTLP_COMPRESSION": "gzip"})
 	tr, err := tracing.New(ctx, tracing.Config{Endpoint: rcv.srv.URL, Version: "test"})
 	if err != nil || tr == nil {
 		t.Fatalf("New: %v, %v", tr, err)
@@ -200,6 +254,9 @@ func TestTrace(t *testing.T) {
 	if rcv.attrs["service.name"] != "chromafs" || rcv.attrs["service.version"] != "test" || rcv.attrs["deployment.environment"] != "ci" {
 		t.Errorf("resource %v", rcv.attrs)
 	}
+	if h := rcv.headers; h.Get("X-Tenant") != "acme" || h.Get("Authorization") != "Bearer t0k" || h.Get("Content-Encoding") != "gzip" {
+		t.Errorf("the collector got headers %v; want OTEL_EXPORTER_OTLP_HEADERS's and gzip", h)
+	}
 	mu.Lock()
 	defer mu.Unlock()
 	want := "00-" + traceID + "-" + hex.EncodeToString(chroma.SpanId) + "-01"
@@ -246,6 +303,7 @@ func TestNew(t *testing.T) {
 		{"disabled", "http://127.0.0.1:4318", map[string]string{"OTEL_SDK_DISABLED": "true"}, false, nil},
 		{"exporter none", "", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://x", "OTEL_TRACES_EXPORTER": "none"}, false, nil},
 		{"grpc", "http://127.0.0.1:4317", map[string]string{"OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"}, false, tracing.ErrProtocol},
+		{"http/json", "", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://x:4318", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "http/json"}, true, nil},
 		{"http/protobuf", "http://127.0.0.1:4318", map[string]string{"OTEL_EXPORTER_OTLP_PROTOCOL": "http/protobuf"}, true, nil},
 	}
 	for _, tt := range tests {
@@ -263,9 +321,16 @@ func TestNew(t *testing.T) {
 			_ = tr.Shutdown(ctx) // nothing was traced: nothing to send
 		})
 	}
-	setenv(t, nil)
-	if _, err := tracing.New(context.Background(), tracing.Config{Endpoint: "ftp://x/y"}); err == nil {
-		t.Error("an ftp endpoint: no error")
+	for _, bad := range []map[string]string{
+		{"OTEL_EXPORTER_OTLP_ENDPOINT": "ftp://x/y"},
+		{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://x", "OTEL_EXPORTER_OTLP_HEADERS": "novalue"},
+		{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://x", "OTEL_EXPORTER_OTLP_COMPRESSION": "zstd"},
+		{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://x", "OTEL_EXPORTER_OTLP_TIMEOUT": "10s"},
+	} {
+		setenv(t, bad)
+		if _, err := tracing.New(context.Background(), tracing.Config{}); err == nil {
+			t.Errorf("%v: no error", bad)
+		}
 	}
 }
 
