@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"go.opentelemetry.io/otel/attribute"
+
 	"github.com/chromafs/chromafs/fscap"
 	"github.com/chromafs/chromafs/regex"
 )
@@ -86,6 +88,11 @@ const (
 // a few files would otherwise be fetched (see fscap.UncachedFS).
 func Search(ctx context.Context, fsys fs.FS, q Query, fn func(*File) error) (Stats, error) {
 	var st Stats
+	ctx, span := startSpan(ctx, "grep")
+	defer func() {
+		span.SetAttributes(attribute.Int("grep.files", st.Files), attribute.Int("grep.candidates", st.Candidates), attribute.Bool("grep.coarse", st.Coarse))
+		span.End()
+	}()
 	m, err := regex.CompileContext(ctx, regex.Options{
 		Patterns:   q.Patterns,
 		Syntax:     q.Syntax,
@@ -118,11 +125,16 @@ func Search(ctx context.Context, fsys fs.FS, q Query, fn func(*File) error) (Sta
 	var skip map[string]bool
 	var fetch []string
 	if q.MaxCount >= 0 && len(names) > 0 {
-		skip, fetch, st.Coarse, err = plan(ctx, fsys, &q, m, names)
+		pctx, ps := startSpan(ctx, "grep coarse filter")
+		skip, fetch, st.Coarse, err = plan(pctx, fsys, &q, m, names)
+		ps.End()
 		if err != nil {
 			return st, err
 		}
 	}
+	// The reads and the matching, interleaved.
+	ctx, matching := startSpan(ctx, "grep match")
+	defer matching.End()
 	for _, n := range names {
 		if q.MaxCount >= 0 && !skip[n] {
 			st.Candidates++

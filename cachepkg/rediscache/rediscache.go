@@ -192,6 +192,11 @@ func New(url string, opt Options) (*Cache, error) {
 	return r, nil
 }
 
+// AddHook adds a go-redis hook to the cache's client (tracing, say): it
+// sees every command and pipeline the cache sends, in every mode (one
+// server, Sentinel, Cluster). Add hooks before the cache is used.
+func (r *Cache) AddHook(h redis.Hook) { r.c.AddHook(h) }
+
 // NewClient returns a cache on c, a client that the caller made and
 // owns: Close leaves it open. The client's own settings (retries,
 // timeouts, pool) apply; for a cache, fail-fast settings like those of

@@ -101,7 +101,8 @@ func TestServeOps(t *testing.T) {
 	for _, c := range []struct {
 		tool string
 		args map[string]any
-	}{{"ls", map[string]any{"path": "/"}}, {"read", map[string]any{"path": "/index.md"}}, {"read", map[string]any{"path": "/nope.md"}}} {
+	}{{"ls", map[string]any{"path": "/"}}, {"read", map[string]any{"path": "/index.md"}}, {"read", map[string]any{"path": "/nope.md"}},
+		{"grep", map[string]any{"pattern": "token"}}} {
 		if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: c.tool, Arguments: c.args}); err != nil {
 			t.Fatal(err)
 		}
@@ -136,7 +137,8 @@ func TestServeOps(t *testing.T) {
 	mu.Lock()
 	all := strings.Join(bodies, "\n")
 	mu.Unlock()
-	for _, want := range []string{"/v1/traces application/json ", `"name":"mcp.tool read"`, `"name":"POST mcp"`, `"name":"chroma get_by_id"`} {
+	for _, want := range []string{"/v1/traces application/json ", `"name":"mcp.tool read"`, `"name":"POST mcp"`, `"name":"chroma get_by_id"`,
+		`"name":"mcp.tool grep"`, `"name":"grep"`, `"name":"grep coarse filter"`, `"name":"grep match"`} {
 		if !strings.Contains(all, want) {
 			t.Errorf("the OTLP receiver got no %s in:\n%.2000s", want, all)
 		}

@@ -142,6 +142,9 @@ then starts at /); --max-in-flight bounds the requests served at once (then
 					return err
 				}
 				defer rc.Close()
+				if h := obs.tracing.RedisHook(); h != nil {
+					rc.AddHook(h)
+				}
 				cache = cachepkg.NewTiered(cachepkg.NewMemory(0), rc)
 			}
 			opts := []chromafs.Option{

@@ -21,6 +21,7 @@ import (
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/encoding/protojson"
 
+	"github.com/chromafs/chromafs/cachepkg/rediscache"
 	"github.com/chromafs/chromafs/chromastore"
 	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/internal/testbackend"
@@ -381,4 +382,53 @@ func TestNil(t *testing.T) {
 		t.Error("a nil Tracing's HTTP client is not nil")
 	}
 	tracing.SetSite(context.Background(), "a")
+}
+
+// TestRedisSpans: with RedisHook on a real Redis, each command and
+// pipeline of the page cache is a client span under the caller's span; a
+// miss is no error.
+func TestRedisSpans(t *testing.T) {
+	rcv := newReceiver(t)
+	setenv(t, nil)
+	tr, err := tracing.New(context.Background(), tracing.Config{Endpoint: rcv.srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc, err := rediscache.New(testenv.Redis(t).URL, rediscache.Options{Prefix: t.Name() + ":"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	rc.AddHook(tr.RedisHook())
+	// A parent span, as an HTTP request's would be.
+	h := tr.Middleware("http", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx := r.Context()
+		rc.Put(ctx, "a", []byte("1"))                  //nolint:errcheck
+		rc.Get(ctx, "missing")                         //nolint:errcheck
+		rc.GetMany(ctx, []string{"a", "b", "missing"}) //nolint:errcheck
+	}))
+	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/", nil))
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := tr.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	spans := rcv.byName()
+	parent := spans["GET http"]
+	if parent == nil {
+		t.Fatalf("no request span; spans %v", keys(spans))
+	}
+	for _, name := range []string{"redis set", "redis get", "redis mget"} {
+		s := spans[name]
+		if s == nil {
+			t.Errorf("no %q span; spans %v", name, keys(spans))
+			continue
+		}
+		if !bytes.Equal(s.ParentSpanId, parent.SpanId) || s.Kind != tracepb.Span_SPAN_KIND_CLIENT {
+			t.Errorf("%s: not a client span under the request's", name)
+		}
+		if s.Status.GetCode() == tracepb.Status_STATUS_CODE_ERROR {
+			t.Errorf("%s: marked failed (%s)", name, s.Status.GetMessage())
+		}
+	}
 }
