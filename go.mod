@@ -3,6 +3,7 @@ module github.com/chromafs/chromafs
 go 1.26.0
 
 require (
+	github.com/HdrHistogram/hdrhistogram-go v1.4.0
 	github.com/amikos-tech/chroma-go v0.4.0
 	github.com/bmatcuk/doublestar/v4 v4.10.4
 	github.com/dlclark/regexp2/v2 v2.13.0
