@@ -185,7 +185,7 @@ resolve against the root.`,
 	root.AddCommand(
 		grepCommand(g), searchCommand(g), shCommand(g), mcpCommand(g),
 		ingestCommand(g), adoptCommand(g), validateCommand(g),
-		serveCommand(g), hashPasswordCommand(), hashTokenCommand(),
+		serveCommand(g), loadtestCommand(), hashPasswordCommand(), hashTokenCommand(),
 		versionCommand(),
 	)
 	gnuArgs(root)
