@@ -256,7 +256,9 @@ func hint(err error, tokens bool) string {
 		return ": the server refused the request (a DNS-rebinding or Origin check, or the user's rights)"
 	case e.Status == http.StatusNotFound:
 		return ": no MCP endpoint there (chromafs serve --mcp serves http://ADDR/mcp)"
-	case e.Kind == KindTransport || e.Kind == KindTimeout:
+	case e.Kind == KindTimeout:
+		return ": no answer within --timeout; is chromafs serve --mcp running there, and reachable from here?"
+	case e.Kind == KindTransport:
 		return ": is chromafs serve --mcp running there, and reachable from here?"
 	}
 	return ""
@@ -521,6 +523,9 @@ func (s *session) classify(ctx context.Context, err error) error {
 	case errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded) ||
 		errors.As(err, &ne) && ne.Timeout():
 		e.Kind = KindTimeout
+	case errors.As(err, &ne):
+		// a refused or reset connection, a failed name lookup
+		e.Kind = KindTransport
 	case errors.As(err, &wire):
 		e.Kind = KindRPCError
 	default:
