@@ -20,6 +20,7 @@ const (
 	modXNet   = "golang.org/x/net"
 	modOtter  = "github.com/maypok86/otter"
 	modJose   = "github.com/go-jose/go-jose"
+	modHdr    = "github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // allowedXNet is the one x/net package that package pointer, and so the
@@ -68,6 +69,9 @@ func TestDependencies(t *testing.T) {
 		// Token verification (the sign-in of `serve --sites`) links
 		// go-jose and the standard library only.
 		{pkg: "./internal/identity", forbid: append(slices.Clone(all), modOtter), need: modJose},
+		// The load generator is a client of the MCP SDK: none of the
+		// server's storage, and a histogram of its own.
+		{pkg: "./internal/loadtest", forbid: append(slices.Clone(all), modOtter, modJose), need: modHdr},
 		{pkg: "./cachepkg/rediscache", forbid: []string{modChroma, modAfero}, need: modRedis},
 		// chroma-go's embedding stack (ONNX and tokenizer bindings,
 		// purego, a struct validator, MIME sniffing) costs every process
