@@ -47,6 +47,7 @@ var readmeNotRun = map[string]string{
 	"chromafs adopt --collection docs-langchain --rules examples/access.rules":                                                   "as the --dry-run line: TestAdopt adopts with --rules",
 	"chromafs --collection docs-langchain grep -rn \"rotate\" /":                                                                 "as the --dry-run line: TestAdopt compares grep -rn on an adopted collection with GNU grep",
 	"chromafs adopt --collection docs-langchain":                                                                                 "as the --dry-run line: TestAdopt adopts a second time and checks that every page is unchanged",
+	"chromafs loadtest -c 8 --duration 10s http://127.0.0.1:8082/mcp":                                                            "needs a serve --mcp server on 127.0.0.1:8082 and runs 10 s; TestLoadtest runs loadtest against two serve --mcp processes",
 	"curl -i http://127.0.0.1:8080/readyz":                                                                                       "needs a serve process whose Chroma is stopped; TestServeChromaDownAtStart checks that answer",
 }
 
