@@ -24,10 +24,11 @@ func loadtestCommand() *cobra.Command {
 	var (
 		cfg                   loadtest.Config
 		scriptPath, tokenPath string
+		httpURLs              []string
 		asJSON                bool
 	)
 	c := &cobra.Command{
-		Use:   "loadtest [flags] URL...",
+		Use:   "loadtest [flags] URL... | --http URL",
 		Short: "Load an MCP endpoint (or a fleet) with simulated agent sessions and report rates, latencies and errors",
 		Long: `loadtest runs --sessions concurrent simulated agent sessions against the MCP
 endpoints given as operands (http://HOST:PORT/mcp, as chromafs serve --mcp
@@ -45,6 +46,12 @@ session ('#' lines and blank lines are skipped):
   {"tool":"ls","args":{"path":"/"}}
   {"tool":"grep","args":{"pattern":"token","path":"/guides"}}
   {"tool":"read","args":{"path":"/index.md","limit":40}}
+
+--http URL (repeatable) adds a chromafs serve --http server (its root, e.g.
+http://127.0.0.1:8080/), taking its turn with the MCP URLs: its sessions GET
+the root's listing, go down a directory at a time until one lists files,
+and GET a file whole and its first KiB (reported as GET dir, GET file, GET
+range).
 
 --tokens FILE holds bearer tokens, one a line, one per simulated user:
 session n sends token n (in turn) as Authorization: Bearer. Without it the
@@ -65,8 +72,8 @@ urls, script, concurrency, elapsed_seconds, interrupted, sessions and calls
 ({started, ok, failed}), sessions_per_second, calls_per_second,
 session_latency, initialize, list_tools (each {count, p50_ms, p90_ms,
 p99_ms, max_ms, mean_ms}), tools ({NAME: {calls, latency}}), errors ({KIND:
-count}), error_examples ({KIND: message}) and per_url ([{url, sessions,
-calls}]).
+count}), error_examples ({KIND: message}), http_urls and per_url ([{url,
+sessions, calls}]).
 
 Every request (connecting, each call, closing) is bounded by --timeout.
 Latencies are kept in HDR histograms: memory does not grow with the run.
@@ -78,9 +85,12 @@ Examples:
   chromafs loadtest -c 16 --duration 30s http://127.0.0.1:8080/mcp
   chromafs loadtest -c 64 --count 1000 --tokens users.tokens --json \
       http://10.0.0.1:8080/mcp http://10.0.0.2:8080/mcp`,
-		Args: cobra.MinimumNArgs(1),
+		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg.URLs = args
+			if len(args) == 0 && len(httpURLs) == 0 {
+				return usageErrorf("missing operand (an MCP URL, e.g. http://127.0.0.1:8082/mcp, or --http URL)")
+			}
+			cfg.URLs, cfg.HTTPURLs = args, httpURLs
 			if cfg.Concurrency < 1 {
 				return usageErrorf("--sessions must be at least 1, not %d", cfg.Concurrency)
 			}
@@ -149,6 +159,7 @@ Examples:
 	f.IntVar(&cfg.Count, "count", 0, "run this many sessions in all, then stop")
 	f.StringVar(&scriptPath, "script", "", "tool calls of each session in `FILE`, one JSON object a line (default: the built-in docs-question script)")
 	f.StringVar(&tokenPath, "tokens", "", "bearer tokens in `FILE`, one a line, one per simulated user")
+	f.StringArrayVar(&httpURLs, "http", nil, "also load the chromafs serve --http server at `URL` (its root; repeatable)")
 	f.BoolVar(&asJSON, "json", false, "print the summary as JSON")
 	f.DurationVar(&cfg.Timeout, "timeout", loadtest.DefaultTimeout, "deadline of each request (connecting, each call, closing)")
 	return c

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -37,8 +38,9 @@ type countingProxy struct {
 	tools    map[string]int // forwarded tools/call by name
 	auth     map[string]int // Authorization of forwarded initialize requests
 	deletes  int
-	calls    int         // tools/call received, forwarded or not
-	injected map[int]int // status: tools/call answered by the proxy
+	gets     map[string]int // GET requests: "GET dir", "GET file", "GET range"
+	calls    int            // tools/call received, forwarded or not
+	injected map[int]int    // status: tools/call answered by the proxy
 }
 
 func newCountingProxy(t *testing.T, target string) *countingProxy {
@@ -47,7 +49,7 @@ func newCountingProxy(t *testing.T, target string) *countingProxy {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &countingProxy{methods: map[string]int{}, tools: map[string]int{}, auth: map[string]int{}, injected: map[int]int{}}
+	p := &countingProxy{methods: map[string]int{}, tools: map[string]int{}, auth: map[string]int{}, injected: map[int]int{}, gets: map[string]int{}}
 	rp := &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) { r.SetURL(&url.URL{Scheme: u.Scheme, Host: u.Host}) }}
 	p.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
@@ -86,6 +88,16 @@ func newCountingProxy(t *testing.T, target string) *countingProxy {
 		if r.Method == http.MethodDelete {
 			p.deletes++
 		}
+		if r.Method == http.MethodGet {
+			switch {
+			case r.Header.Get("Range") != "":
+				p.gets[loadtest.HTTPRange]++
+			case strings.HasSuffix(r.URL.Path, "/"):
+				p.gets[loadtest.HTTPDir]++
+			default:
+				p.gets[loadtest.HTTPFile]++
+			}
+		}
 		p.mu.Unlock()
 		rp.ServeHTTP(w, r)
 	}))
@@ -112,28 +124,28 @@ func (p *countingProxy) snapshot() (methods, tools, auth map[string]int, deletes
 // loadtestServes ingests the example docs into a new collection and
 // starts n `serve --mcp` processes over it, each taking the bearer
 // tokens tokens (users with the staff group, others refused: the
-// processes deny anonymous requests); it returns their endpoints.
-func loadtestServes(t *testing.T, n int, tokens ...string) []string {
+// processes deny anonymous requests); it returns their endpoints, the
+// global flags that name the collection and the users file.
+func loadtestServes(t *testing.T, n int, tokens ...string) (endpoints, g []string, users string) {
 	t.Helper()
 	srv := testenv.Chroma(t)
 	coll := testenv.CollectionName(t)
-	g := []string{"--chroma-url", srv.URL, "--collection", coll}
+	g = []string{"--chroma-url", srv.URL, "--collection", coll}
 	if _, errOut, code := cli(t, append(g, "ingest", "--rules", "../../examples/access.rules", docsDir)...); code != 0 {
 		t.Fatalf("ingest: %s", errOut)
 	}
-	var users strings.Builder
+	var b strings.Builder
 	for i, tok := range tokens {
-		fmt.Fprintf(&users, "user%d token-sha256=%s groups=staff\n", i, server.HashToken(tok))
+		fmt.Fprintf(&b, "user%d token-sha256=%s groups=staff\n", i, server.HashToken(tok))
 	}
-	path := filepath.Join(t.TempDir(), "users")
-	if err := os.WriteFile(path, []byte(users.String()), 0o600); err != nil {
+	users = filepath.Join(t.TempDir(), "users")
+	if err := os.WriteFile(users, []byte(b.String()), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	var out []string
 	for range n {
-		out = append(out, startMCPServe(t, g, "--users", path, "--deny-anonymous"))
+		endpoints = append(endpoints, startMCPServe(t, g, "--users", users, "--deny-anonymous"))
 	}
-	return out
+	return endpoints, g, users
 }
 
 func writeFile(t *testing.T, name, content string) string {
@@ -185,7 +197,7 @@ func loadtestJSON(t *testing.T, wantCode int, args ...string) *loadtest.Summary 
 // the sessions. A --count run then makes exactly that many sessions.
 func TestLoadtest(t *testing.T) {
 	tokens := []string{"tok-one", "tok-two"}
-	serves := loadtestServes(t, 2, tokens...)
+	serves, _, _ := loadtestServes(t, 2, tokens...)
 	a, b := newCountingProxy(t, serves[0]), newCountingProxy(t, serves[1])
 	tokFile := writeFile(t, "tokens", "# users\ntok-one\n\nBearer tok-two\n")
 
@@ -278,8 +290,34 @@ func TestLoadtest(t *testing.T) {
 // session stop loadtest before the run with status 2 and a message an
 // operator can act on (the script line, the URL and what it answered).
 func TestLoadtestFailures(t *testing.T) {
-	serves := loadtestServes(t, 1, "tok")
+	serves, g, users := loadtestServes(t, 1, "tok")
 	tokFile := writeFile(t, "tokens", "tok\n")
+
+	// --http: sessions against serve --http walk down to a file and
+	// read it; the server gets what loadtest counted.
+	httpURL, _, _ := startServeFlags(t, g, []string{"--users", users, "--deny-anonymous"})
+	hp := newCountingProxy(t, httpURL)
+	t.Run("HTTP sessions", func(t *testing.T) {
+		sum := loadtestJSON(t, 0, "-c", "2", "--count", "6", "--tokens", tokFile, "--http", hp.URL)
+		hp.mu.Lock()
+		gets := maps.Clone(hp.gets)
+		hp.mu.Unlock()
+		if sum.Sessions.OK != 6 || len(sum.Errors) != 0 || sum.HTTPURLs[0] != hp.URL+"/" || sum.PerURL[0].Sessions.OK != 6 {
+			t.Errorf("sessions %+v, errors %v, %+v", sum.Sessions, sum.ErrorExamples, sum.PerURL)
+		}
+		for _, k := range []string{loadtest.HTTPDir, loadtest.HTTPFile, loadtest.HTTPRange} {
+			want := 6
+			if k == loadtest.HTTPDir {
+				want = 7 // and the check before the run
+			}
+			if gets[k] != want || sum.Tools[k].Calls.OK < 6 || int64(gets[k]) != sum.Tools[k].Calls.OK+int64(want-6) {
+				t.Errorf("%s: the server got %d, loadtest counted %+v", k, gets[k], sum.Tools[k])
+			}
+		}
+		if len(sum.Tools) != 3 {
+			t.Errorf("tools %v", sum.Tools)
+		}
+	})
 
 	t.Run("503 and 429 counted", func(t *testing.T) {
 		p := newCountingProxy(t, serves[0])
@@ -360,6 +398,7 @@ func TestLoadtestFailures(t *testing.T) {
 		{"unreachable URL", []string{unreachable}, []string{unreachable + ": ", "connection refused", "is chromafs serve --mcp running there"}},
 		{"no credentials", []string{serves[0]}, []string{serves[0] + ": ", `HTTP 401, WWW-Authenticate: Basic realm="chromafs"`, "give --tokens FILE"}},
 		{"wrong token", []string{"--tokens", wrongTok, serves[0]}, []string{"HTTP 401", "the server refused the token"}},
+		{"HTTP without credentials", []string{"--http", httpURL}, []string{httpURL + "/: GET " + httpURL + "/: 401 Unauthorized (HTTP 401, WWW-Authenticate: Basic realm=\"chromafs\"", "give --tokens FILE"}},
 		{"no MCP there", []string{"--tokens", tokFile, strings.TrimSuffix(serves[0], "/mcp") + "/nope"}, []string{"HTTP 404", "no MCP endpoint there"}},
 		{"hanging server", []string{"--timeout", "300ms", hang.URL + "/mcp"}, []string{hang.URL + "/mcp: ", "no answer within --timeout", "is chromafs serve --mcp running there"}},
 		{"not a URL", []string{"127.0.0.1:8080"}, []string{`"127.0.0.1:8080" is not an http:// or https:// URL`}},

@@ -11,6 +11,10 @@
 // length: latencies go into HDR histograms (one per tool the script
 // calls, one for sessions, one for initialize and one for tools/list)
 // and errors into counters by kind with the first message of each.
+//
+// Config.HTTPURLs adds chromafs serve --http servers: their sessions walk
+// from the root listing down to a file and GET it, whole and its first
+// KiB, and take their turn with the MCP URLs.
 package loadtest
 
 import (
@@ -63,6 +67,9 @@ type Config struct {
 	// URLs are the MCP endpoints (http://host:port/mcp); sessions go to
 	// them in turn.
 	URLs []string
+	// HTTPURLs are the roots of chromafs serve --http servers
+	// (http://host:port/); they take their turn after URLs.
+	HTTPURLs []string
 	// Concurrency is the number of sessions running at once (default
 	// 1).
 	Concurrency int
@@ -93,6 +100,7 @@ type Config struct {
 // it. Latencies are in milliseconds.
 type Summary struct {
 	URLs        []string `json:"urls"`
+	HTTPURLs    []string `json:"http_urls"`
 	Script      string   `json:"script"`
 	Concurrency int      `json:"concurrency"`
 	// ElapsedSeconds runs from the first session's start to the last
@@ -112,18 +120,22 @@ type Summary struct {
 	// SessionLatency covers the sessions that completed: initialize to
 	// the end of the last call (closing not included).
 	SessionLatency Latency `json:"session_latency"`
-	// Initialize is the initialize handshake; ListTools is tools/list.
+	// Initialize is the initialize handshake; ListTools is tools/list
+	// (MCP sessions only).
 	Initialize Latency `json:"initialize"`
 	ListTools  Latency `json:"list_tools"`
 	// Tools holds each tool's calls: counts, and the latency of the
-	// calls that got an answer (tool errors included).
+	// calls that got an answer (tool errors included); and those of
+	// the HTTP sessions' requests, as "GET dir", "GET file" and "GET
+	// range".
 	Tools map[string]ToolStats `json:"tools"`
 	// Errors counts failures by kind (the Kind constants), of calls and
 	// of the session steps around them (initialize, tools/list).
 	Errors map[string]int64 `json:"errors"`
 	// ErrorExamples holds the first message of each kind.
 	ErrorExamples map[string]string `json:"error_examples"`
-	// PerURL is the share of each URL, in the order of URLs.
+	// PerURL is the share of each URL, in the order of URLs then
+	// HTTPURLs.
 	PerURL []URLStats `json:"per_url"`
 }
 
@@ -199,11 +211,16 @@ func Check(ctx context.Context, cfg Config) error {
 	if err := cfg.validate(); err != nil {
 		return err
 	}
-	for _, u := range cfg.URLs {
-		token := ""
-		if len(cfg.Tokens) > 0 {
-			token = cfg.Tokens[0]
+	token := ""
+	if len(cfg.Tokens) > 0 {
+		token = cfg.Tokens[0]
+	}
+	for _, u := range cfg.HTTPURLs {
+		if err := checkHTTP(ctx, cfg, u, token); err != nil {
+			return err
 		}
+	}
+	for _, u := range cfg.URLs {
 		s := newSession(cfg, u, token)
 		cs, err := s.connect(ctx)
 		if err != nil {
@@ -282,7 +299,7 @@ func (cfg Config) withDefaults() Config {
 			ForceAttemptHTTP2:     true,
 			TLSHandshakeTimeout:   cfg.Timeout,
 			ResponseHeaderTimeout: cfg.Timeout,
-			MaxIdleConns:          cfg.Concurrency * max(1, len(cfg.URLs)),
+			MaxIdleConns:          cfg.Concurrency * max(1, len(cfg.URLs)+len(cfg.HTTPURLs)),
 			MaxIdleConnsPerHost:   cfg.Concurrency,
 			IdleConnTimeout:       90 * time.Second,
 		}
@@ -290,14 +307,21 @@ func (cfg Config) withDefaults() Config {
 	if cfg.Version == "" {
 		cfg.Version = "dev"
 	}
+	// A root without its slash: its listing's links are relative to it.
+	cfg.HTTPURLs = slices.Clone(cfg.HTTPURLs)
+	for i, u := range cfg.HTTPURLs {
+		if !strings.HasSuffix(u, "/") {
+			cfg.HTTPURLs[i] = u + "/"
+		}
+	}
 	return cfg
 }
 
 func (cfg Config) validate() error {
-	if len(cfg.URLs) == 0 {
+	if len(cfg.URLs)+len(cfg.HTTPURLs) == 0 {
 		return errors.New("no URL: give the MCP endpoint, e.g. http://127.0.0.1:8080/mcp")
 	}
-	for _, u := range cfg.URLs {
+	for _, u := range slices.Concat(cfg.URLs, cfg.HTTPURLs) {
 		p, err := url.Parse(u)
 		if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
 			return fmt.Errorf("%q is not an http:// or https:// URL (want e.g. http://127.0.0.1:8080/mcp)", u)
@@ -341,12 +365,16 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 				if cfg.Count > 0 && n >= cfg.Count {
 					return
 				}
-				u := n % len(cfg.URLs)
+				u := n % (len(cfg.URLs) + len(cfg.HTTPURLs))
 				token := ""
 				if len(cfg.Tokens) > 0 {
 					token = cfg.Tokens[n%len(cfg.Tokens)]
 				}
-				newSession(cfg, cfg.URLs[u], token).run(ctx, n, st, &st.perURL[u])
+				if u < len(cfg.URLs) {
+					newSession(cfg, cfg.URLs[u], token).run(ctx, n, st, &st.perURL[u])
+				} else {
+					newHTTPSession(cfg, cfg.HTTPURLs[u-len(cfg.URLs)], token).run(ctx, n, st, &st.perURL[u])
+				}
 			}
 		})
 	}

@@ -27,8 +27,8 @@ import (
 func (s *Summary) WriteText(w io.Writer) error {
 	var b strings.Builder
 	urls := "1 URL"
-	if len(s.URLs) != 1 {
-		urls = fmt.Sprintf("%d URLs", len(s.URLs))
+	if n := len(s.URLs) + len(s.HTTPURLs); n != 1 {
+		urls = fmt.Sprintf("%d URLs", n)
 	}
 	fmt.Fprintf(&b, "%s, %d concurrent sessions, %s script, %.2f s", urls, s.Concurrency, s.Script, s.ElapsedSeconds)
 	if s.Interrupted {
@@ -42,8 +42,10 @@ func (s *Summary) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "%-16s %7d %8s %8s %8s %8s\n", name, l.Count, ms(l.P50), ms(l.P90), ms(l.P99), ms(l.Max))
 	}
 	row("session", s.SessionLatency)
-	row("initialize", s.Initialize)
-	row("tools/list", s.ListTools)
+	if len(s.URLs) > 0 {
+		row("initialize", s.Initialize)
+		row("tools/list", s.ListTools)
+	}
 	for _, name := range slices.Sorted(maps.Keys(s.Tools)) {
 		row(name, s.Tools[name].Latency)
 	}

@@ -144,3 +144,24 @@ func TestHistogram(t *testing.T) {
 		t.Errorf("2 h recorded as %v ms", l.Max)
 	}
 }
+
+// TestLinks: the entries of a serve --http listing, directories apart,
+// without the parent and without links that leave the listing; resolved
+// against the listing's URL.
+func TestLinks(t *testing.T) {
+	body := []byte("<pre>\n<a href=\"../\">../</a>\n<a href=\"guides/\">guides/</a>\n<a href=\"a%20b.md\">a b.md</a>\n" +
+		"<a href=\"x&amp;y.md\">x&amp;y.md</a>\n<a href=\"http://evil/\">e</a>\n<a href=\"/abs\">a</a>\n</pre>\n")
+	dirs, files := links(body)
+	if !reflect.DeepEqual(dirs, []string{"guides/"}) || !reflect.DeepEqual(files, []string{"a%20b.md", "x&y.md"}) {
+		t.Errorf("dirs %q, files %q", dirs, files)
+	}
+	for _, tt := range []struct{ base, ref, want string }{
+		{"http://h:1/", "guides/", "http://h:1/guides/"},
+		{"http://h:1/docs/guides/", "a%20b.md", "http://h:1/docs/guides/a%20b.md"},
+		{"http://h:1/g/", "x&y.md", "http://h:1/g/x&y.md"},
+	} {
+		if got := resolve(tt.base, tt.ref); got != tt.want {
+			t.Errorf("resolve(%q, %q) = %q, want %q", tt.base, tt.ref, got, tt.want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package loadtest
 
 import (
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -91,7 +92,7 @@ func newStats(cfg Config) *stats {
 		sessionLatency: newHistogram(),
 		initialize:     newHistogram(),
 		listTools:      newHistogram(),
-		perURL:         make([]urlStats, len(cfg.URLs)),
+		perURL:         make([]urlStats, len(cfg.URLs)+len(cfg.HTTPURLs)),
 		tools:          map[string]*toolStats{},
 		errors:         map[string]int64{},
 		examples:       map[string]string{},
@@ -134,6 +135,7 @@ func (s *stats) fail(step string, err error) {
 func (s *stats) summary(elapsed time.Duration, interrupted bool) *Summary {
 	out := &Summary{
 		URLs:           s.cfg.URLs,
+		HTTPURLs:       s.cfg.HTTPURLs,
 		Script:         s.cfg.Script.Name(),
 		Concurrency:    s.cfg.Concurrency,
 		ElapsedSeconds: elapsed.Seconds(),
@@ -146,6 +148,9 @@ func (s *stats) summary(elapsed time.Duration, interrupted bool) *Summary {
 		Tools:          map[string]ToolStats{},
 		Errors:         map[string]int64{},
 		ErrorExamples:  map[string]string{},
+	}
+	if len(s.cfg.URLs) == 0 {
+		out.Script = "HTTP walk"
 	}
 	if sec := elapsed.Seconds(); sec > 0 {
 		out.SessionsPerSecond = float64(out.Sessions.OK) / sec
@@ -164,7 +169,7 @@ func (s *stats) summary(elapsed time.Duration, interrupted bool) *Summary {
 	s.mu.Unlock()
 	for i := range s.perURL {
 		u := &s.perURL[i]
-		out.PerURL = append(out.PerURL, URLStats{URL: s.cfg.URLs[i], Sessions: u.sessions.load(), Calls: u.calls.Load()})
+		out.PerURL = append(out.PerURL, URLStats{URL: slices.Concat(s.cfg.URLs, s.cfg.HTTPURLs)[i], Sessions: u.sessions.load(), Calls: u.calls.Load()})
 	}
 	return out
 }
