@@ -28,7 +28,8 @@ import (
 // called, the Authorization of each initialize and the DELETEs that
 // close sessions. fail, when set, may answer a tools/call itself with
 // an HTTP status (given the number of the call, from 1) instead of
-// forwarding it.
+// forwarding it; a status of -1 holds the call until its client gives
+// up.
 type countingProxy struct {
 	*httptest.Server
 	fail func(call int) int
@@ -72,6 +73,13 @@ func newCountingProxy(t *testing.T, target string) *countingProxy {
 				if status := p.fail(p.calls); status != 0 {
 					p.injected[status]++
 					p.mu.Unlock()
+					if status < 0 {
+						select {
+						case <-r.Context().Done():
+						case <-time.After(20 * time.Second):
+						}
+						return
+					}
 					w.Header().Set("Retry-After", "1")
 					http.Error(w, http.StatusText(status), status)
 					return
@@ -346,6 +354,24 @@ func TestLoadtestFailures(t *testing.T) {
 		}
 		if ex := sum.ErrorExamples[loadtest.KindHTTP503]; !strings.Contains(ex, "HTTP 503, Retry-After: 1") {
 			t.Errorf("503 example: %q", ex)
+		}
+	})
+
+	t.Run("timeout counted", func(t *testing.T) {
+		p := newCountingProxy(t, serves[0])
+		p.fail = func(call int) int {
+			if call == 3 {
+				return -1
+			}
+			return 0
+		}
+		start := time.Now()
+		sum := loadtestJSON(t, 1, "-c", "2", "--count", "4", "--timeout", "2s", "--tokens", tokFile, p.endpoint())
+		if sum.Errors[loadtest.KindTimeout] != 1 || len(sum.Errors) != 1 || sum.Sessions.Failed != 1 || sum.Sessions.OK != 3 {
+			t.Errorf("errors %v, sessions %+v", sum.ErrorExamples, sum.Sessions)
+		}
+		if d := time.Since(start); d > 15*time.Second {
+			t.Errorf("the run took %v with --timeout 2s", d)
 		}
 	})
 
