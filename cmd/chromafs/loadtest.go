@@ -75,7 +75,10 @@ p99_ms, max_ms, mean_ms}), tools ({NAME: {calls, latency}}), errors ({KIND:
 count}), error_examples ({KIND: message}), http_urls and per_url ([{url,
 sessions, calls}]).
 
-Every request (connecting, each call, closing) is bounded by --timeout.
+Each of the --sessions workers starts its next session as soon as one ends,
+failed or not (a closed loop: no pause for Retry-After), so an overloaded
+server sees the same concurrency. Every request (connecting, each call,
+closing) is bounded by --timeout.
 Latencies are kept in HDR histograms: memory does not grow with the run.
 Interrupting (Ctrl-C) ends the run early and prints what it measured.
 Exit status: 0 when nothing failed, 1 when some session or call failed, 2
