@@ -201,11 +201,14 @@ func loadtestJSON(t *testing.T, wantCode int, args ...string) *loadtest.Summary 
 // docs in a real Chroma, through counting proxies, with two users'
 // bearer tokens: no error of any kind, every session closed, and
 // loadtest's counts agree with what the servers received (tool calls
-// per tool, sessions per server and per token); each server gets half
-// the sessions. A --count run then makes exactly that many sessions.
+// per tool, sessions per server and per token) and with the tool calls
+// that the second server's /metrics counted; each server gets half the
+// sessions. A --count run then makes exactly that many sessions.
 func TestLoadtest(t *testing.T) {
 	tokens := []string{"tok-one", "tok-two"}
-	serves, _, _ := loadtestServes(t, 2, tokens...)
+	serves, g, users := loadtestServes(t, 1, tokens...)
+	urls, _ := startServeBinary(t, nil, []string{"mcp", "admin"}, append(g, "--mcp", "127.0.0.1:0", "--admin", "127.0.0.1:0", "--users", users, "--deny-anonymous")...)
+	serves = append(serves, urls["mcp"])
 	a, b := newCountingProxy(t, serves[0]), newCountingProxy(t, serves[1])
 	tokFile := writeFile(t, "tokens", "# users\ntok-one\n\nBearer tok-two\n")
 
@@ -267,6 +270,17 @@ func TestLoadtest(t *testing.T) {
 	}
 	if len(totalTools) != len(sum.Tools) {
 		t.Errorf("tools: the servers got %v, loadtest counted %v", totalTools, sum.Tools)
+	}
+	// The second server's own count of the tool calls it answered.
+	_, bTools, _, _ := b.snapshot()
+	code, metrics := getURL(t, strings.TrimSuffix(urls["admin"], "/metrics")+"/metrics")
+	if code != http.StatusOK {
+		t.Fatalf("/metrics: %d", code)
+	}
+	for tool, n := range bTools {
+		if want := fmt.Sprintf("chromafs_mcp_tool_calls_total{outcome=\"ok\",site=\"\",tool=%q} %d\n", tool, n); !strings.Contains(metrics, want) {
+			t.Errorf("/metrics has no %s", want)
+		}
 	}
 	// Sessions take the tokens in turn; the check before the run takes
 	// the first on both servers.
