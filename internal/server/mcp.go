@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"slices"
 	"strings"
@@ -49,6 +51,12 @@ type MCPOptions struct {
 	// header gets 403; requests without one (MCP clients that are not
 	// browsers) are not concerned.
 	AllowedOrigins []string
+	// Hosts are host names (lower case, no port) that the operator routes
+	// to this endpoint: a request with one of them as its Host passes the
+	// DNS-rebinding check even when it reaches a loopback address (as it
+	// does behind a proxy on the same machine). Origins with these hosts
+	// are allowed too.
+	Hosts []string
 	// ViewMaxAge is how long the filesystem view of a group set is given
 	// to new sessions before it is made again, seeing the collection's
 	// current tree (default 5 s). A session keeps the view it started
@@ -158,6 +166,8 @@ func (s *Server) MCPHandler(opt MCPOptions) http.Handler {
 		MaxRequestBodyBytes: opt.MaxBodyBytes,
 		Logger:              opt.Tools.Logger,
 		Stateless:           opt.Stateless,
+		// With Hosts, the check is made here (see rebinding).
+		DisableLocalhostProtection: len(opt.Hosts) > 0,
 	})
 	return h
 }
@@ -232,6 +242,10 @@ func (h *mcpHandler) view(ctx context.Context, key string, groups []string) (fs.
 func (h *mcpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path != MCPPath {
 		http.NotFound(w, r)
+		return
+	}
+	if h.rebinding(r) {
+		http.Error(w, fmt.Sprintf("403 forbidden: invalid Host header %q", r.Host), http.StatusForbidden)
 		return
 	}
 	if !h.originAllowed(r) {
@@ -386,6 +400,41 @@ func (d *deleteRecorder) WriteHeader(code int) {
 
 func (d *deleteRecorder) Unwrap() http.ResponseWriter { return d.ResponseWriter }
 
+// rebinding reports whether r looks like DNS rebinding when the SDK's
+// own check is off (MCPOptions.Hosts): it reached a loopback address
+// with a Host that is neither loopback nor one of Hosts.
+func (h *mcpHandler) rebinding(r *http.Request) bool {
+	if len(h.opt.Hosts) == 0 {
+		return false // the SDK checks
+	}
+	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if !ok || local == nil || !isLoopback(local.String()) || isLoopback(r.Host) {
+		return false
+	}
+	return !slices.Contains(h.opt.Hosts, hostOnly(r.Host))
+}
+
+// hostOnly is the host of a Host header, lower case, without its port
+// and trailing dot.
+func hostOnly(hostport string) string {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	return strings.TrimSuffix(strings.ToLower(host), ".")
+}
+
+// isLoopback reports whether a host[:port] is localhost or a loopback
+// address.
+func isLoopback(hostport string) bool {
+	host := strings.Trim(hostOnly(hostport), "[]")
+	if host == "localhost" {
+		return true
+	}
+	a, err := netip.ParseAddr(host)
+	return err == nil && a.IsLoopback()
+}
+
 // originAllowed reports whether the request's Origin, if it has one, is
 // the server's own or an allowed one.
 func (h *mcpHandler) originAllowed(r *http.Request) bool {
@@ -400,7 +449,7 @@ func (h *mcpHandler) originAllowed(r *http.Request) bool {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
 		return false
 	}
-	return strings.EqualFold(u.Host, r.Host)
+	return strings.EqualFold(u.Host, r.Host) || slices.Contains(h.opt.Hosts, hostOnly(u.Host))
 }
 
 // sessionRecorder notes the session that a request opens, when the

@@ -33,6 +33,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"io/fs"
 	"log/slog"
 	"net"
@@ -47,6 +48,7 @@ import (
 	"github.com/chromafs/chromafs"
 	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/fscap"
+	"github.com/chromafs/chromafs/internal/identity"
 )
 
 // Config describes a server.
@@ -65,6 +67,17 @@ type Config struct {
 	// DenyAnonymous refuses requests without credentials (401) instead
 	// of showing them the public pages.
 	DenyAnonymous bool
+	// Tokens, if set, signs in the bearer tokens that Users does not
+	// list: JWTs of the site's identity provider, checked by package
+	// identity (signature, issuer, the site's own audience, expiry), whose
+	// subject is the user (named "jwt:SUBJECT") and whose groups claim are
+	// the user's groups. A refused token gets the status identity.Status
+	// gives (401, or 400, 403, 503) and a Bearer challenge
+	// (identity.Challenge) naming the resource metadata URL that the
+	// request carries (see WithResourceMetadata), as the MCP
+	// authorization spec wants; so does a request without credentials
+	// when DenyAnonymous is set.
+	Tokens *identity.Verifier
 	// Auth bounds failed sign-ins and password checks; zero fields take
 	// their defaults (see AuthLimits).
 	Auth AuthLimits
@@ -111,6 +124,17 @@ type Pinger interface {
 }
 
 type userKey struct{}
+
+type metadataKey struct{}
+
+// WithResourceMetadata returns r with the URL of the protected resource
+// metadata (RFC 9728) of the resource it asks for, which a 401 of a
+// server with Config.Tokens names in its WWW-Authenticate challenge
+// (resource_metadata="URL"). The router that knows under which URL the
+// resource was reached sets it.
+func WithResourceMetadata(r *http.Request, url string) *http.Request {
+	return r.WithContext(context.WithValue(r.Context(), metadataKey{}, url))
+}
 
 // anonymous is the user of requests without credentials.
 var anonymous = &User{Name: "-"}
@@ -222,33 +246,36 @@ const (
 	authUnauthorized            // 401
 	authLimited                 // 429: too many failures from the address or for the name
 	authBusy                    // 503: no place to run a password check in time
+	authRefused                 // a bearer token refused by Config.Tokens: the status of identity.Status
 )
 
 // authenticate finds the request's user: from Basic or Bearer
 // credentials, else anonymous. The scheme is case-insensitive (RFC 7235).
-// wait is the Retry-After of authLimited.
-func (s *Server) authenticate(r *http.Request) (u *User, res authResult, wait time.Duration) {
+// wait is the Retry-After of authLimited; err is why Config.Tokens
+// refused a token (authRefused, or authUnauthorized without credentials).
+func (s *Server) authenticate(r *http.Request) (u *User, res authResult, wait time.Duration, err error) {
 	h := r.Header.Get("Authorization")
 	if h == "" {
 		if s.cfg.DenyAnonymous {
-			return nil, authUnauthorized, 0
+			return nil, authUnauthorized, 0, &identity.Error{Reason: identity.ErrNoToken, Detail: "this site needs sign-in"}
 		}
-		return anonymous, authOK, 0
+		return anonymous, authOK, 0, nil
 	}
 	scheme, cred, _ := strings.Cut(strings.TrimSpace(h), " ")
 	cred = strings.TrimSpace(cred)
 	addr := clientKey(r)
 	switch {
 	case strings.EqualFold(scheme, "Bearer"):
-		return s.checkToken(addr, cred)
+		return s.checkToken(r.Context(), addr, h, cred)
 	case strings.EqualFold(scheme, "Basic"):
 		name, password, ok := parseBasic(cred)
 		if !ok {
-			return nil, authUnauthorized, 0
+			return nil, authUnauthorized, 0, nil
 		}
-		return s.checkPassword(r.Context(), addr, name, password)
+		u, res, wait := s.checkPassword(r.Context(), addr, name, password)
+		return u, res, wait, nil
 	}
-	return nil, authUnauthorized, 0
+	return nil, authUnauthorized, 0, nil
 }
 
 // parseBasic decodes the credentials of a Basic Authorization header.
@@ -260,19 +287,35 @@ func parseBasic(cred string) (name, password string, ok bool) {
 	return strings.Cut(string(b), ":")
 }
 
-func (s *Server) checkToken(addr, token string) (*User, authResult, time.Duration) {
+// checkToken signs in a bearer token: one the users file lists, else a
+// JWT of Config.Tokens. header is the whole Authorization value.
+func (s *Server) checkToken(ctx context.Context, addr, header, token string) (*User, authResult, time.Duration, error) {
 	done, wait := s.guard.attempt(addr, "")
 	if wait > 0 {
-		return nil, authLimited, wait
+		return nil, authLimited, wait, nil
 	}
 	if s.cfg.Users != nil {
 		if u, err := s.cfg.Users.checkToken(token); err == nil {
 			done(true)
-			return u, authOK, 0
+			return u, authOK, 0, nil
 		}
 	}
+	if v := s.cfg.Tokens; v != nil {
+		tok, err := v.BearerToken(header)
+		if err == nil {
+			var sub string
+			var groups []string
+			if sub, groups, err = v.Verify(ctx, tok); err == nil {
+				done(true)
+				return &User{Name: "jwt:" + sub, Groups: groups}, authOK, 0, nil
+			}
+		}
+		// Keys that cannot be fetched are no failure of the client's.
+		done(identity.Status(err) == http.StatusServiceUnavailable)
+		return nil, authRefused, 0, err
+	}
 	done(false)
-	return nil, authUnauthorized, 0
+	return nil, authUnauthorized, 0, nil
 }
 
 func (s *Server) checkPassword(ctx context.Context, addr, name, password string) (*User, authResult, time.Duration) {
@@ -336,10 +379,10 @@ func (s *Server) Wrap(kind string, h http.Handler) http.Handler {
 			http.Error(rec, "503 service unavailable: the collection cannot be reached yet", http.StatusServiceUnavailable)
 			return
 		}
-		u, res, wait := s.authenticate(r)
+		u, res, wait, aerr := s.authenticate(r)
 		if f := s.cfg.OnRefused; f != nil {
 			switch res {
-			case authUnauthorized:
+			case authUnauthorized, authRefused:
 				f(RefusedCredentials)
 			case authLimited:
 				f(RefusedSignInLimit)
@@ -349,8 +392,16 @@ func (s *Server) Wrap(kind string, h http.Handler) http.Handler {
 		}
 		switch res {
 		case authUnauthorized:
-			rec.Header().Set("WWW-Authenticate", `Basic realm="chromafs", charset="UTF-8"`)
+			s.challenge(rec, r, aerr)
 			http.Error(rec, "401 unauthorized", http.StatusUnauthorized)
+			return
+		case authRefused:
+			code := identity.Status(aerr)
+			s.challenge(rec, r, aerr)
+			if code == http.StatusServiceUnavailable {
+				rec.Header().Set("Retry-After", "5")
+			}
+			http.Error(rec, fmt.Sprintf("%d %s: %v", code, strings.ToLower(http.StatusText(code)), aerr), code)
 			return
 		case authLimited:
 			rec.Header().Set("Retry-After", retryAfter(wait))
@@ -373,6 +424,27 @@ func (s *Server) Wrap(kind string, h http.Handler) http.Handler {
 		}
 		h.ServeHTTP(rec, r.WithContext(ctx))
 	})
+}
+
+// challenge sets the WWW-Authenticate headers of a refused request: a
+// Bearer challenge (with the request's resource metadata URL, see
+// WithResourceMetadata) when Config.Tokens is set, and the Basic one when
+// the users file can sign users in (or nothing else can).
+func (s *Server) challenge(w http.ResponseWriter, r *http.Request, err error) {
+	if s.cfg.Tokens != nil {
+		if err == nil {
+			err = &identity.Error{Reason: identity.ErrNoToken}
+		}
+		var params []string
+		if u, _ := r.Context().Value(metadataKey{}).(string); u != "" {
+			params = []string{"resource_metadata", u}
+		}
+		w.Header().Add("WWW-Authenticate", identity.Challenge(err, params...))
+		if s.cfg.Users == nil {
+			return
+		}
+	}
+	w.Header().Add("WWW-Authenticate", `Basic realm="chromafs", charset="UTF-8"`)
 }
 
 // recorder notes the status and size of a response for the log.
