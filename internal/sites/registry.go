@@ -1,0 +1,421 @@
+package sites
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/chromafs/chromafs/adapters/httpfs"
+	"github.com/chromafs/chromafs/adapters/webdavfs"
+	"github.com/chromafs/chromafs/internal/server"
+)
+
+// Kinds of listener, as server.Server.Wrap names them.
+const (
+	KindHTTP   = "http"
+	KindWebDAV = "webdav"
+	KindMCP    = "mcp"
+)
+
+// MetadataPath is the well-known path of OAuth protected resource
+// metadata (RFC 9728 §3): a resource https://host/acme/mcp has its
+// metadata at https://host/.well-known/oauth-protected-resource/acme/mcp.
+const MetadataPath = "/.well-known/oauth-protected-resource"
+
+// Instance is a site being served.
+type Instance struct {
+	// Server checks the site's readiness and signs its users in; the
+	// Registry runs it (Check, then Run) and wraps the handlers with it.
+	Server *server.Server
+	// Handler returns the site's handler of a kind, not wrapped (the
+	// Registry wraps it with Server.Wrap), serving the site under prefix:
+	// "/NAME/" when the site is reached by its path, "/" by one of its
+	// hosts. The MCP handler is asked for once with prefix "/" and answers
+	// at server.MCPPath (the Registry strips the prefix). A nil handler
+	// means the kind is not served: 404.
+	Handler func(kind, prefix string) http.Handler
+	// Close, if set, is called after Run has stopped (Registry.Close).
+	Close func() error
+}
+
+// Builder makes the instance of a site, at the site's first request.
+type Builder func(s *Site) (*Instance, error)
+
+// Registry routes requests to sites and makes each site's instance on
+// first use. Get is the only way to an instance, so that a later version
+// can evict the sites used least recently and make them again.
+type Registry struct {
+	sites map[string]*Site
+	hosts map[string]*Site
+	build Builder
+	log   *slog.Logger
+	// FirstCheck bounds the readiness check of a site made on first use,
+	// before its first request is served (default 5 s).
+	firstCheck time.Duration
+
+	ctx    context.Context // ends with Close: the sites' Run
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu   sync.Mutex
+	live map[string]*entry
+
+	notFound map[string]http.Handler // by kind: the answer to an unknown site
+}
+
+// entry is a site's instance, once made.
+type entry struct {
+	done chan struct{} // closed when inst or err is set
+	inst *Instance
+	err  error
+
+	mu       sync.Mutex
+	handlers map[string]http.Handler // wrapped, by kind and prefix
+}
+
+// NewRegistry returns the registry of cfg's sites, none made yet.
+func NewRegistry(cfg *Config, build Builder, log *slog.Logger) *Registry {
+	if log == nil {
+		log = slog.Default()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &Registry{
+		sites: map[string]*Site{}, hosts: map[string]*Site{}, build: build, log: log,
+		firstCheck: 5 * time.Second, ctx: ctx, cancel: cancel, live: map[string]*entry{},
+	}
+	for _, s := range cfg.Sites {
+		r.sites[s.Name] = s
+		for _, h := range s.Hosts {
+			r.hosts[h] = s
+		}
+	}
+	// An unknown site answers as a missing page of a site does: the same
+	// adapters, under a prefix no request path can have (control
+	// characters are refused before).
+	never := func(*http.Request) (fs.FS, error) { return nil, fs.ErrNotExist }
+	r.notFound = map[string]http.Handler{
+		KindHTTP:   httpfs.NewHandler(never, httpfs.Options{Prefix: "/\x00/"}),
+		KindWebDAV: webdavfs.NewHandler(never, webdavfs.Options{Prefix: "/\x00", Logger: log}),
+		KindMCP:    http.NotFoundHandler(),
+	}
+	return r
+}
+
+// Site returns the configuration of the site called name, or nil.
+func (r *Registry) Site(name string) *Site { return r.sites[name] }
+
+// Len is the number of sites configured.
+func (r *Registry) Len() int { return len(r.sites) }
+
+// Loaded is the number of sites made so far.
+func (r *Registry) Loaded() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.live)
+}
+
+// Get returns the instance of the site called name, making it on first
+// use: Builder, one readiness check (so that a reachable collection is
+// served from the first request), and Run in the background until
+// Close. Concurrent first requests wait for the same making. A failed
+// making is not kept: the next request tries again. The caller must not
+// keep the instance beyond its request.
+func (r *Registry) Get(name string) (*Instance, error) {
+	e, err := r.entry(name)
+	if err != nil {
+		return nil, err
+	}
+	return e.inst, nil
+}
+
+// errUnknown is Get's error for a name that is not a site.
+var errUnknown = errors.New("no such site")
+
+func (r *Registry) entry(name string) (*entry, error) {
+	s := r.sites[name]
+	if s == nil {
+		return nil, errUnknown
+	}
+	r.mu.Lock()
+	if r.ctx.Err() != nil {
+		r.mu.Unlock()
+		return nil, errors.New("sites: the registry is closed")
+	}
+	e := r.live[name]
+	if e == nil {
+		e = &entry{done: make(chan struct{}), handlers: map[string]http.Handler{}}
+		r.live[name] = e
+		r.mu.Unlock()
+		r.make(s, e)
+	} else {
+		r.mu.Unlock()
+	}
+	<-e.done
+	if e.err != nil {
+		return nil, e.err
+	}
+	return e, nil
+}
+
+// make builds site s into e.
+func (r *Registry) make(s *Site, e *entry) {
+	defer close(e.done)
+	inst, err := r.build(s)
+	if err != nil {
+		r.log.Error("chromafs serve: site cannot be served", "site", s.Name, "err", err)
+		e.err = fmt.Errorf("site %s: %w", s.Name, err)
+		r.mu.Lock()
+		delete(r.live, s.Name)
+		r.mu.Unlock()
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.ctx, r.firstCheck)
+	inst.Server.Check(ctx)
+	cancel()
+	r.wg.Go(func() { inst.Server.Run(r.ctx) })
+	e.inst = inst
+}
+
+// Close stops every site's Run and closes the instances. Call it after
+// the listeners have shut down.
+func (r *Registry) Close() error {
+	r.mu.Lock()
+	r.cancel()
+	live := r.live
+	r.mu.Unlock()
+	r.wg.Wait()
+	var errs []error
+	for _, e := range live {
+		<-e.done
+		if e.inst == nil {
+			continue
+		}
+		errs = append(errs, e.inst.Server.Close())
+		if e.inst.Close != nil {
+			errs = append(errs, e.inst.Close())
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// handler returns e's handler of kind under prefix, wrapped by its
+// server; nil when the kind is not served.
+func (e *entry) handler(kind, prefix string) http.Handler {
+	key := kind + "\x00" + prefix
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if h, ok := e.handlers[key]; ok {
+		return h
+	}
+	var h http.Handler
+	if raw := e.inst.Handler(kind, prefix); raw != nil {
+		h = e.inst.Server.Wrap(kind, raw)
+	}
+	e.handlers[key] = h
+	return h
+}
+
+// Handler returns the handler of a listener of kind (KindHTTP,
+// KindWebDAV or KindMCP), which routes every request to one site or
+// none:
+//
+//   - GET /healthz and /readyz are the process's probes (no credentials):
+//     /readyz answers 200 with the number of sites configured and made.
+//   - A request whose Host (without port, any case) is one of a site's
+//     hosts is that site's, whatever its path: its root is / and its MCP
+//     endpoint /mcp.
+//   - Otherwise the path's first element names the site: /NAME/... is
+//     under the site's root /NAME/, and /NAME/mcp is its MCP endpoint.
+//   - On the MCP listener, the protected resource metadata of a site
+//     with a JWT section (RFC 9728) answers at
+//     /.well-known/oauth-protected-resource/NAME/mcp, and at
+//     /.well-known/oauth-protected-resource/mcp on one of its hosts.
+//
+// A path with an element "." or "..", an encoded slash or backslash
+// (%2F, %5C) or a control character reaches no site: such a path could
+// name one site to this router and another to a client or proxy that
+// normalizes it. Those, and names that are not sites, get the 404 a
+// missing page gets.
+func (r *Registry) Handler(kind string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		r.serve(kind, w, req)
+	})
+}
+
+func (r *Registry) serve(kind string, w http.ResponseWriter, req *http.Request) {
+	p := req.URL.Path
+	if req.Method == http.MethodGet || req.Method == http.MethodHead {
+		switch p {
+		case "/healthz":
+			probe(w, req, "ok\n")
+			return
+		case "/readyz":
+			probe(w, req, fmt.Sprintf("ready\nsites: %d configured, %d loaded\n", r.Len(), r.Loaded()))
+			return
+		}
+	}
+	notFound := r.notFound[kind]
+	if notFound == nil || !safePath(req) {
+		http.NotFound(w, req)
+		return
+	}
+	site, prefix := r.hosts[hostOnly(req.Host)], "/"
+	if site == nil {
+		if meta, ok := strings.CutPrefix(p, MetadataPath+"/"); ok && kind == KindMCP {
+			name, rest, _ := strings.Cut(meta, "/")
+			if s := r.sites[name]; s != nil && rest == "mcp" {
+				r.metadata(w, req, s, "/"+name+"/mcp")
+				return
+			}
+			notFound.ServeHTTP(w, req)
+			return
+		}
+		name, _, _ := strings.Cut(p[1:], "/")
+		if site = r.sites[name]; site == nil {
+			notFound.ServeHTTP(w, req)
+			return
+		}
+		prefix = "/" + name + "/"
+	} else if kind == KindMCP && p == MetadataPath+"/mcp" {
+		r.metadata(w, req, site, "/mcp")
+		return
+	}
+	e, err := r.entry(site.Name)
+	if err != nil {
+		http.Error(w, "503 service unavailable: this site cannot be served now", http.StatusServiceUnavailable)
+		return
+	}
+	if kind == KindMCP {
+		if p != prefix+"mcp" {
+			notFound.ServeHTTP(w, req)
+			return
+		}
+		h := e.handler(kind, "/")
+		if h == nil {
+			notFound.ServeHTTP(w, req)
+			return
+		}
+		r2 := req.Clone(req.Context())
+		r2.URL.Path, r2.URL.RawPath = server.MCPPath, ""
+		if site.Auth.JWT != nil {
+			r2 = server.WithResourceMetadata(r2, baseURL(req)+MetadataPath+p)
+		}
+		h.ServeHTTP(w, r2)
+		return
+	}
+	h := e.handler(kind, prefix)
+	if h == nil {
+		notFound.ServeHTTP(w, req)
+		return
+	}
+	h.ServeHTTP(w, req)
+}
+
+// Metadata is the protected resource metadata of a site (RFC 9728 §2).
+type Metadata struct {
+	Resource               string   `json:"resource"`
+	AuthorizationServers   []string `json:"authorization_servers"`
+	BearerMethodsSupported []string `json:"bearer_methods_supported"`
+	ResourceName           string   `json:"resource_name,omitempty"`
+}
+
+// metadata answers the protected resource metadata of site s, whose MCP
+// endpoint is at path on the request's host: 404 for a site without a
+// JWT section (it names no authorization server).
+func (r *Registry) metadata(w http.ResponseWriter, req *http.Request, s *Site, path string) {
+	if s.Auth.JWT == nil {
+		r.notFound[KindMCP].ServeHTTP(w, req)
+		return
+	}
+	if req.Method != http.MethodGet && req.Method != http.MethodHead && req.Method != http.MethodOptions {
+		w.Header().Set("Allow", "GET, HEAD, OPTIONS")
+		http.Error(w, "405 method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	h := w.Header()
+	// A public document: browser-based clients (the MCP Inspector) read
+	// it from another origin.
+	h.Set("Access-Control-Allow-Origin", "*")
+	h.Set("Access-Control-Allow-Headers", "mcp-protocol-version")
+	if req.Method == http.MethodOptions {
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	b, _ := json.MarshalIndent(Metadata{
+		Resource:               baseURL(req) + path,
+		AuthorizationServers:   []string{s.Issuer()},
+		BearerMethodsSupported: []string{"header"},
+		ResourceName:           s.Name,
+	}, "", "  ")
+	h.Set("Content-Type", "application/json")
+	h.Set("Cache-Control", "public, max-age=300")
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(http.StatusOK)
+	if req.Method != http.MethodHead {
+		_, _ = w.Write(append(b, '\n'))
+	}
+}
+
+// baseURL is the scheme and host the client reached: https when the
+// connection is TLS or a proxy in front says so (X-Forwarded-Proto; the
+// value only shapes URLs sent back to the same client).
+func baseURL(req *http.Request) string {
+	scheme := "http"
+	if req.TLS != nil || strings.EqualFold(strings.TrimSpace(req.Header.Get("X-Forwarded-Proto")), "https") {
+		scheme = "https"
+	}
+	return scheme + "://" + req.Host
+}
+
+// safePath reports whether req's path can be routed: absolute, without
+// "." or ".." elements, encoded slashes or backslashes, or control
+// characters.
+func safePath(req *http.Request) bool {
+	p := req.URL.Path
+	if !strings.HasPrefix(p, "/") {
+		return false
+	}
+	raw := strings.ToLower(req.URL.EscapedPath())
+	if strings.Contains(raw, "%2f") || strings.Contains(raw, "%5c") || strings.ContainsRune(p, '\\') {
+		return false
+	}
+	for _, c := range p {
+		if c < 0x20 || c == 0x7f {
+			return false
+		}
+	}
+	for seg := range strings.SplitSeq(p[1:], "/") {
+		if seg == "." || seg == ".." {
+			return false
+		}
+	}
+	return true
+}
+
+// hostOnly is the host of a Host header, lower case, without its port
+// and trailing dot.
+func hostOnly(hostport string) string {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	return strings.TrimSuffix(strings.ToLower(host), ".")
+}
+
+// probe answers a probe with 200 and body.
+func probe(w http.ResponseWriter, req *http.Request, body string) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
+	if req.Method != http.MethodHead {
+		_, _ = w.Write([]byte(body))
+	}
+}
