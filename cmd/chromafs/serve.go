@@ -33,6 +33,7 @@ const firstCheckTimeout = 5 * time.Second
 func serveCommand(g *globals) *cobra.Command {
 	var (
 		httpAddr, davAddr, usersPath  string
+		sitesPath                     string
 		mcpAddr, mcpEmbedding         string
 		mcpOpt                        server.MCPOptions
 		denyAnonymous, infiniteDepth  bool
@@ -98,7 +99,47 @@ To run a fleet: --admin ADDR serves /metrics (Prometheus), /healthz and
 --otlp-endpoint URL (or OTEL_EXPORTER_OTLP_ENDPOINT) sends OpenTelemetry
 traces; --mcp-stateless lets any process answer any MCP request (each call
 then starts at /); --max-in-flight bounds the requests served at once (then
-503 with Retry-After) and --chroma-max-concurrent those sent to Chroma.`,
+503 with Retry-After) and --chroma-max-concurrent those sent to Chroma.
+
+--sites FILE serves many doc sites, each a collection with its own sign-in
+and MCP tools, on the same listeners: /NAME/ is site NAME's root (HTTP,
+WebDAV) and /NAME/mcp its MCP endpoint; a request whose Host is one of a
+site's hosts reaches it at / and /mcp. A name that is no site gets the 404 a
+missing page gets. A path with "." or ".." elements, %2F or %5C reaches no
+site (404). Sites are opened on their first request. The file:
+
+  sites:
+    - name: acme                 # [a-z0-9][a-z0-9_-]*, in URLs
+      collection: acme-docs      # required
+      # optional, else the global flags: tenant, database, chroma_url,
+      # chroma_token_file (a file holding the API key), slug_field,
+      # index_field, tree_id, separator
+      hosts: [docs.acme.com]     # optional
+      auth:
+        anonymous: public        # or deny (401 without credentials)
+        users: acme.users        # optional: the --users format above
+        jwt:                     # optional: tokens of an identity provider
+          jwks: https://login.acme.com/.well-known/jwks.json  # or a file
+          # oidc_issuer: https://login.acme.com   (instead of jwks)
+          issuer: https://login.acme.com
+          audience: https://docs.acme.com/mcp   # this site's own
+          groups_claim: groups   # a list, or a string split at
+          groups_delimiter: " "  #   groups_delimiter
+          algorithms: [EdDSA, ES256, RS256]     # the default
+      mcp:
+        tools: [bash, search]    # of bash, read, ls, glob, grep, stat, search
+        suffix: acme             # tool names bash_acme, search_acme
+
+Unknown keys are errors naming their line; relative file names are relative
+to the sites file. A bearer token is checked for its signature, exp, nbf,
+iss and the site's own aud (a token for one site never opens another). A
+site with jwt answers an MCP request it refuses with 401 and
+WWW-Authenticate: Bearer resource_metadata="URL", and serves that OAuth
+protected resource metadata (RFC 9728), naming its issuer as the
+authorization server, at /.well-known/oauth-protected-resource/NAME/mcp (on
+one of its hosts: /.well-known/oauth-protected-resource/mcp). chromafs
+issues no tokens. The --mcp-* session limits apply to each site. --users
+and --deny-anonymous cannot be combined with --sites (each site has auth:).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if httpAddr == "" && davAddr == "" && mcpAddr == "" {
@@ -108,6 +149,14 @@ then starts at /); --max-in-flight bounds the requests served at once (then
 				return err
 			}
 			log := slog.New(slog.NewJSONHandler(cmd.ErrOrStderr(), nil))
+			if sitesPath != "" {
+				return serveSites(cmd, g, sitesFlags{
+					path: sitesPath, httpAddr: httpAddr, davAddr: davAddr, mcpAddr: mcpAddr, mcpEmbedding: mcpEmbedding,
+					mcpOpt: mcpOpt, usersPath: usersPath, denyAnonymous: denyAnonymous, infiniteDepth: infiniteDepth,
+					noPointerFetch: noPointerFetch, activeContent: activeContent, treeMaxAge: treeMaxAge, staleTree: staleTree,
+					lim: lim, log: log,
+				})
+			}
 			var users *server.Users
 			if usersPath != "" {
 				var err error
@@ -261,6 +310,7 @@ then starts at /); --max-in-flight bounds the requests served at once (then
 	f.IntVar(&mcpOpt.Tools.MaxOutput, "mcp-max-output", mcpserver.DefaultMaxOutput, "characters of each MCP tool's answer before it is cut (-1: no limit)")
 	f.DurationVar(&mcpOpt.Tools.Timeout, "mcp-timeout", mcpserver.DefaultTimeout, "deadline of each MCP tool call")
 	f.StringVar(&mcpEmbedding, "mcp-embedding", "", "embed the MCP search tool's queries with `NAME` instead of the collection's recorded function: "+strings.Join(searchEmbeddings, ", "))
+	f.StringVar(&sitesPath, "sites", "", "serve the doc sites of a sites `FILE` (YAML, see above) instead of --collection: /NAME/ and /NAME/mcp, or a site's hosts")
 	f.StringVar(&usersPath, "users", "", "users file (see above); without it every request is anonymous")
 	f.BoolVar(&denyAnonymous, "deny-anonymous", false, "refuse requests without credentials (401) instead of showing public pages")
 	f.BoolVar(&infiniteDepth, "allow-infinite-depth", false, "answer WebDAV PROPFIND with Depth: infinity (a walk of the whole tree) instead of refusing it")

@@ -1,0 +1,225 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/chromafs/chromafs"
+	"github.com/chromafs/chromafs/adapters/httpfs"
+	"github.com/chromafs/chromafs/adapters/webdavfs"
+	"github.com/chromafs/chromafs/cachepkg"
+	"github.com/chromafs/chromafs/cachepkg/rediscache"
+	"github.com/chromafs/chromafs/chromastore"
+	"github.com/chromafs/chromafs/collection"
+	"github.com/chromafs/chromafs/internal/identity"
+	"github.com/chromafs/chromafs/internal/server"
+	"github.com/chromafs/chromafs/internal/sites"
+)
+
+// sitesFlags are serve's flags that serveSites uses.
+type sitesFlags struct {
+	path                          string
+	httpAddr, davAddr, mcpAddr    string
+	mcpEmbedding                  string
+	mcpOpt                        server.MCPOptions
+	usersPath                     string
+	denyAnonymous, infiniteDepth  bool
+	noPointerFetch, activeContent bool
+	treeMaxAge, staleTree         time.Duration
+	lim                           server.Limits
+	log                           *slog.Logger
+}
+
+// serveSites is `chromafs serve --sites FILE`: every listener routes to
+// the sites of the file (package sites), each a server.Server made on
+// its first request.
+func serveSites(cmd *cobra.Command, g *globals, f sitesFlags) error {
+	if f.usersPath != "" || f.denyAnonymous {
+		return errors.New("serve: --users and --deny-anonymous do not apply with --sites: give each site an auth: section in the sites file")
+	}
+	cfg, err := sites.Load(f.path)
+	if err != nil {
+		return err
+	}
+	log := f.log
+	// Everything a site's file names is read now, so that a mistake
+	// stops serve at start rather than at the site's first request.
+	users := map[string]*server.Users{}
+	tokens := map[string]string{}
+	for _, s := range cfg.Sites {
+		if s.Auth.Users != "" {
+			u, err := server.LoadUsers(s.Auth.Users)
+			if err != nil {
+				return fmt.Errorf("site %s: %w", s.Name, err)
+			}
+			users[s.Name] = u
+		}
+		if s.ChromaTokenFile != "" {
+			b, err := os.ReadFile(s.ChromaTokenFile)
+			if err != nil {
+				return fmt.Errorf("site %s: chroma_token_file: %w", s.Name, err)
+			}
+			if tokens[s.Name] = strings.TrimSpace(string(b)); tokens[s.Name] == "" {
+				return fmt.Errorf("site %s: chroma_token_file %s is empty", s.Name, s.ChromaTokenFile)
+			}
+		}
+	}
+	// One page cache for every site: its keys name the collection.
+	cache := cachepkg.Cache(cachepkg.NewMemory(0))
+	var rc *rediscache.Cache
+	if g.redisURL != "" {
+		if rc, err = rediscache.New(g.redisURL, rediscache.Options{Logger: log}); err != nil {
+			return err
+		}
+		defer rc.Close()
+		cache = cachepkg.NewTiered(cachepkg.NewMemory(0), rc)
+	}
+	var resolver chromafs.Option
+	if f.noPointerFetch {
+		resolver = chromafs.WithResolver(nil)
+	} else {
+		res, err := g.pointers.resolver()
+		if err != nil {
+			return err
+		}
+		resolver = chromafs.WithResolver(res)
+	}
+	build := func(s *sites.Site) (*sites.Instance, error) {
+		slog := log.With("site", s.Name)
+		scfg := g.storeConfig(false)
+		scfg.Collection = s.Collection
+		scfg.Timeout = g.net.serveChromaTimeout()
+		if s.ChromaURL != "" {
+			scfg.URL = s.ChromaURL
+		}
+		if s.Tenant != "" {
+			scfg.Tenant = s.Tenant
+		}
+		if s.Database != "" {
+			scfg.Database = s.Database
+		}
+		if tok := tokens[s.Name]; tok != "" {
+			scfg.Headers = map[string]string{"x-chroma-token": tok}
+		}
+		if err := scfg.Validate(); err != nil {
+			return nil, err
+		}
+		layout := g.layout()
+		if s.SlugField != "" {
+			layout.SlugField = s.SlugField
+		}
+		if s.IndexField != "" {
+			layout.IndexField = s.IndexField
+		}
+		if s.TreeID != "" {
+			layout.TreeID = s.TreeID
+		}
+		sep := g.separatorValue()
+		if s.Separator != nil {
+			sep = *s.Separator
+		}
+		opts := []chromafs.Option{
+			chromafs.WithLayout(layout),
+			chromafs.WithSeparator(sep),
+			chromafs.WithCache(cache),
+			chromafs.WithTreeMaxAge(f.treeMaxAge),
+			chromafs.WithLogger(slog),
+			resolver,
+		}
+		if f.staleTree > 0 {
+			opts = append(opts, chromafs.WithStaleTree(f.staleTree))
+		}
+		var opened atomic.Pointer[chromastore.Collection]
+		sc := server.Config{
+			Open: func(ctx context.Context) (collection.Store, error) {
+				c, err := chromastore.Open(ctx, scfg)
+				if err != nil {
+					return nil, err
+				}
+				opened.Store(c)
+				return c, nil
+			},
+			Options: opts, Users: users[s.Name], DenyAnonymous: s.DenyAnonymous(), Logger: slog,
+			ResolveTimeout: min(scfg.Timeout, 10*time.Second),
+		}
+		if rc != nil {
+			sc.Cache = rc
+		}
+		if s.Auth.JWT != nil {
+			ic := s.Identity()
+			ic.Logger = slog
+			v, err := identity.New(ic)
+			if err != nil {
+				return nil, err
+			}
+			sc.Tokens = v
+		}
+		srv := server.New(sc)
+		mopt := f.mcpOpt
+		mopt.ViewMaxAge = f.treeMaxAge
+		mopt.Hosts = s.Hosts
+		mopt.Tools.Version = shortVersion()
+		mopt.Tools.Logger = slog
+		mopt.Tools.Tools = s.MCP.Tools
+		mopt.Tools.NameSuffix = s.MCP.Suffix
+		mopt.Tools.Search = &lazySearch{store: opened.Load, override: f.mcpEmbedding, report: func(reason error) {
+			slog.Warn("the MCP search tool ranks pages by the query's words, as no embedding function is usable (--mcp-embedding NAME names the collection's)", "err", reason)
+		}}
+		if err := mopt.Tools.Validate(); err != nil {
+			return nil, err
+		}
+		var mcpHandler http.Handler
+		return &sites.Instance{
+			Server: srv,
+			Handler: func(kind, prefix string) http.Handler {
+				switch kind {
+				case sites.KindHTTP:
+					return httpfs.NewHandler(srv.Resolve, httpfs.Options{Prefix: prefix, Logger: slog, AllowActiveContent: f.activeContent})
+				case sites.KindWebDAV:
+					return webdavfs.NewHandler(srv.Resolve, webdavfs.Options{Prefix: prefix, AllowInfiniteDepth: f.infiniteDepth, AllowActiveContent: f.activeContent, Logger: slog})
+				case sites.KindMCP:
+					if mcpHandler == nil {
+						mcpHandler = srv.MCPHandler(mopt)
+					}
+					return mcpHandler
+				}
+				return nil
+			},
+		}, nil
+	}
+	reg := sites.NewRegistry(cfg, build, log)
+	defer reg.Close()
+	var listeners []server.Listener
+	closeAll := func() {
+		for _, l := range listeners {
+			l.Listener.Close()
+		}
+	}
+	for _, l := range []struct{ addr, kind string }{{f.httpAddr, sites.KindHTTP}, {f.davAddr, sites.KindWebDAV}, {f.mcpAddr, sites.KindMCP}} {
+		if l.addr == "" {
+			continue
+		}
+		ln, err := net.Listen("tcp", l.addr)
+		if err != nil {
+			closeAll()
+			return fmt.Errorf("serve %s: %w", l.kind, err)
+		}
+		endpoint := "/NAME/"
+		if l.kind == sites.KindMCP {
+			endpoint = "/NAME" + server.MCPPath
+		}
+		fmt.Fprintf(cmd.OutOrStdout(), "chromafs: %s on http://%s%s (%d sites)\n", l.kind, ln.Addr(), endpoint, len(cfg.Sites))
+		listeners = append(listeners, server.Listener{Listener: ln, Handler: reg.Handler(l.kind)})
+	}
+	return server.Serve(cmd.Context(), f.lim, log, listeners...)
+}
