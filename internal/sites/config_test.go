@@ -160,3 +160,46 @@ func TestLoad(t *testing.T) {
 		t.Errorf("bad file: %v", err)
 	}
 }
+
+// TestREADMESitesFile checks that the sites file README.md shows under
+// "Serve many sites" parses (with the files it names present) into the
+// three sites it describes.
+func TestREADMESitesFile(t *testing.T) {
+	text, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sec, ok := strings.Cut(string(text), "### Serve many sites\n")
+	if !ok {
+		t.Fatal("README.md has no section \"Serve many sites\"")
+	}
+	_, block, ok := strings.Cut(sec, "```yaml\n")
+	if !ok {
+		t.Fatal("the section has no yaml block")
+	}
+	block, _, _ = strings.Cut(block, "```")
+	dir := t.TempDir()
+	for _, f := range []string{"users.txt", "acme-chroma.key"} {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte("x\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg, err := Parse(strings.NewReader(block), dir)
+	if err != nil {
+		t.Fatalf("the README's sites file: %v", err)
+	}
+	var kinds []string
+	for _, s := range cfg.Sites {
+		switch j := s.Auth.JWT; {
+		case j == nil && !s.DenyAnonymous():
+			kinds = append(kinds, "public")
+		case j != nil && j.JWKS != "":
+			kinds = append(kinds, "jwks")
+		case j != nil && j.OIDCIssuer != "":
+			kinds = append(kinds, "oidc")
+		}
+	}
+	if strings.Join(kinds, " ") != "public jwks oidc" {
+		t.Errorf("the README's sites are %q, want a public, a JWKS and an OIDC site", kinds)
+	}
+}
