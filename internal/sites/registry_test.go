@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -60,12 +61,22 @@ func newIDP(t *testing.T) *idp {
 // token issues a token for aud with groups, valid for an hour.
 func (p *idp) token(t *testing.T, aud string, groups ...string) string {
 	t.Helper()
+	return p.tokenWith(t, map[string]any{"aud": aud, "groups": groups})
+}
+
+// tokenWith issues a token with claims over the defaults (issuer, sub,
+// an hour of validity).
+func (p *idp) tokenWith(t *testing.T, claims map[string]any) string {
+	t.Helper()
 	s, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.EdDSA, Key: jose.JSONWebKey{Key: p.priv, KeyID: "k1"}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	payload, _ := json.Marshal(map[string]any{"iss": testIssuer, "aud": aud, "sub": "alice",
-		"exp": time.Now().Add(time.Hour).Unix(), "groups": groups})
+	c := map[string]any{"iss": testIssuer, "sub": "alice", "exp": time.Now().Add(time.Hour).Unix()}
+	for k, v := range claims {
+		c[k] = v
+	}
+	payload, _ := json.Marshal(c)
 	obj, err := s.Sign(payload)
 	if err != nil {
 		t.Fatal(err)
@@ -131,7 +142,9 @@ func newFixture(t *testing.T) *fixture {
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	build := func(s *sites.Site) (*sites.Instance, error) {
+		// Many refused tokens come from one address here: no 429.
 		sc := server.Config{Store: siteStore(t, s.Name), DenyAnonymous: s.DenyAnonymous(), Logger: log,
+			Auth:    server.AuthLimits{FailureBurst: 1000},
 			Options: []chromafs.Option{chromafs.WithTreeMaxAge(time.Second)}}
 		if s.Auth.JWT != nil {
 			v, err := identity.New(s.Identity())
@@ -175,6 +188,12 @@ func newFixture(t *testing.T) *fixture {
 // cleaning of the path) and returns the response.
 func raw(t *testing.T, srv *httptest.Server, method, target string, hdr map[string]string) (status int, h http.Header, body string) {
 	t.Helper()
+	return rawBody(t, srv, method, target, hdr, "")
+}
+
+// rawBody is raw with a request body.
+func rawBody(t *testing.T, srv *httptest.Server, method, target string, hdr map[string]string, reqBody string) (status int, h http.Header, body string) {
+	t.Helper()
 	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
 	if err != nil {
 		t.Fatal(err)
@@ -186,11 +205,14 @@ func raw(t *testing.T, srv *httptest.Server, method, target string, hdr map[stri
 	}
 	fmt.Fprintf(conn, "%s %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n", method, target, host)
 	for k, v := range hdr {
-		if k != "Host" {
+		if k != "Host" && k != "Content-Length" {
 			fmt.Fprintf(conn, "%s: %s\r\n", k, v)
 		}
 	}
-	fmt.Fprint(conn, "\r\n")
+	if reqBody != "" {
+		fmt.Fprintf(conn, "Content-Length: %d\r\n", len(reqBody))
+	}
+	fmt.Fprint(conn, "\r\n"+reqBody)
 	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -198,6 +220,12 @@ func raw(t *testing.T, srv *httptest.Server, method, target string, hdr map[stri
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, resp.Header, string(b)
+}
+
+// unsigned is a compact JWS of header and claims with an empty signature.
+func unsigned(header, claims string) string {
+	enc := base64.RawURLEncoding.EncodeToString
+	return enc([]byte(header)) + "." + enc([]byte(claims)) + "."
 }
 
 // TestRouting checks that /NAME/ and a site's hosts reach that site and
@@ -327,6 +355,12 @@ func TestSiteTokens(t *testing.T) {
 		{"k's token on k's host", "/internal/plan.md", map[string]string{"Host": "k.test", "Authorization": "Bearer " + tokK}, 200, "plan of k"},
 		{"k's token on j's path with k's host", "/j/internal/plan.md", map[string]string{"Host": "k.test", "Authorization": "Bearer " + tokK}, 404, ""},
 		{"garbage token", "/k/guide.md", bearer("not.a.jwt"), 401, ""},
+		{"alg none", "/k/guide.md", bearer(unsigned(`{"alg":"none","kid":"k1"}`, `{"iss":"`+testIssuer+`","aud":"aud-k","sub":"x","exp":9999999999}`)), 401, ""},
+		{"expired", "/k/internal/plan.md", bearer(f.idp.tokenWith(t, map[string]any{"aud": "aud-k", "groups": []string{"staff"}, "exp": time.Now().Add(-time.Hour).Unix()})), 401, ""},
+		{"not yet valid", "/k/internal/plan.md", bearer(f.idp.tokenWith(t, map[string]any{"aud": "aud-k", "groups": []string{"staff"}, "nbf": time.Now().Add(time.Hour).Unix()})), 401, ""},
+		{"wrong issuer", "/k/internal/plan.md", bearer(f.idp.tokenWith(t, map[string]any{"aud": "aud-k", "groups": []string{"staff"}, "iss": "https://evil.example"})), 401, ""},
+		{"groups of the wrong type", "/k/internal/plan.md", bearer(f.idp.tokenWith(t, map[string]any{"aud": "aud-k", "groups": map[string]any{"staff": true}})), 403, ""},
+		{"a 20 KiB token", "/k/guide.md", bearer(strings.Repeat("a", 20<<10)), 400, ""},
 		{"bad header", "/k/guide.md", map[string]string{"Authorization": "Bearer a b"}, 400, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -337,7 +371,7 @@ func TestSiteTokens(t *testing.T) {
 			if status == 401 && !strings.HasPrefix(h.Get("WWW-Authenticate"), "Bearer") {
 				t.Errorf("401 with challenge %q", h.Get("WWW-Authenticate"))
 			}
-			if status != 200 && strings.Contains(body, " of ") {
+			if status != 200 && (strings.Contains(body, "guide of ") || strings.Contains(body, "plan of ")) {
 				t.Errorf("refusal shows a page: %q", body)
 			}
 		})
@@ -389,6 +423,32 @@ func TestSiteTokens(t *testing.T) {
 			ch := resp.Header.Get("WWW-Authenticate")
 			if resp.StatusCode != 401 || !strings.HasPrefix(ch, `Bearer resource_metadata="`+tc.metadata+`"`) || !strings.Contains(ch, tc.errorCode) {
 				t.Fatalf("%d, WWW-Authenticate %q; want 401 naming %s (%s)", resp.StatusCode, ch, tc.metadata, tc.errorCode)
+			}
+		})
+	}
+
+	// DNS rebinding: on a loopback address, a site's own host passes, an
+	// unlisted one gets 403.
+	for _, tc := range []struct {
+		name, target, host, auth string
+		status                   int
+	}{
+		{"k's host", "/mcp", "k.test", "Bearer " + tokK, 200},
+		{"k by path, unlisted host", "/k/mcp", "evil.test", "Bearer " + tokK, 403},
+		{"pub by path, unlisted host", "/pub/mcp", "evil.test", "", 403},
+		{"pub by path, loopback host", "/pub/mcp", "", "", 200},
+	} {
+		t.Run("mcp host "+tc.name, func(t *testing.T) {
+			hdr := mcpHdr(nil)
+			if tc.host != "" {
+				hdr["Host"] = tc.host
+			}
+			if tc.auth != "" {
+				hdr["Authorization"] = tc.auth
+			}
+			status, _, body := rawBody(t, f.m, "POST", tc.target, hdr, init)
+			if status != tc.status {
+				t.Fatalf("%d %q; want %d", status, body, tc.status)
 			}
 		})
 	}
