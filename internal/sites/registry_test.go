@@ -7,6 +7,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -16,6 +17,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -493,5 +496,67 @@ func TestSiteTokens(t *testing.T) {
 				t.Errorf("metadata %+v; want resource %s, issuer %s, header", m, tc.resource, testIssuer)
 			}
 		})
+	}
+}
+
+// TestRegistryMakesOnce checks that concurrent first requests to a site
+// make it once, that a failed making answers 503 and is tried again at
+// the next request, and that Close stops what it made.
+func TestRegistryMakesOnce(t *testing.T) {
+	cfg, err := sites.Parse(strings.NewReader("sites:\n  - name: a\n    collection: a\n"), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	var builds atomic.Int32
+	fail := atomic.Bool{}
+	fail.Store(true)
+	store := siteStore(t, "a")
+	reg := sites.NewRegistry(cfg, func(s *sites.Site) (*sites.Instance, error) {
+		builds.Add(1)
+		time.Sleep(50 * time.Millisecond) // let concurrent requests pile up
+		if fail.Load() {
+			return nil, errors.New("boom")
+		}
+		srv := server.New(server.Config{Store: store, Logger: log})
+		return &sites.Instance{Server: srv, Handler: func(kind, prefix string) http.Handler {
+			return httpfs.NewHandler(srv.Resolve, httpfs.Options{Prefix: prefix})
+		}}, nil
+	}, log)
+	ts := httptest.NewServer(reg.Handler(sites.KindHTTP))
+	defer ts.Close()
+	get := func() int {
+		resp, err := http.Get(ts.URL + "/a/guide.md")
+		if err != nil {
+			t.Error(err)
+			return 0
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if got := get(); got != 503 {
+		t.Fatalf("failed making: %d, want 503", got)
+	}
+	fail.Store(false)
+	builds.Store(0)
+	var wg sync.WaitGroup
+	codes := make([]int, 20)
+	for i := range codes {
+		wg.Go(func() { codes[i] = get() })
+	}
+	wg.Wait()
+	for i, c := range codes {
+		if c != 200 {
+			t.Errorf("request %d: %d", i, c)
+		}
+	}
+	if n := builds.Load(); n != 1 {
+		t.Errorf("%d makings for 20 concurrent first requests, want 1", n)
+	}
+	if err := reg.Close(); err != nil {
+		t.Error(err)
+	}
+	if got := get(); got != 503 {
+		t.Errorf("after Close: %d, want 503", got)
 	}
 }
