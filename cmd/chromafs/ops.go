@@ -132,12 +132,17 @@ func (obs *observers) instrumentMCP(opt *server.MCPOptions, site string) {
 }
 
 // refused counts a request refused for its credentials or sign-in limits.
-func (obs *observers) refused(why string) {
-	if why == server.RefusedCredentials {
-		obs.metrics.SignInFailed("", why)
-		return
+func (obs *observers) refused(why string) { obs.refusedAt("")(why) }
+
+// refusedAt is refused for the requests of site (of a sites file).
+func (obs *observers) refusedAt(site string) func(why string) {
+	return func(why string) {
+		if why == server.RefusedCredentials {
+			obs.metrics.SignInFailed(site, why)
+			return
+		}
+		obs.metrics.Limited(site, why)
 	}
-	obs.metrics.Limited("", why)
 }
 
 // wrap puts the metrics, the trace and the in-flight bound around a
@@ -147,8 +152,9 @@ func (obs *observers) wrap(kind string, h http.Handler) http.Handler {
 	return obs.metrics.Middleware(kind, obs.tracing.Middleware(kind, obs.limit.Middleware(h)))
 }
 
-// adminListener opens the admin listener (nil without --admin).
-func (obs *observers) adminListener(out io.Writer, srv *server.Server) (*server.Listener, error) {
+// adminListener opens the admin listener (nil without --admin), whose
+// probes are health and ready.
+func (obs *observers) adminListener(out io.Writer, health, ready http.Handler) (*server.Listener, error) {
 	if obs.o.admin == "" {
 		return nil, nil
 	}
@@ -157,6 +163,6 @@ func (obs *observers) adminListener(out io.Writer, srv *server.Server) (*server.
 		return nil, fmt.Errorf("serve admin: %w", err)
 	}
 	fmt.Fprintf(out, "chromafs: admin on http://%s/metrics\n", l.Addr())
-	h := obs.metrics.AdminHandler(http.HandlerFunc(srv.ServeHealth), http.HandlerFunc(srv.ServeReady), obs.o.pprof)
+	h := obs.metrics.AdminHandler(health, ready, obs.o.pprof)
 	return &server.Listener{Listener: l, Handler: h}, nil
 }

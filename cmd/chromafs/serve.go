@@ -150,7 +150,7 @@ and --deny-anonymous cannot be combined with --sites (each site has auth:).`,
 			}
 			log := slog.New(slog.NewJSONHandler(cmd.ErrOrStderr(), nil))
 			if sitesPath != "" {
-				return serveSites(cmd, g, sitesFlags{
+				return serveSites(cmd, g, &ops, sitesFlags{
 					path: sitesPath, httpAddr: httpAddr, davAddr: davAddr, mcpAddr: mcpAddr, mcpEmbedding: mcpEmbedding,
 					mcpOpt: mcpOpt, usersPath: usersPath, denyAnonymous: denyAnonymous, infiniteDepth: infiniteDepth,
 					noPointerFetch: noPointerFetch, activeContent: activeContent, treeMaxAge: treeMaxAge, staleTree: staleTree,
@@ -285,7 +285,7 @@ and --deny-anonymous cannot be combined with --sites (each site has auth:).`,
 				}
 				return err
 			}
-			admin, err := obs.adminListener(cmd.OutOrStdout(), srv)
+			admin, err := obs.adminListener(cmd.OutOrStdout(), http.HandlerFunc(srv.ServeHealth), http.HandlerFunc(srv.ServeReady))
 			if err != nil {
 				for _, l := range listeners {
 					l.Listener.Close()

@@ -43,7 +43,7 @@ type sitesFlags struct {
 // serveSites is `chromafs serve --sites FILE`: every listener routes to
 // the sites of the file (package sites), each a server.Server made on
 // its first request.
-func serveSites(cmd *cobra.Command, g *globals, f sitesFlags) error {
+func serveSites(cmd *cobra.Command, g *globals, ops *opsFlags, f sitesFlags) error {
 	if f.usersPath != "" || f.denyAnonymous {
 		return errors.New("serve: --users and --deny-anonymous do not apply with --sites: give each site an auth: section in the sites file")
 	}
@@ -74,6 +74,11 @@ func serveSites(cmd *cobra.Command, g *globals, f sitesFlags) error {
 			}
 		}
 	}
+	obs, err := ops.start(cmd.Context(), log)
+	if err != nil {
+		return err
+	}
+	defer obs.stop(log)
 	// One page cache for every site: its keys name the collection.
 	cache := cachepkg.Cache(cachepkg.NewMemory(0))
 	var rc *rediscache.Cache
@@ -82,8 +87,12 @@ func serveSites(cmd *cobra.Command, g *globals, f sitesFlags) error {
 			return err
 		}
 		defer rc.Close()
+		if h := obs.tracing.RedisHook(); h != nil {
+			rc.AddHook(h)
+		}
 		cache = cachepkg.NewTiered(cachepkg.NewMemory(0), rc)
 	}
+	obs.metrics.AddCache("redis", cache)
 	var resolver chromafs.Option
 	if f.noPointerFetch {
 		resolver = chromafs.WithResolver(nil)
@@ -114,6 +123,7 @@ func serveSites(cmd *cobra.Command, g *globals, f sitesFlags) error {
 		if err := scfg.Validate(); err != nil {
 			return nil, err
 		}
+		obs.instrumentStore(&scfg)
 		layout := g.layout()
 		if s.SlugField != "" {
 			layout.SlugField = s.SlugField
@@ -151,6 +161,7 @@ func serveSites(cmd *cobra.Command, g *globals, f sitesFlags) error {
 			},
 			Options: opts, Users: users[s.Name], DenyAnonymous: s.DenyAnonymous(), Logger: slog,
 			ResolveTimeout: min(scfg.Timeout, 10*time.Second),
+			OnRefused:      obs.refusedAt(s.Name),
 		}
 		if rc != nil {
 			sc.Cache = rc
@@ -178,6 +189,7 @@ func serveSites(cmd *cobra.Command, g *globals, f sitesFlags) error {
 		if err := mopt.Tools.Validate(); err != nil {
 			return nil, err
 		}
+		obs.instrumentMCP(&mopt, s.Name)
 		var mcpHandler http.Handler
 		return &sites.Instance{
 			Server: srv,
@@ -219,7 +231,15 @@ func serveSites(cmd *cobra.Command, g *globals, f sitesFlags) error {
 			endpoint = "/NAME" + server.MCPPath
 		}
 		fmt.Fprintf(cmd.OutOrStdout(), "chromafs: %s on http://%s%s (%d sites)\n", l.kind, ln.Addr(), endpoint, len(cfg.Sites))
-		listeners = append(listeners, server.Listener{Listener: ln, Handler: reg.Handler(l.kind)})
+		listeners = append(listeners, server.Listener{Listener: ln, Handler: obs.wrap(l.kind, reg.Handler(l.kind))})
+	}
+	admin, err := obs.adminListener(cmd.OutOrStdout(), http.HandlerFunc(reg.ServeHealth), http.HandlerFunc(reg.ServeReady))
+	if err != nil {
+		closeAll()
+		return err
+	}
+	if admin != nil {
+		listeners = append(listeners, *admin)
 	}
 	return server.Serve(cmd.Context(), f.lim, log, listeners...)
 }

@@ -84,11 +84,11 @@ func (p *tlsIDP) token(t *testing.T, aud string, claims map[string]any) string {
 }
 
 // startSitesServe runs `chromafs serve --sites FILE` (the built binary)
-// on HTTP, WebDAV and MCP listeners with env added, and returns each
-// listener's base URL (http://ADDR).
-func startSitesServe(t *testing.T, global []string, sitesFile string, env ...string) (httpBase, davBase, mcpBase string) {
+// on HTTP, WebDAV, MCP and admin listeners with env added, and returns
+// each listener's base URL (http://ADDR).
+func startSitesServe(t *testing.T, global []string, sitesFile string, env ...string) (httpBase, davBase, mcpBase, adminBase string) {
 	t.Helper()
-	args := append(slices.Clone(global), "serve", "--sites", sitesFile, "--http", "127.0.0.1:0", "--webdav", "127.0.0.1:0", "--mcp", "127.0.0.1:0")
+	args := append(slices.Clone(global), "serve", "--sites", sitesFile, "--http", "127.0.0.1:0", "--webdav", "127.0.0.1:0", "--mcp", "127.0.0.1:0", "--admin", "127.0.0.1:0")
 	cmd := exec.Command(chromafsBinary(t), args...)
 	cmd.Env = append(append(os.Environ(), "CHROMAFS_GROUPS=", "CHROMAFS_REDIS_URL=", "CHROMAFS_COLLECTION="), env...)
 	stdout, err := cmd.StdoutPipe()
@@ -108,18 +108,18 @@ func startSitesServe(t *testing.T, global []string, sitesFile string, env ...str
 	})
 	bases := map[string]string{}
 	sc := bufio.NewScanner(stdout)
-	for len(bases) < 3 && sc.Scan() {
+	for len(bases) < 4 && sc.Scan() {
 		var kind, url string
 		if _, err := fmt.Sscanf(sc.Text(), "chromafs: %s on %s", &kind, &url); err == nil {
 			base, _, _ := strings.Cut(url, "/NAME")
-			bases[kind] = base
+			bases[kind] = strings.TrimSuffix(base, "/metrics")
 		}
 	}
-	if len(bases) < 3 {
+	if len(bases) < 4 {
 		t.Fatalf("serve --sites did not start:\n%s", stderr.String())
 	}
 	go func() { _, _ = io.Copy(io.Discard, stdout) }()
-	return bases["http"], bases["webdav"], bases["mcp"]
+	return bases["http"], bases["webdav"], bases["mcp"], bases["admin"]
 }
 
 // hostTransport sends every request with a Host header and an
@@ -205,7 +205,7 @@ func TestServeSites(t *testing.T) {
 `, docsColl, tsColl, teamIDP.srv.URL, teamIDP.srv.URL, tsColl, partnerIDP.srv.URL)), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	httpBase, davBase, mcpBase := startSitesServe(t, []string{"--chroma-url", chroma.URL}, sitesFile, "SSL_CERT_FILE="+certFile)
+	httpBase, davBase, mcpBase, adminBase := startSitesServe(t, []string{"--chroma-url", chroma.URL}, sitesFile, "SSL_CERT_FILE="+certFile)
 
 	teamStaff := teamIDP.token(t, "team-docs", map[string]any{"groups": []string{"staff"}})
 	partnerStaff := partnerIDP.token(t, "partner-docs", map[string]any{"roles": "sales staff"})
@@ -354,6 +354,26 @@ func TestServeSites(t *testing.T) {
 					t.Errorf("transport %q, want http", rep.Transport)
 				}
 			})
+		}
+	})
+	t.Run("metrics by site", func(t *testing.T) {
+		status, _, body := get("GET", adminBase+"/metrics", "", "")
+		if status != 200 {
+			t.Fatalf("/metrics: %d", status)
+		}
+		for _, want := range []string{
+			`chromafs_http_requests_total{code="200",listener="http",method="get",site="partner"}`,
+			`chromafs_http_requests_total{code="401",listener="http",method="get",site="team"}`,
+			`chromafs_http_requests_total{code="404",listener="http",method="get",site=""}`,
+			`chromafs_mcp_tool_calls_total{outcome="ok",site="docs",tool="bash_docs"} 1`,
+			`chromafs_signin_failures_total{reason="credentials",site="partner"}`,
+		} {
+			if !strings.Contains(body, want) {
+				t.Errorf("/metrics has no %s", want)
+			}
+		}
+		if status, _, body := get("GET", adminBase+"/readyz", "", ""); status != 200 || !strings.Contains(body, "sites: 3 configured, 3 loaded") {
+			t.Errorf("admin /readyz: %d %q", status, body)
 		}
 	})
 	t.Run("typescript metadata", func(t *testing.T) {

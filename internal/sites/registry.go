@@ -15,6 +15,7 @@ import (
 
 	"github.com/chromafs/chromafs/adapters/httpfs"
 	"github.com/chromafs/chromafs/adapters/webdavfs"
+	"github.com/chromafs/chromafs/internal/metrics"
 	"github.com/chromafs/chromafs/internal/server"
 )
 
@@ -255,10 +256,10 @@ func (r *Registry) serve(kind string, w http.ResponseWriter, req *http.Request) 
 	if req.Method == http.MethodGet || req.Method == http.MethodHead {
 		switch p {
 		case "/healthz":
-			probe(w, req, "ok\n")
+			r.ServeHealth(w, req)
 			return
 		case "/readyz":
-			probe(w, req, fmt.Sprintf("ready\nsites: %d configured, %d loaded\n", r.Len(), r.Loaded()))
+			r.ServeReady(w, req)
 			return
 		}
 	}
@@ -288,6 +289,7 @@ func (r *Registry) serve(kind string, w http.ResponseWriter, req *http.Request) 
 		r.metadata(w, req, site, "/mcp")
 		return
 	}
+	metrics.SetSite(req.Context(), site.Name)
 	e, err := r.entry(site.Name)
 	if err != nil {
 		http.Error(w, "503 service unavailable: this site cannot be served now", http.StatusServiceUnavailable)
@@ -408,6 +410,16 @@ func hostOnly(hostport string) string {
 		host = h
 	}
 	return strings.TrimSuffix(strings.ToLower(host), ".")
+}
+
+// ServeHealth answers /healthz: 200 "ok" while the process serves.
+func (r *Registry) ServeHealth(w http.ResponseWriter, req *http.Request) { probe(w, req, "ok\n") }
+
+// ServeReady answers /readyz: 200, with the number of sites configured
+// and made. A site's own readiness (its Chroma, its tree) shows in its
+// answers: 503 with Retry-After while its collection cannot be reached.
+func (r *Registry) ServeReady(w http.ResponseWriter, req *http.Request) {
+	probe(w, req, fmt.Sprintf("ready\nsites: %d configured, %d loaded\n", r.Len(), r.Loaded()))
 }
 
 // probe answers a probe with 200 and body.
