@@ -38,6 +38,14 @@
 // Keys not listed here are errors naming their line. Relative file names
 // are relative to the sites file's directory. Optional Chroma and layout
 // keys left out take the values of the command line's global flags.
+//
+// # Not yet
+//
+// A site made stays made until Close: there is no memory budget across
+// sites, no eviction, no per-site rate limit and no reload of the file.
+// Registry.Get is the one way to a site's instance, and requests do not
+// keep it, so that eviction (least recently used) and a reload that swaps
+// the configuration can be added inside the Registry.
 package sites
 
 import (
