@@ -14,7 +14,7 @@ import (
 type searchIn struct {
 	Query string `json:"query" jsonschema:"a question or description, in your own words"`
 	Path  string `json:"path,omitempty" jsonschema:"only pages at or below it (default: all)"`
-	K     int    `json:"k,omitempty" jsonschema:"chunks to rank (default 10, at most 1000)"`
+	K     int    `json:"k,omitempty" jsonschema:"pages to rank (default 10, at most 1000)"`
 }
 
 // lexicalNote is the first line of an answer ranked by the query's words

@@ -144,9 +144,9 @@ func TestSearch(t *testing.T) {
 			}
 		})
 	}
-	// The shell's search fails, and names the option it has.
+	// The shell's search --vectors fails, and names the option it has.
 	c = connect(t, fsys, mcpserver.Config{Search: semanticFails{noKey}})
-	if got := c.text("bash", map[string]any{"command": "search rotate keys"}); !strings.HasSuffix(got, "; search --lexical ranks the pages by the query's words\n[exit status 2]") {
+	if got := c.text("bash", map[string]any{"command": "search --vectors rotate keys"}); !strings.HasSuffix(got, "; search --lexical ranks the pages by the query's words\n[exit status 2]") {
 		t.Errorf("bash search without a usable function: %q", got)
 	}
 }

@@ -166,11 +166,11 @@ glob filters the files: without "/" it matches names at any depth ("*.md"), with
 
 output_mode: files_with_matches lists the matching files; content prints path:line:text (with context N, N lines around each match, as path-line-text, groups split by --); count prints path:count for each matching file.` + s.cutNote("narrow the path, glob or pattern, or use head_limit")
 	case "search":
-		return `Search the documentation by meaning, for when you do not know the exact words (e.g. "how do I rotate credentials?")` + s.pick("; for exact words ", " is faster and exhaustive",
+		return `Search the docs by meaning and words, when you lack the exact ones (e.g. "how do I rotate credentials?")` + s.pick("; for exact words ", " is faster and exhaustive",
 			"grep", n("grep"),
-			"bash", "grep -r in "+n("bash")) + `. Returns the best hits first, one a line, "/path:START-END  SCORE  first line", then the text of those lines, indented` + s.pick("; ", "",
+			"bash", "grep -r in "+n("bash")) + `. Returns the best pages first, one a line, "/path:START-END  SCORE  first line", its other ranges under it ("  :START-END  first line"), each with its text, indented` + s.pick("; ", "",
 			"read", n("read")+" with offset=START shows them in context",
-			"bash", "sed -n in "+n("bash")+" shows the lines around them") + `. Scores only rank: check by reading. Where no embedding function is usable, pages are ranked by the query's words (BM25; k counts pages) and the first line says so. ` + s.paths() + s.cutNote("ask for fewer results (k) or a narrower path")
+			"bash", "sed -n in "+n("bash")+" shows the lines around them") + `. Scores only rank: check by reading. Where no embedding function is usable, words alone rank and the first line says so. ` + s.paths() + s.cutNote("ask for fewer results (k) or a narrower path")
 	case "stat":
 		return `Describe a file or directory: type, size in bytes, modification time, a directory's entry count, and the content type, hash and reassembly the documentation records. ` + s.paths()
 	}

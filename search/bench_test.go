@@ -71,7 +71,7 @@ func BenchmarkSearch(b *testing.B) {
 		} {
 			b.Run(fmt.Sprintf("k=%d/%s", k, v.name), func(b *testing.B) {
 				// Warm: the session's tree and connections.
-				if _, err := eng.Search(ctx, v.fsys, query, search.Options{K: k}); err != nil {
+				if _, err := eng.Search(ctx, v.fsys, query, search.Options{Vectors: true, K: k}); err != nil {
 					b.Fatal(err)
 				}
 				var bare, lib []time.Duration
@@ -86,7 +86,7 @@ func BenchmarkSearch(b *testing.B) {
 					}
 					runLib := func() {
 						t := time.Now()
-						if _, err := eng.Search(ctx, v.fsys, query, search.Options{K: k}); err != nil {
+						if _, err := eng.Search(ctx, v.fsys, query, search.Options{Vectors: true, K: k}); err != nil {
 							b.Fatal(err)
 						}
 						lib = append(lib, time.Since(t))
@@ -204,7 +204,7 @@ func BenchmarkSearchOverhead(b *testing.B) {
 			for _, k := range []int{10, 50} {
 				b.Run(fmt.Sprintf("pages=%d/k=%d/%s", n, k, v.name), func(b *testing.B) {
 					for b.Loop() {
-						hits, err := eng.Search(ctx, fsys, query, search.Options{K: k})
+						hits, err := eng.Search(ctx, fsys, query, search.Options{Vectors: true, K: k})
 						if err != nil || len(hits) == 0 {
 							b.Fatal(hits, err)
 						}

@@ -18,6 +18,7 @@ import (
 const (
 	keyPath = 1000 + iota
 	keyLexical
+	keyVectors
 	keyHelp
 )
 
@@ -26,24 +27,28 @@ var commandSpec = getopt.Spec{
 	Long: []getopt.Long{
 		{Name: "path", Key: keyPath, HasArg: getopt.RequiredArgument},
 		{Name: "lexical", Key: keyLexical},
+		{Name: "vectors", Key: keyVectors},
 		{Name: "verbose", Key: 'v'},
 		{Name: "help", Key: keyHelp},
 	},
 }
 
-const commandHelp = `Usage: search [-n K] [--path DIR] [-v] [--lexical] QUERY...
-Find the places in the pages that answer QUERY (the words of the
-operands), best first, one a line:
+const commandHelp = `Usage: search [-n K] [--path DIR] [-v] [--lexical|--vectors] QUERY...
+Find the pages that answer QUERY (the words of the operands), best first,
+one a line, with the page's other matching ranges under it:
 
   /guides/auth/oauth.mdx:40-58  0.83  first line of the hit
+    :112-118  first line of another range
 
-START-END are the page lines the hit covers (sed -n START,ENDp prints them);
-hits in one page that overlap or touch are merged.
+START-END are the page lines a range covers (sed -n START,ENDp prints them).
+Pages are ranked by the query's words and by embeddings, fused; without a
+usable embedding function, by the words alone, and a line on stderr says so.
 
-  -n K         rank the K best chunks (pages with --lexical); default 10
+  -n K         rank the K best pages (chunks with --vectors); default 10
       --path DIR  search only the pages at or below DIR
-  -v, --verbose   print each hit's text after its line
-      --lexical   rank pages by BM25 over the query's words (no model)
+  -v, --verbose   print each range's text after its line
+      --lexical   rank by the query's words alone (BM25F; no model)
+      --vectors   rank by the embeddings alone
       --help      display this help and exit
 
 Exit status is 0 if there are hits, 1 if none, 2 on errors.
@@ -58,13 +63,15 @@ type Searcher interface {
 
 // Command returns the shell command search over s (see shell.WithCommand):
 //
-//	search [-n K] [--path DIR] [-v] [--lexical] QUERY...
+//	search [-n K] [--path DIR] [-v] [--lexical|--vectors] QUERY...
 //
 // with the output of Format and the exit status of grep (0 with hits, 1
 // without, 2 on errors). DIR resolves against the working directory;
 // paths print absolute. The query is embedded by s, so there is no
-// --embedding (that is chromafs search's, which builds the Embedder). A
-// semantic search that cannot run (ErrNoEmbedder, ErrNotSearchable) is an
+// --embedding (that is chromafs search's, which builds the Embedder).
+// Without --lexical or --vectors the search is hybrid; if it cannot
+// embed (ErrNoEmbedder, ErrNotSearchable), the lexical ranking answers
+// after one line on stderr that says why. With --vectors that is an
 // error that points to --lexical.
 func Command(s Searcher) gnu.Func {
 	return func(ctx context.Context, env *gnu.Env, args []string) int {
@@ -101,6 +108,8 @@ func Command(s Searcher) gnu.Func {
 				}
 			case keyLexical:
 				opt.Lexical = true
+			case keyVectors:
+				opt.Vectors = true
 			case 'v':
 				verbose = true
 			case keyHelp:
@@ -117,10 +126,19 @@ func Command(s Searcher) gnu.Func {
 				return fail(2, "%v", err)
 			}
 		}
-		hits, err := s.Search(ctx, fsys, strings.Join(operands, " "), opt)
+		if opt.Lexical && opt.Vectors {
+			return fail(2, "--lexical and --vectors: give one, or neither for both fused")
+		}
+		query := strings.Join(operands, " ")
+		hits, err := s.Search(ctx, fsys, query, opt)
+		if !opt.Vectors && (errors.Is(err, ErrNoEmbedder) || errors.Is(err, ErrNotSearchable)) {
+			fmt.Fprintf(env.Stderr, "search: ranked by the query's words alone (%s)\n", strings.TrimPrefix(err.Error(), "search: "))
+			opt.Lexical = true
+			hits, err = s.Search(ctx, fsys, query, opt)
+		}
 		if err != nil {
 			msg := strings.TrimPrefix(err.Error(), "search: ")
-			if !opt.Lexical && (errors.Is(err, ErrNoEmbedder) || errors.Is(err, ErrNotSearchable)) {
+			if opt.Vectors && (errors.Is(err, ErrNoEmbedder) || errors.Is(err, ErrNotSearchable)) {
 				msg += "; search --lexical ranks the pages by the query's words"
 			}
 			return fail(2, "%s", msg)

@@ -152,7 +152,7 @@ func TestIndependentSentence(t *testing.T) {
 				midLine = true
 			}
 		}
-		hits, err := eng.Search(ctx, staff, sentence, search.Options{K: 5})
+		hits, err := eng.Search(ctx, staff, sentence, search.Options{Vectors: true, K: 5})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -160,13 +160,13 @@ func TestIndependentSentence(t *testing.T) {
 			t.Errorf("query of %s line %d: hits %v, want %s first with a range holding line %d", name, n, summaries(hits), name, n)
 			continue
 		}
-		for _, h := range hits {
+		for _, h := range flat(hits) {
 			if r := h.Path + ":" + itoa(h.Start) + "-" + itoa(h.End); !want[r] {
 				t.Errorf("query of %s line %d: hit %s is not one of the merged chunk ranges %v", name, n, r, want)
 			}
 			checkRange(t, pages, h)
 		}
-		pub, err := eng.Search(ctx, public, sentence, search.Options{K: 5})
+		pub, err := eng.Search(ctx, public, sentence, search.Options{Vectors: true, K: 5})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -61,9 +62,12 @@ func TestLexical(t *testing.T) {
 		{"ROTATE", search.Options{Lexical: true, Path: "/reference"}, []string{"reference/cli.md:3-3"}},
 		{"install", search.Options{Lexical: true, Path: "guides"}, []string{"guides/start.md:3-3"}},
 		{"nothing-like-this", search.Options{Lexical: true}, nil},
-		// "rotates" is not the word "rotate": the coarse filter's substring
-		// match is checked word by word.
-		{"rotates", search.Options{Lexical: true}, []string{"reference/cli.md:3-3"}},
+		// "rotates" has the stem of "rotate" (Snowball), so both pages
+		// match; cli.md, which holds both, ranks first.
+		{"rotates", search.Options{Lexical: true}, []string{"reference/cli.md:3-3", "guides/auth/oauth.md:5-6"}},
+		// "otat" is in "rotate" but is no word of it: the coarse
+		// filter's substring match is checked term by term.
+		{"otat", search.Options{Lexical: true}, nil},
 	}
 	for _, tc := range tests {
 		hits, err := eng.Search(ctx, fsys, tc.query, tc.opt)
@@ -156,4 +160,73 @@ func ExampleFormat() {
 	// /reference/cli.md:3-3  0.61  The rotate command rotates logs.
 	//     The rotate command rotates logs.
 	//
+}
+
+var fieldPages = map[string]string{
+	"customize/custom-domain.mdx": "---\ntitle: Custom domain\ndescription: Serve the site from a name you own.\n---\n\nAdd a CNAME record at your registrar for the docs.\n",
+	"guides/setup.md":             "# Setup\n\nThe docs are served from our domain; the domain of each\nproject is its slug. Any domain serves your docs.\n",
+	"reference/headers.md":        "# Headers\n\nSend the `x-api-key` header with each call.\n",
+	"reference/oauth.md":          "# Tokens\n\nThe answer holds access_token and expires_in.\n",
+	"reference/sdk.md":            "# SDK\n\nCall getUser(id) to fetch one account.\n",
+	"guides/keys.md":              "# Keys\n\nAn API key names the caller; the key is secret.\nUsers get a token from the console.\n",
+	"guides/long.md":              "# Long\n\nRetry the webhook.\n" + strings.Repeat("filler line\n", 20) + "A webhook retry waits.\n" + strings.Repeat("filler line\n", 20) + "webhook\n",
+}
+
+// TestLexicalFields: BM25F ranks a page whose path and title name the
+// query's words above one that repeats them in its body; identifiers
+// match as written and by their parts; a page's other ranges are listed
+// in More, with their exact lines.
+func TestLexicalFields(t *testing.T) {
+	fsys, _ := memFS(t, fieldPages, "")
+	var eng search.Engine
+	tests := []struct {
+		query string
+		first string // path:start-end of the best hit
+		more  []string
+	}{
+		// The question of issue 28: its words are in the page's path
+		// and title, and repeated in the body of another page.
+		{"how do I point my own domain name at my docs", "customize/custom-domain.mdx:2-6", nil},
+		{"x-api-key", "reference/headers.md:3-3", nil},
+		{"X-API-Key header", "reference/headers.md:1-3", nil},
+		{"access_token", "reference/oauth.md:1-3", nil},
+		{"access token", "reference/oauth.md:1-3", nil},
+		{"getUser", "reference/sdk.md:3-3", nil},
+		{"get user", "reference/sdk.md:3-3", nil},
+		{"webhook retries", "guides/long.md:3-3", []string{"24-24", "45-45"}},
+		// Stop words only: they are searched for.
+		{"the", "guides/keys.md:3-4", nil},
+	}
+	for _, tc := range tests {
+		hits, err := eng.Search(context.Background(), fsys, tc.query, search.Options{Lexical: true})
+		if err != nil {
+			t.Fatalf("%q: %v", tc.query, err)
+		}
+		if len(hits) == 0 {
+			t.Errorf("%q: no hits, want %s first", tc.query, tc.first)
+			continue
+		}
+		h := hits[0]
+		if got := h.Path + ":" + itoa(h.Start) + "-" + itoa(h.End); got != tc.first {
+			t.Errorf("%q: first hit %s (all: %v), want %s", tc.query, got, summaries(hits), tc.first)
+		}
+		var more []string
+		for _, r := range h.More {
+			more = append(more, itoa(r.Start)+"-"+itoa(r.End))
+			lines := strings.Split(fieldPages[h.Path], "\n")
+			if strings.Join(lines[r.Start-1:r.End], "\n")+"\n" != r.Text {
+				t.Errorf("%q: %s:%d-%d text %q is not those lines", tc.query, h.Path, r.Start, r.End, r.Text)
+			}
+		}
+		if tc.more != nil && !slices.Equal(more, tc.more) {
+			t.Errorf("%q: more ranges %v, want %v", tc.query, more, tc.more)
+		}
+		seen := map[string]bool{}
+		for _, h := range hits {
+			if seen[h.Path] {
+				t.Errorf("%q: %s has two hits; want one a page", tc.query, h.Path)
+			}
+			seen[h.Path] = true
+		}
+	}
 }

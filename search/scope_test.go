@@ -33,7 +33,7 @@ func TestRequests(t *testing.T) {
 	}
 
 	n := count(cnt, func() {
-		if hits, err := eng.Search(ctx, fsys, query, search.Options{K: 10}); err != nil || len(hits) == 0 {
+		if hits, err := eng.Search(ctx, fsys, query, search.Options{Vectors: true, K: 10}); err != nil || len(hits) == 0 {
 			t.Fatalf("search: %v, %v", summaries(hits), err)
 		}
 	})
@@ -67,7 +67,7 @@ func TestRequests(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hits, err := eng.Search(ctx, sub, query, search.Options{K: 8})
+	hits, err := eng.Search(ctx, sub, query, search.Options{Vectors: true, K: 8})
 	if err != nil || len(hits) == 0 {
 		t.Fatalf("search of a Sub view: %v, %v", summaries(hits), err)
 	}
@@ -78,7 +78,7 @@ func TestRequests(t *testing.T) {
 	}
 
 	n = count(cnt, func() {
-		_, err := (&search.Engine{Embedder: chromastore.NgramEmbedding(16)}).Search(ctx, fsys, query, search.Options{})
+		_, err := (&search.Engine{Embedder: chromastore.NgramEmbedding(16)}).Search(ctx, fsys, query, search.Options{Vectors: true})
 		if !errors.Is(err, collection.ErrDimension) || !strings.Contains(err.Error(), "16 dimensions, the collection's 512") {
 			t.Errorf("a 16-dimension query of a 512-dimension collection: %v; want an error wrapping collection.ErrDimension that gives both", err)
 		}
@@ -90,12 +90,12 @@ func TestRequests(t *testing.T) {
 	foreign, fcnt := collectionOf(t, pages, "", true)
 	ffs := newFS(t, foreign)
 	first := count(fcnt, func() {
-		if _, err := eng.Search(ctx, ffs, query, search.Options{K: 10}); err != nil {
+		if _, err := eng.Search(ctx, ffs, query, search.Options{Vectors: true, K: 10}); err != nil {
 			t.Fatal(err)
 		}
 	})
 	again := count(fcnt, func() {
-		if _, err := eng.Search(ctx, ffs, query, search.Options{K: 10}); err != nil {
+		if _, err := eng.Search(ctx, ffs, query, search.Options{Vectors: true, K: 10}); err != nil {
 			t.Fatal(err)
 		}
 	})

@@ -1,22 +1,28 @@
 // Package search answers a query over a chromafs filesystem with the
-// places in its pages that match: paths and exact line ranges, best
-// first, as `chromafs search`, the shell's search command and the MCP
-// search tool print them.
+// pages that match it and the places in them: paths and exact line
+// ranges, best first, one hit a page, as `chromafs search`, the shell's
+// search command and the MCP search tool print them.
 //
-// Semantic search embeds the query with an [Embedder] (built by the
-// caller from the collection's configuration; this package links no
-// embedding model and no Chroma client) and asks the filesystem's store
-// for the nearest chunks among the pages the session may see
-// (fscap.QueryFS, which chromafs.FS implements): access control is the
-// query's filter, never a filter of its answer. Lexical search ranks the
-// visible pages by BM25 over the query's words, with grep's coarse filter
-// (fscap.CandidatesFS) to skip the pages that contain none of them, and
-// needs no model. It works over any fs.FS; only semantic search needs a
-// QueryFS.
+// Three rankings, all within the session's view (access control is the
+// query's filter or the walk of the view, never a filter of an answer):
 //
-// Both give [Hit]s: a page, a 1-based inclusive line range, a score and
-// the text of those lines. Hits in one page whose ranges overlap or touch
-// are merged into one.
+//   - Vectors: the query is embedded with an [Embedder] (built by the
+//     caller from the collection's configuration; this package links no
+//     embedding model and no Chroma client) and the filesystem's store
+//     gives the nearest chunks among the visible pages (fscap.QueryFS,
+//     which chromafs.FS implements).
+//   - Lexical: BM25F over the fields of a docs page (path, title,
+//     description, headings, body) with Snowball stemming, stop words and
+//     identifiers kept whole and by parts, with grep's coarse filter
+//     (fscap.CandidatesFS) to skip the pages that hold none of the
+//     query's terms. It needs no model and works over any fs.FS.
+//   - Hybrid, the default: both, fused by reciprocal rank fusion (k = 60).
+//     It needs what Vectors needs; callers fall back to Lexical when that
+//     is missing (ErrNoEmbedder, ErrNotSearchable) and say so.
+//
+// Each gives [Hit]s: a page, its best 1-based inclusive line range, a
+// score and the text of those lines, and the page's other ranges. Chunks
+// of one page whose ranges overlap or touch are merged into one range.
 package search
 
 import (
@@ -31,8 +37,8 @@ import (
 	"github.com/chromafs/chromafs/fscap"
 )
 
-// DefaultK is the number of chunks (semantic) or pages (lexical) a search
-// asks for when Options.K is 0.
+// DefaultK is the number of chunks (vectors) or pages (lexical, hybrid)
+// a search asks for when Options.K is 0.
 const DefaultK = 10
 
 // MaxK bounds Options.K.
@@ -69,26 +75,44 @@ type Hit struct {
 	// Start and End are the first and last lines of the hit, 1-based and
 	// inclusive, as sed -n START,ENDp prints them.
 	Start, End int
-	// Score ranks hits, higher first. Semantic: the cosine similarity of
+	// Score ranks hits, higher first. Vectors: the cosine similarity of
 	// the query and the best chunk of the hit (for normalised embeddings;
-	// see Engine.Space). Lexical: the page's BM25 score.
+	// see Engine.Space). Lexical: the page's BM25F score. Hybrid: the
+	// fused score, 1 for a page first in both rankings (see RRFK).
 	Score float64
 	// Text is the hit's text: the texts of its chunks in page order
 	// (semantic; see Gap), or its lines (lexical).
 	Text string
+	// More are the page's other ranges, best first, none overlapping
+	// another: the page's other merged chunks (vectors), up to two more
+	// windows (lexical), up to two of either (hybrid). A page has one
+	// Hit.
+	More []Range
+}
+
+// Range is one more place in a Hit's page: its lines (as Hit's Start
+// and End), its score where its ranking gives one (a chunk's
+// similarity; 0 otherwise) and its text.
+type Range struct {
+	Start, End int
+	Score      float64
+	Text       string
 }
 
 // Options are a search's parameters.
 type Options struct {
-	// K is how many chunks (semantic) or pages (lexical) to rank; 0 means
-	// DefaultK. Merging chunks of one page can leave fewer hits.
+	// K is how many chunks (Vectors) or pages (Lexical, hybrid) to rank;
+	// 0 means DefaultK. Grouping chunks by page can leave fewer hits.
 	K int
 	// Path restricts the search to the pages at or below a directory (or
 	// to one page) of the filesystem: "" or "." for all. It is part of the
 	// query's filter.
 	Path string
-	// Lexical asks for BM25 over the query's words instead of embeddings.
-	Lexical bool
+	// Lexical ranks by the query's words alone (BM25F), Vectors by the
+	// embeddings alone; neither fuses the two rankings (hybrid, which
+	// needs an Embedder and a QueryFS, like Vectors). At most one may be
+	// set.
+	Lexical, Vectors bool
 }
 
 // Engine runs searches. Its zero value runs lexical searches only.
@@ -123,10 +147,93 @@ func (e *Engine) Search(ctx context.Context, fsys fs.FS, query string, opt Optio
 	if dir == "" {
 		dir = "."
 	}
-	if opt.Lexical {
+	switch {
+	case opt.Lexical && opt.Vectors:
+		return nil, errors.New("search: lexical and vectors: ask for one ranking, or neither for both fused")
+	case opt.Lexical:
 		return lexical(ctx, fsys, dir, query, k)
+	case opt.Vectors:
+		return e.semantic(ctx, fsys, dir, query, k)
 	}
-	return e.semantic(ctx, fsys, dir, query, k)
+	return e.hybrid(ctx, fsys, dir, query, k)
+}
+
+// RRFK is the constant k of reciprocal rank fusion, as Chroma's own
+// search API uses: a page's fused score is the sum, over the rankings
+// it is in, of 1/(RRFK+rank), rank counted from 1.
+const RRFK = 60
+
+// hybrid fuses the vector ranking of pages (each page at the rank of its
+// best chunk, among the best max(3k, 30) chunks) and the lexical one (as
+// many pages) by reciprocal rank fusion, both within the session's view,
+// and keeps the k best pages. A hit's Score is the fused score scaled so
+// that a page first in both rankings has 1 (first in one only: 0.5); its
+// ranges are the vector side's, then the lexical side's, overlapping
+// ones left out, at most maxRanges.
+func (e *Engine) hybrid(ctx context.Context, fsys fs.FS, dir, query string, k int) ([]Hit, error) {
+	depth := min(max(3*k, 30), MaxK)
+	vec, err := e.semantic(ctx, fsys, dir, query, depth)
+	if err != nil {
+		return nil, err
+	}
+	lex, err := lexical(ctx, fsys, dir, query, depth)
+	if err != nil && !errors.Is(err, ErrNoWords) {
+		return nil, err
+	}
+	type fused struct {
+		score    float64
+		vec, lex *Hit
+	}
+	byPage := map[string]*fused{}
+	add := func(hits []Hit, side func(*fused, *Hit)) {
+		for i := range hits {
+			f := byPage[hits[i].Path]
+			if f == nil {
+				f = &fused{}
+				byPage[hits[i].Path] = f
+			}
+			f.score += 1 / float64(RRFK+i+1)
+			side(f, &hits[i])
+		}
+	}
+	add(vec, func(f *fused, h *Hit) { f.vec = h })
+	add(lex, func(f *fused, h *Hit) { f.lex = h })
+	out := make([]Hit, 0, len(byPage))
+	for name, f := range byPage {
+		var rs []Range
+		for _, h := range []*Hit{f.vec, f.lex} {
+			if h == nil {
+				continue
+			}
+			rs = append(rs, Range{Start: h.Start, End: h.End, Text: h.Text})
+			rs = append(rs, h.More...)
+		}
+		var keep []Range
+		for _, r := range rs {
+			if len(keep) < maxRanges && !slices.ContainsFunc(keep, func(o Range) bool { return r.Start <= o.End && o.Start <= r.End }) {
+				r.Score = 0
+				keep = append(keep, r)
+			}
+		}
+		h := Hit{Path: name, Start: keep[0].Start, End: keep[0].End, Text: keep[0].Text, Score: f.score * (RRFK + 1) / 2}
+		if len(keep) > 1 {
+			h.More = keep[1:]
+		}
+		out = append(out, h)
+	}
+	slices.SortFunc(out, func(a, b Hit) int {
+		switch {
+		case a.Score > b.Score:
+			return -1
+		case a.Score < b.Score:
+			return 1
+		}
+		return strings.Compare(a.Path, b.Path)
+	})
+	if len(out) > k {
+		out = out[:k]
+	}
+	return out, nil
 }
 
 func (e *Engine) semantic(ctx context.Context, fsys fs.FS, dir, query string, k int) ([]Hit, error) {
@@ -155,7 +262,23 @@ func (e *Engine) semantic(ctx context.Context, fsys fs.FS, dir, query string, k 
 	for i, h := range found {
 		hits[i] = part{Hit: Hit{Path: h.Name, Start: h.Start, End: h.End, Score: e.score(h.Distance), Text: h.Text}, index: h.Index}
 	}
-	return merge(hits), nil
+	return group(merge(hits)), nil
+}
+
+// group makes one Hit a page of hits sorted best first: the page's best
+// hit, with its others in More, best first.
+func group(hits []Hit) []Hit {
+	at := map[string]int{}
+	var out []Hit
+	for _, h := range hits {
+		if i, ok := at[h.Path]; ok {
+			out[i].More = append(out[i].More, Range{Start: h.Start, End: h.End, Score: h.Score, Text: h.Text})
+			continue
+		}
+		at[h.Path] = len(out)
+		out = append(out, h)
+	}
+	return out
 }
 
 // score converts a distance of e.Space into a similarity.

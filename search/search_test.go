@@ -277,7 +277,7 @@ func TestSentence(t *testing.T) {
 				if n == 0 {
 					t.Fatalf("%s has no sentence to search for", name)
 				}
-				hits, err := eng.Search(context.Background(), fsys, lineAt(content, n), search.Options{K: 5})
+				hits, err := eng.Search(context.Background(), fsys, lineAt(content, n), search.Options{Vectors: true, K: 5})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -289,6 +289,19 @@ func TestSentence(t *testing.T) {
 			}
 		})
 	}
+}
+
+// flat returns each range of hits as a Hit of its own: a page's hit, then
+// its More, in order.
+func flat(hits []search.Hit) []search.Hit {
+	var out []search.Hit
+	for _, h := range hits {
+		out = append(out, search.Hit{Path: h.Path, Start: h.Start, End: h.End, Score: h.Score, Text: h.Text})
+		for _, r := range h.More {
+			out = append(out, search.Hit{Path: h.Path, Start: r.Start, End: r.End, Score: r.Score, Text: r.Text})
+		}
+	}
+	return out
 }
 
 func summaries(hits []search.Hit) []string {
@@ -340,12 +353,12 @@ func TestLineRanges(t *testing.T) {
 					midLine++
 				}
 			}
-			hits, err := eng.Search(context.Background(), c.fsys, query, search.Options{K: k})
+			hits, err := eng.Search(context.Background(), c.fsys, query, search.Options{Vectors: true, K: k})
 			if err != nil {
 				t.Fatal(err)
 			}
 			got := map[string]bool{}
-			for _, h := range hits {
+			for _, h := range flat(hits) {
 				got[fmt.Sprintf("%s:%d-%d", h.Path, h.Start, h.End)] = true
 				checkRange(t, pages, h)
 			}
@@ -373,7 +386,7 @@ func TestAccess(t *testing.T) {
 	eng := engine(t, store)
 	staff, public := newFS(t, store, "staff"), newFS(t, store)
 
-	hits, err := eng.Search(context.Background(), staff, secret, search.Options{K: 3})
+	hits, err := eng.Search(context.Background(), staff, secret, search.Options{Vectors: true, K: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -407,7 +420,7 @@ func TestAccess(t *testing.T) {
 	if nPrivate != nPublic || nPrivate != 1 {
 		t.Errorf("public view: %d requests for a query whose best match is private, %d for one whose best match is public; want 1 and 1", nPrivate, nPublic)
 	}
-	hits, err = eng.Search(context.Background(), public, secret, search.Options{K: 3})
+	hits, err = eng.Search(context.Background(), public, secret, search.Options{Vectors: true, K: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -416,7 +429,7 @@ func TestAccess(t *testing.T) {
 			t.Errorf("public view: hit %s", h.Path)
 		}
 	}
-	if _, err := eng.Search(context.Background(), public, secret, search.Options{Path: "internal"}); err == nil {
+	if _, err := eng.Search(context.Background(), public, secret, search.Options{Vectors: true, Path: "internal"}); err == nil {
 		t.Errorf("public view: search of /internal succeeded; want an error (no such directory)")
 	}
 
@@ -424,7 +437,7 @@ func TestAccess(t *testing.T) {
 	hidden, hcnt := collectionOf(t, map[string]string{"a.md": secret + "\n", "b/c.md": secret + "\n"}, "**/* private groups=staff\n", false)
 	hiddenFS, hiddenEngine := newFS(t, hidden), engine(t, hidden)
 	before := hcnt.all.Load()
-	hits, err = hiddenEngine.Search(context.Background(), hiddenFS, secret, search.Options{})
+	hits, err = hiddenEngine.Search(context.Background(), hiddenFS, secret, search.Options{Vectors: true})
 	if err != nil || len(hits) != 0 {
 		t.Errorf("view of no page: hits %v, error %v; want none and no error", summaries(hits), err)
 	}
@@ -446,7 +459,7 @@ func TestEmptyPage(t *testing.T) {
 	}
 	store, cnt := collectionOf(t, pages, "", false)
 	fsys := newFS(t, store)
-	hits, err := engine(t, store).Search(context.Background(), fsys, "signing keys of the webhook", search.Options{K: 5})
+	hits, err := engine(t, store).Search(context.Background(), fsys, "signing keys of the webhook", search.Options{Vectors: true, K: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -459,7 +472,7 @@ func TestEmptyPage(t *testing.T) {
 		}
 	}
 	before := cnt.all.Load()
-	if hits, err := engine(t, store).Search(context.Background(), fsys, "signing keys", search.Options{K: 5, Path: "empty.md"}); err != nil || len(hits) != 0 {
+	if hits, err := engine(t, store).Search(context.Background(), fsys, "signing keys", search.Options{Vectors: true, K: 5, Path: "empty.md"}); err != nil || len(hits) != 0 {
 		t.Errorf("a search within the empty page: %v, %v; want no hits", summaries(hits), err)
 	}
 	if n := cnt.all.Load() - before; n != 0 {

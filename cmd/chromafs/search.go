@@ -15,34 +15,42 @@ import (
 	"github.com/chromafs/chromafs/search"
 )
 
-// searchCommand is `chromafs search`: semantic (or, with --lexical, BM25)
-// search over the visible pages, answered with paths and line ranges.
+// searchCommand is `chromafs search`: hybrid search (or, with --lexical,
+// BM25F; with --vectors, embeddings alone) over the visible pages,
+// answered with one line a page: its path, best line range and score, and
+// its other ranges under it.
 func searchCommand(g *globals) *cobra.Command {
 	var (
 		k         int
 		dir       string
 		verbose   bool
 		lexical   bool
+		vectors   bool
 		embedding string
 	)
 	c := &cobra.Command{
-		Use:   "search [-n K] [--path DIR] [-v] [--lexical|--embedding NAME] QUERY...",
-		Short: "Find the places in the pages that answer a query: path:START-END, score, first line",
+		Use:   "search [-n K] [--path DIR] [-v] [--lexical|--vectors] [--embedding NAME] QUERY...",
+		Short: "Find the pages that answer a query: path:START-END, score, first line, more ranges",
 		// The use line names the options already: no " [flags]" after it
 		// (and it fits 80 columns).
 		DisableFlagsInUseLine: true,
-		Long: `search ranks the chunks of the pages you may see by their embeddings' similarity
-to QUERY (the words of the arguments) and prints the best, one a line:
+		Long: `search ranks the pages you may see by QUERY (the words of the arguments) twice,
+by its words (BM25F over path, title, description, headings and body, with
+stemming) and by the similarity of their chunks' embeddings, fuses the two
+rankings (reciprocal rank fusion, k = 60) and prints the best pages, one a
+line, with the page's other matching ranges under it:
 
   /guides/auth/oauth.mdx:40-58  0.83  first line of the hit
+    :112-118  first line of another range
 
-START-END are the page lines the hit covers (for sed -n START,ENDp or the read
-tool); hits in one page that overlap or touch are merged. With -v each line is
-followed by the hit's text. The query is embedded with the embedding function
-that the collection's configuration records (API keys from the environment
-variables it names); --embedding NAME names another. --lexical ranks pages by
-BM25 over the query's words instead, with no model. Pages hidden from --groups
-never take part. Exit status: 0 with hits, 1 without, 2 on errors.`,
+START-END are the page lines a range covers (for sed -n START,ENDp or the read
+tool). With -v each line is followed by its text. The query is embedded with
+the embedding function that the collection's configuration records (API keys
+from the environment variables it names); --embedding NAME names another.
+Without a usable one, pages are ranked by the words alone and a line on stderr
+says so. --lexical ranks by the words alone (no model), --vectors by the
+embeddings alone (-n then counts chunks). Pages hidden from --groups never
+take part. Exit status: 0 with hits, 1 without, 2 on errors.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx, cancel := context.WithTimeout(cmd.Context(), g.timeout)
@@ -55,6 +63,9 @@ never take part. Exit status: 0 with hits, 1 without, 2 on errors.`,
 			if k < 1 || k > search.MaxK {
 				return usageErrorf("invalid argument '%d' for '-n': want 1 to %d", k, search.MaxK)
 			}
+			if lexical && vectors {
+				return usageErrorf("--lexical and --vectors: give one, or neither for both fused")
+			}
 			fsys, err := g.openFS(ctx)
 			if err != nil {
 				return fail(err)
@@ -64,19 +75,32 @@ never take part. Exit status: 0 with hits, 1 without, 2 on errors.`,
 				store := g.openedStore()
 				spec := store.Embedding()
 				ef, err := newQueryEmbedder(spec, store.Dimension(), embedding)
-				if errors.Is(err, search.ErrNoEmbedder) && embedding == "" && spec.Name == "" && store.WrittenWith() == chromastore.HashName {
+				hashed := errors.Is(err, search.ErrNoEmbedder) && embedding == "" && spec.Name == "" && store.WrittenWith() == chromastore.HashName
+				switch {
+				case hashed && vectors:
 					return fail(fmt.Errorf("collection %q was embedded with ingest's default, hash, whose vectors carry no meaning: rank the pages by the query's words with --lexical, or embed it with a function that has one (chromafs ingest --recreate --embedding ngram DIR)", g.collection))
-				}
-				if errors.Is(err, search.ErrNoEmbedder) {
+				case errors.Is(err, search.ErrNoEmbedder) && vectors:
 					return fail(fmt.Errorf("%w; name the function the collection was written with (--embedding NAME, one of %s), or rank the pages by the query's words with --lexical", err, strings.Join(searchEmbeddings, ", ")))
-				}
-				if err != nil {
+				case hashed:
+					fmt.Fprintf(stderr, "chromafs search: ranked by the query's words alone: collection %q was embedded with hash, whose vectors carry no meaning (chromafs ingest --recreate --embedding ngram DIR gives it some)\n", g.collection)
+					lexical = true
+				case errors.Is(err, search.ErrNoEmbedder):
+					fmt.Fprintf(stderr, "chromafs search: ranked by the query's words alone: %v (--embedding NAME names the function the collection was written with: %s)\n", err, strings.Join(searchEmbeddings, ", "))
+					lexical = true
+				case err != nil:
 					return fail(err)
+				default:
+					defer ef.Close()
+					eng.Embedder, eng.Space = ef, spec.Space
 				}
-				defer ef.Close()
-				eng.Embedder, eng.Space = ef, spec.Space
 			}
-			hits, err := eng.Search(ctx, fsys, strings.Join(args, " "), search.Options{K: k, Path: dir, Lexical: lexical})
+			opt := search.Options{K: k, Path: dir, Lexical: lexical, Vectors: vectors}
+			hits, err := eng.Search(ctx, fsys, strings.Join(args, " "), opt)
+			if !vectors && !lexical && errors.Is(err, search.ErrNotSearchable) {
+				fmt.Fprintf(stderr, "chromafs search: ranked by the query's words alone: %v\n", strings.TrimPrefix(err.Error(), "search: "))
+				opt.Lexical = true
+				hits, err = eng.Search(ctx, fsys, strings.Join(args, " "), opt)
+			}
 			if err != nil {
 				return fail(err)
 			}
@@ -90,10 +114,11 @@ never take part. Exit status: 0 with hits, 1 without, 2 on errors.`,
 		},
 	}
 	f := c.Flags()
-	f.IntVarP(&k, "n", "n", search.DefaultK, "how many chunks (pages with --lexical) to rank")
+	f.IntVarP(&k, "n", "n", search.DefaultK, "how many pages (chunks with --vectors) to rank")
 	f.StringVar(&dir, "path", "/", "search only the pages at or below `DIR`")
 	f.BoolVarP(&verbose, "verbose", "v", false, "print each hit's text after its line")
-	f.BoolVar(&lexical, "lexical", false, "rank pages by BM25 over the query's words (no embedding model)")
+	f.BoolVar(&lexical, "lexical", false, "rank pages by the query's words alone (BM25F; no embedding model)")
+	f.BoolVar(&vectors, "vectors", false, "rank chunks by the embeddings alone")
 	f.StringVar(&embedding, "embedding", "", "embed the query with `NAME` instead of the collection's recorded function: "+strings.Join(searchEmbeddings, ", "))
 	return c
 }

@@ -153,7 +153,8 @@ func TestMCPSearchFallback(t *testing.T) {
 	}
 	defer behind.Close()
 
-	vectorHit := `^/guides/keys\.md:\d+-\d+  0\.\d\d  `
+	// Hybrid: the fused score, 1.00 for a page first in both rankings.
+	vectorHit := `^/guides/keys\.md:\d+-\d+  [01]\.\d\d  `
 	lexicalHit := "^" + regexp.QuoteMeta(lexicalNote) + `/guides/keys\.md:\d+-\d+  \d+\.\d\d  `
 	for _, c := range []struct {
 		name     string
@@ -209,9 +210,9 @@ func TestMCPSearchFallback(t *testing.T) {
 				t.Errorf("the operator is told %q; want %q once", reasons, c.reason)
 			}
 			if c.reason != "" {
-				// bash's search fails, naming only its own option.
+				// bash's search --vectors fails, naming only its own option.
 				want := "search: no usable embedding function for this collection; search --lexical ranks the pages by the query's words\n[exit status 2]"
-				if got, _ := mcpText(t, cs, "bash", map[string]any{"command": "search rotate keys"}); got != want {
+				if got, _ := mcpText(t, cs, "bash", map[string]any{"command": "search --vectors rotate keys"}); got != want {
 					t.Errorf("bash search: %q, want %q", got, want)
 				}
 			}

@@ -59,7 +59,8 @@ func TestSh(t *testing.T) {
 		{args: []string{"sh", "-c", "cat /guides/quickstart.md | head -1"}, out: "# Quickstart\n"},
 		// search: BM25 needs no model; the private runbook is hidden.
 		{args: []string{"sh", "-c", "search --lexical -n 1 rotate keys | cut -d ' ' -f 1"}, out: "/guides/auth/api-keys.md:1-9\n"},
-		{args: append([]string{"--groups", "staff"}, "sh", "-c", "search --lexical --path internal rotate | cut -d ' ' -f 1"), out: "/internal/runbooks/rotate-signing-key.md:1-1\n"},
+		// "rotation" has the stem of "rotate".
+		{args: append([]string{"--groups", "staff"}, "sh", "-c", "search --lexical --path internal rotate | cut -d ' ' -f 1"), out: "/internal/runbooks/rotate-signing-key.md:1-1\n/internal/oncall.md:3-3\n"},
 	} {
 		args := append(append([]string(nil), g...), c.args...)
 		out, errOut, code := cliIn(t, c.stdin, args...)
@@ -72,8 +73,10 @@ func TestSh(t *testing.T) {
 // TestShSearchEmbedding: the shell's semantic search builds the query
 // embedder in chromafs-embed, whose errors it reports: a collection
 // written with ingest's default (the consistent hash, not recorded)
-// names no function, and the shell's search points to its --lexical;
-// chromafs search, to --embedding and --lexical.
+// names no function. With --vectors the shell's search fails and points
+// to its --lexical, chromafs search to --embedding and --lexical; by
+// default (hybrid) both answer from the lexical ranking after one line on
+// stderr that says why.
 func TestShSearchEmbedding(t *testing.T) {
 	t.Setenv("CHROMAFS_EMBED_BIN", embedBinary(t))
 	srv := testenv.Chroma(t)
@@ -81,18 +84,28 @@ func TestShSearchEmbedding(t *testing.T) {
 	if out, errOut, code := cli(t, append(g, "ingest", docsDir)...); code != 0 {
 		t.Fatalf("ingest: status %d\n%s%s", code, out, errOut)
 	}
-	_, errOut, code := cli(t, append(g, "sh", "-c", "search rotate keys")...)
+	_, errOut, code := cli(t, append(g, "sh", "-c", "search --vectors rotate keys")...)
 	if code != 2 || !strings.Contains(errOut, "records no embedding function") || !strings.Contains(errOut, "; search --lexical ranks the pages by the query's words\n") {
-		t.Errorf("search over a consistent-hash collection: status %d, %q; want 2 and an error that names search --lexical", code, errOut)
+		t.Errorf("search --vectors over a consistent-hash collection: status %d, %q; want 2 and an error that names search --lexical", code, errOut)
 	}
-	_, errOut, code = cli(t, append(g, "search", "rotate keys")...)
+	out, errOut, code := cli(t, append(g, "sh", "-c", "search rotate keys")...)
+	if code != 0 || !strings.Contains(out, "\n/guides/auth/api-keys.md:") || strings.Count(errOut, "\n") != 1 ||
+		!strings.HasPrefix(errOut, "search: ranked by the query's words alone (") || !strings.Contains(errOut, "records no embedding function") {
+		t.Errorf("search over a consistent-hash collection: status %d, %q, %q; want the lexical hits after one line that says why", code, out, errOut)
+	}
+	_, errOut, code = cli(t, append(g, "search", "--vectors", "rotate keys")...)
 	if code != 2 || !strings.Contains(errOut, "was embedded with ingest's default, hash, whose vectors carry no meaning") ||
 		!strings.Contains(errOut, "with --lexical") || !strings.Contains(errOut, "chromafs ingest --recreate --embedding ngram DIR") {
-		t.Errorf("chromafs search over a consistent-hash collection: status %d, %q; want 2 and an error that names hash, --lexical and the re-ingest", code, errOut)
+		t.Errorf("chromafs search --vectors over a consistent-hash collection: status %d, %q; want 2 and an error that names hash, --lexical and the re-ingest", code, errOut)
+	}
+	out, errOut, code = cli(t, append(g, "search", "rotate keys")...)
+	if code != 0 || !strings.Contains(out, "\n/guides/auth/api-keys.md:") || strings.Count(errOut, "\n") != 1 ||
+		!strings.Contains(errOut, "ranked by the query's words alone") || !strings.Contains(errOut, "embedded with hash") {
+		t.Errorf("chromafs search over a consistent-hash collection: status %d, %q, %q; want the lexical hits after one line that names hash", code, out, errOut)
 	}
 	// sh --embedding names the function; the consistent hash of the
 	// collection's dimension ranks (meaninglessly) one hit.
-	out, errOut, code := cli(t, append(g, "sh", "--embedding", "hash", "-c", "search -n 1 rotate keys | wc -l")...)
+	out, errOut, code = cli(t, append(g, "sh", "--embedding", "hash", "-c", "search -n 1 rotate keys | grep -c '^/'")...)
 	if out != "1\n" || errOut != "" || code != 0 {
 		t.Errorf("sh --embedding hash: %q %q status %d; want one hit", out, errOut, code)
 	}

@@ -1,0 +1,162 @@
+package search
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/kljensen/snowball/english"
+)
+
+// A term is what lexical search compares: a word lower-cased and reduced
+// to its Snowball (Porter2) English stem, English stop words ("the",
+// "how", "my") left out; and an identifier, a word with inner hyphens or
+// underscores or in camelCase (x-api-key, access_token, getUser), kept
+// whole (lower-cased, not stemmed) and also cut into its parts, each a
+// word. So `access_token` matches access_token, "access token" and
+// accessToken's parts, and "tokens" matches "token".
+
+// analyzer turns text into terms, remembering what each token gave (one
+// map look-up a token after the first).
+type analyzer struct {
+	keepStop bool // stop words are terms (a query of stop words only)
+	memo     map[string][]string
+}
+
+func newAnalyzer(keepStop bool) *analyzer {
+	return &analyzer{keepStop: keepStop, memo: map[string][]string{}}
+}
+
+// isWordRune reports whether r belongs to a word.
+func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+// tokens calls fn with each token of text: a run of letters and digits,
+// with single hyphens and underscores between them (x-api-key).
+func tokens(text string, fn func(tok string)) {
+	start := -1
+	for i := 0; i < len(text); {
+		r, size := rune(text[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(text[i:])
+		}
+		switch {
+		case isWordRune(r):
+			if start < 0 {
+				start = i
+			}
+		case (r == '-' || r == '_') && start >= 0 && i+1 < len(text):
+			nr, _ := utf8.DecodeRuneInString(text[i+1:])
+			if !isWordRune(nr) {
+				fn(text[start:i])
+				start = -1
+			}
+		default:
+			if start >= 0 {
+				fn(text[start:i])
+				start = -1
+			}
+		}
+		i += size
+	}
+	if start >= 0 {
+		fn(strings.TrimRight(text[start:], "-_"))
+	}
+}
+
+// terms returns the terms of one token (see the comment on terms).
+func (a *analyzer) terms(tok string) []string {
+	if t, ok := a.memo[tok]; ok {
+		return t
+	}
+	var out []string
+	parts := splitIdent(tok)
+	if len(parts) > 1 {
+		out = append(out, strings.ToLower(tok))
+	}
+	for _, p := range parts {
+		if w := a.word(p); w != "" {
+			out = append(out, w)
+		}
+	}
+	a.memo[tok] = out
+	return out
+}
+
+// word is the term of one word: "" for a stop word (unless keepStop).
+func (a *analyzer) word(w string) string {
+	w = strings.ToLower(w)
+	if !a.keepStop && english.IsStopWord(w) {
+		return ""
+	}
+	return english.Stem(w, true)
+}
+
+// splitIdent cuts an identifier into its parts: at hyphens and
+// underscores, between a lower-case letter or digit and an upper-case
+// one (getUser), and before the last capital of a run of capitals that
+// a lower-case letter follows (HTTPServer: HTTP, Server).
+func splitIdent(tok string) []string {
+	var parts []string
+	rs := []rune(tok)
+	start := 0
+	flush := func(end int) {
+		if end > start {
+			parts = append(parts, string(rs[start:end]))
+		}
+	}
+	for i, r := range rs {
+		switch {
+		case r == '-' || r == '_':
+			flush(i)
+			start = i + 1
+		case i > start && unicode.IsUpper(r) && (unicode.IsLower(rs[i-1]) || unicode.IsDigit(rs[i-1])):
+			flush(i)
+			start = i
+		case i > start && unicode.IsUpper(r) && unicode.IsUpper(rs[i-1]) && i+1 < len(rs) && unicode.IsLower(rs[i+1]):
+			flush(i)
+			start = i
+		}
+	}
+	flush(len(rs))
+	return parts
+}
+
+// queryTerms returns the distinct terms of a query, in the order they
+// first appear, and whether stop words had to be kept (a query of stop
+// words only, such as "how to", is searched for them).
+func queryTerms(query string) (terms []string, keepStop bool) {
+	for _, keep := range []bool{false, true} {
+		a := newAnalyzer(keep)
+		seen := map[string]bool{}
+		tokens(query, func(tok string) {
+			for _, t := range a.terms(tok) {
+				if !seen[t] {
+					seen[t] = true
+					terms = append(terms, t)
+				}
+			}
+		})
+		if len(terms) > 0 {
+			return terms, keep
+		}
+	}
+	return nil, false
+}
+
+// literal is a string that every word with the term t holds
+// (case-insensitively), for the coarse filter: an identifier itself, and
+// a stem without its last runes, which Porter2's replacements may have
+// changed (hoping: hope, flies: fli, relational: relate).
+func literal(t string) string {
+	if strings.ContainsAny(t, "-_") {
+		return t
+	}
+	r := []rune(t)
+	switch {
+	case len(r) >= 5:
+		return string(r[:len(r)-2])
+	case len(r) >= 3:
+		return string(r[:len(r)-1])
+	}
+	return t
+}
