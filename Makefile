@@ -10,7 +10,7 @@ MCPCLIENT := internal/testenv/mcpclient
 WRITERS := internal/testenv/writers
 BIN     := bin/chromafs
 
-.PHONY: all demo test test-batteries test-chroma13 deps deps-go deps-chroma deps-chroma13 deps-mcpclient deps-writers deps-redis deps-tools build lint bench clean stop-demo
+.PHONY: all demo test test-batteries test-chroma13 deps deps-go deps-chroma deps-chroma13 deps-mcpclient deps-writers deps-redis deps-tools build lint bench bench-search-quality clean stop-demo
 
 all: build
 
@@ -160,6 +160,12 @@ lint:
 
 bench: deps
 	$(GO) test -run '^$$' -bench . -benchmem -timeout 60m ./...
+
+# bench-search-quality asks the question set of search/testdata/quality of
+# the lexical, vector and hybrid rankings (Chroma, n-gram embedding) and of
+# SQLite FTS5's bm25 (python3) and prints recall@5 and MRR@10 of each.
+bench-search-quality: deps-chroma
+	CI=true $(GO) test -count=1 -run TestSearchQuality -v ./search -args -search.quality
 
 # clean stops the demo's Chroma first: deleting its data directory under a
 # running Chroma would leave it serving a database it can no longer write.

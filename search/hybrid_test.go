@@ -11,9 +11,10 @@ import (
 	"github.com/chromafs/chromafs/search"
 )
 
-// TestHybrid: the default search fuses the vector ranking of pages and the
-// lexical one by reciprocal rank fusion (k = 60), each computed here
-// from the forced rankings of the same view, one hit a page; within the
+// TestHybrid: the default search fuses the vector ranking of pages (the
+// first k pages of the best 3k chunks) and the lexical one (k pages) by
+// reciprocal rank fusion (k = 60), each computed here from the forced
+// rankings of the same view, one hit a page; within the
 // view (a private page's words find it for its group and never for the
 // others); a page first in both rankings scores 1.
 func TestHybrid(t *testing.T) {
@@ -38,12 +39,12 @@ func TestHybrid(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				depth := max(3*k, 30)
-				vec, err := eng.Search(ctx, fsys, q, search.Options{Vectors: true, K: depth})
+				vec, err := eng.Search(ctx, fsys, q, search.Options{Vectors: true, K: 3 * k})
 				if err != nil {
 					t.Fatal(err)
 				}
-				lex, err := eng.Search(ctx, fsys, q, search.Options{Lexical: true, K: depth})
+				vec = vec[:min(k, len(vec))]
+				lex, err := eng.Search(ctx, fsys, q, search.Options{Lexical: true, K: k})
 				if err != nil {
 					t.Fatal(err)
 				}

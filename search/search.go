@@ -164,19 +164,19 @@ func (e *Engine) Search(ctx context.Context, fsys fs.FS, query string, opt Optio
 const RRFK = 60
 
 // hybrid fuses the vector ranking of pages (each page at the rank of its
-// best chunk, among the best max(3k, 30) chunks) and the lexical one (as
-// many pages) by reciprocal rank fusion, both within the session's view,
-// and keeps the k best pages. A hit's Score is the fused score scaled so
+// best chunk among the best 3k chunks; its first k pages) and the lexical
+// one (its first k pages) by reciprocal rank fusion, both within the
+// session's view, and keeps the k best pages. A hit's Score is the fused score scaled so
 // that a page first in both rankings has 1 (first in one only: 0.5); its
 // ranges are the vector side's, then the lexical side's, overlapping
 // ones left out, at most maxRanges.
 func (e *Engine) hybrid(ctx context.Context, fsys fs.FS, dir, query string, k int) ([]Hit, error) {
-	depth := min(max(3*k, 30), MaxK)
-	vec, err := e.semantic(ctx, fsys, dir, query, depth)
+	vec, err := e.semantic(ctx, fsys, dir, query, min(3*k, MaxK))
 	if err != nil {
 		return nil, err
 	}
-	lex, err := lexical(ctx, fsys, dir, query, depth)
+	vec = vec[:min(k, len(vec))]
+	lex, err := lexical(ctx, fsys, dir, query, k)
 	if err != nil && !errors.Is(err, ErrNoWords) {
 		return nil, err
 	}
