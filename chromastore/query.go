@@ -223,21 +223,30 @@ func nearest(all []collection.ScoredChunk, k int) []collection.ScoredChunk {
 }
 
 // queryIDs is QueryVector restricted to the records with the given ids
-// (Scope.IDs), in batches of searchMaxIn ids, several in flight.
+// (Scope.IDs), in batches of searchMaxIn ids, several in flight. Chroma
+// fails a query whose ids name a record that does not exist (500 "Error
+// finding id"); a batch so answered asks which of its ids exist and
+// queries those alone. When none of the ids exists, the error says so.
 func (c *Collection) queryIDs(ctx context.Context, ids []string, vector []float32, k int) ([]collection.ScoredChunk, error) {
 	ids, want := unique(ids)
 	parts := batches(ids, c.searchMaxIn())
 	found := make([][]collection.ScoredChunk, len(parts))
+	present := make([]int, len(parts)) // ids of each batch that exist
 	err := parallel(ctx, len(parts), func(ctx context.Context, i int) error {
-		req := queryRequest{
-			Embeddings: [][]float32{vector},
-			N:          min(k, len(parts[i])),
-			IDs:        parts[i],
-			Include:    []string{includeDocuments, "distances"},
+		batch := parts[i]
+		res, err := c.queryBatch(ctx, batch, vector, k)
+		if missingID(err) {
+			if batch, err = c.existing(ctx, batch); err != nil || len(batch) == 0 {
+				return err
+			}
+			res, err = c.queryBatch(ctx, batch, vector, k)
 		}
-		res, err := c.query(ctx, &req)
-		if err != nil || len(res.IDs) == 0 {
+		if err != nil {
 			return err
+		}
+		present[i] = len(batch)
+		if len(res.IDs) == 0 {
+			return nil
 		}
 		var docs []*string
 		var dists []*float64
@@ -262,10 +271,45 @@ func (c *Collection) queryIDs(ctx context.Context, ids []string, vector []float3
 		}
 		return nil
 	})
+	op := fmt.Sprintf("query %s of %s by id", recordsOf(len(ids)), c.where)
 	if err != nil {
-		return nil, c.fail(fmt.Sprintf("query %d records of %s by id", len(ids), c.where), err)
+		return nil, c.fail(op, err)
+	}
+	total := 0
+	for _, n := range present {
+		total += n
+	}
+	if total == 0 {
+		return nil, fmt.Errorf("chromastore: %s: none of the %s exists in the collection (they were deleted since their ids were listed; for an adopted collection, run chromafs adopt again)", op, recordsOf(len(ids)))
 	}
 	return nearest(slices.Concat(found...), k), nil
+}
+
+// queryBatch sends the query of vector restricted to ids (at most
+// searchMaxIn, distinct) for the k nearest, with documents and distances.
+func (c *Collection) queryBatch(ctx context.Context, ids []string, vector []float32, k int) (*queryResult, error) {
+	return c.query(ctx, &queryRequest{
+		Embeddings: [][]float32{vector},
+		N:          min(k, len(ids)),
+		IDs:        ids,
+		Include:    []string{includeDocuments, "distances"},
+	})
+}
+
+// existing returns those of ids (distinct) that name records of the
+// collection, in their order, asking for ids only in gets of PageSize.
+func (c *Collection) existing(ctx context.Context, ids []string) ([]string, error) {
+	has := make(map[string]bool, len(ids))
+	for _, part := range batches(ids, PageSize) {
+		res, err := c.get(ctx, &getRequest{IDs: part, Include: []string{}})
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range res.IDs {
+			has[id] = true
+		}
+	}
+	return slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return !has[id] }), nil
 }
 
 // lineOf reads a collection.LineKey value: a positive integer, else 0.

@@ -53,9 +53,23 @@ type APIError struct {
 }
 
 // retryable reports whether the request may succeed if sent again: the
-// server was busy (429) or failed (5xx).
+// server was busy (429) or failed (5xx), but not for want of a record
+// (missingID), which sending again does not change.
 func (e *APIError) retryable() bool {
-	return e.Status == http.StatusTooManyRequests || e.Status >= 500
+	return (e.Status == http.StatusTooManyRequests || e.Status >= 500) && !e.missingID()
+}
+
+// missingID reports whether e is Chroma's answer (1.0 and 1.3: 500,
+// "Error executing plan: Internal error: Error finding id") to a query
+// whose ids list names a record that does not exist.
+func (e *APIError) missingID() bool {
+	return e.Status == http.StatusInternalServerError && strings.Contains(e.Message, "Error finding id")
+}
+
+// missingID reports whether err is such an answer.
+func missingID(err error) bool {
+	var ae *APIError
+	return errors.As(err, &ae) && ae.missingID()
 }
 
 func (e *APIError) Error() string {
