@@ -13,6 +13,12 @@ func SetChunksPageSize(n int) (restore func()) {
 	return set(&chunksPageSize, n)
 }
 
+// SetSearchIDsDirect sets the most ids a Search by id asks for by id,
+// and returns a function that restores it.
+func SetSearchIDsDirect(n int) (restore func()) {
+	return set(&searchIDsDirect, n)
+}
+
 func set(v *int, n int) (restore func()) {
 	old := *v
 	*v = n

@@ -2,6 +2,7 @@ package chromastore_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -77,5 +78,61 @@ func TestQueryIDsMissing(t *testing.T) {
 	_, err = c.QueryVector(ctx, layout, collection.Scope{IDs: []string{"gone", "gone2"}}, vs[0], 3)
 	if err == nil || !strings.Contains(err.Error(), "none of the 2 records") {
 		t.Errorf("QueryVector of ids that do not exist: %v, want an error saying none of the 2 records exists", err)
+	}
+}
+
+// TestSearchIDs: a Search restricted to ids finds the same records by
+// id (a few ids: gets by id, several of them) and with one paged pass
+// over the collection (more ids than SearchIDsDirect), records of any
+// metadata, never one that was not asked for.
+func TestSearchIDs(t *testing.T) {
+	ctx := context.Background()
+	c, _ := open(t, nil)
+	var recs []collection.Record
+	var ids, want []string
+	for i := range 40 {
+		doc := fmt.Sprintf("record %d says hello", i)
+		if i%3 == 0 {
+			doc = fmt.Sprintf("record %d holds a needle", i)
+		}
+		id := fmt.Sprintf("uuid-%02d", i)
+		recs = append(recs, collection.Record{ID: id, Document: doc, Metadata: map[string]any{"source": "/x.md"}})
+		if i%2 == 0 {
+			ids = append(ids, id)
+			if i%3 == 0 {
+				want = append(want, id)
+			}
+		}
+	}
+	if err := c.Upsert(ctx, recs); err != nil {
+		t.Fatal(err)
+	}
+	ids = append(ids, "no-such-id")
+	f := collection.TextFilter{Regexes: []string{`ne{2}dle`}}
+	for _, tc := range []struct {
+		name           string
+		direct, pageSz int
+	}{
+		{"by id", 1000, 1000},
+		{"one pass", 3, 1000},
+		{"one pass in pages", 3, 4},
+	} {
+		restore := chromastore.SetSearchIDsDirect(tc.direct)
+		restorePage := chromastore.SetSearchPageSize(tc.pageSz)
+		got, err := c.Search(ctx, layout, collection.Scope{IDs: ids}, f)
+		restore()
+		restorePage()
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
+		}
+		var gotIDs []string
+		for _, ch := range got {
+			gotIDs = append(gotIDs, ch.ID)
+		}
+		slices.Sort(gotIDs)
+		if !slices.Equal(gotIDs, want) {
+			t.Errorf("%s: Search(ids) = %q, want %q", tc.name, gotIDs, want)
+		}
 	}
 }

@@ -57,10 +57,14 @@ func whereDocument(f collection.TextFilter) map[string]any {
 // field, and records outside the scope, are dropped from the answers,
 // except with scope.IDsOnly, which asks for ids alone (the include list
 // is empty) and returns them all, with empty slugs.
+// With scope.IDs, it searches those records (see searchIDs).
 // Chroma's regex syntax is Rust's regex crate's; see
 // [collection.TextFilter] for the subset that both it and Go's regexp read
 // the same way.
 func (c *Collection) Search(ctx context.Context, layout collection.Layout, scope collection.Scope, f collection.TextFilter) ([]collection.Chunk, error) {
+	if len(scope.IDs) > 0 {
+		return c.searchIDs(ctx, scope.IDs, whereDocument(f))
+	}
 	layout = layout.WithDefaults()
 	slugs, listed := unique(scope.Slugs)
 	var parts [][]string
@@ -107,6 +111,56 @@ func (c *Collection) Search(ctx context.Context, layout collection.Layout, scope
 	})
 	if err != nil {
 		return nil, c.fail(op, err)
+	}
+	return flatten(found), nil
+}
+
+// SearchIDsDirect is the most ids that a [Collection.Search] restricted
+// to ids (collection.Scope.IDs) asks for by id, in gets of PageSize ids,
+// up to four at a time: a get by id is a direct lookup. More ids are
+// searched with one pass over the whole collection (the where_document
+// filter alone, ids only, paged by SearchPageSize), whose answer is cut
+// down to the ids asked for: every get with a document filter costs
+// Chroma about one pass over the collection, so one pass beats many gets.
+const SearchIDsDirect = 4 * PageSize
+
+// searchIDsDirect is SearchIDsDirect, smaller in tests of the pass.
+var searchIDsDirect = SearchIDsDirect
+
+// searchIDs returns, as chunks with ids alone, the records among ids
+// whose documents match wd (every one when wd is nil).
+func (c *Collection) searchIDs(ctx context.Context, ids []string, wd map[string]any) ([]collection.Chunk, error) {
+	if c.closed.Load() {
+		return nil, ErrClosed
+	}
+	ids, want := unique(ids)
+	var parts [][]string
+	if len(ids) <= searchIDsDirect {
+		parts = batches(ids, PageSize)
+	} else {
+		parts = [][]string{nil} // one pass over the collection
+	}
+	found := make([][]collection.Chunk, len(parts))
+	keep := func(i int, res *getResult) {
+		for _, id := range res.IDs {
+			if want[id] { // never hand out a record that was not asked for
+				found[i] = append(found[i], collection.Chunk{ID: id, Index: collection.NoIndex})
+			}
+		}
+	}
+	err := parallel(ctx, len(parts), func(ctx context.Context, i int) error {
+		req := getRequest{IDs: parts[i], WhereDocument: wd, Include: []string{}}
+		if parts[i] == nil {
+			return c.pages(ctx, req, c.searchPage(), func(res *getResult) error { keep(i, res); return nil })
+		}
+		res, err := c.get(ctx, &req)
+		if err == nil {
+			keep(i, res)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, c.fail(fmt.Sprintf("search %s of %s by id", recordsOf(len(ids)), c.where), err)
 	}
 	return flatten(found), nil
 }

@@ -303,13 +303,14 @@ type Scope struct {
 	// tell the page (ChunkIDScheme): on Chroma 1.0 an answer of ids alone
 	// is much cheaper than one with metadata (BENCHMARKS.md, "grep").
 	IDsOnly bool
-	// IDs, when set, restricts a VectorQuerier.QueryVector to the records
-	// with these ids, whatever their metadata; Slugs and Exclude are then
-	// ignored, and the chunks come back with their ids, texts and
-	// distances (Slug empty, Index NoIndex). The chunks of a page that
-	// another tool wrote (collection Recipe) carry no slug: semantic
-	// search over an adopted collection names them by id. Search ignores
-	// it.
+	// IDs, when set, restricts a VectorQuerier.QueryVector or a
+	// Searcher.Search to the records with these ids, whatever their
+	// metadata; Slugs, Exclude and IDsOnly are then ignored. QueryVector's
+	// chunks come back with their ids, texts and distances, Search's
+	// with their ids alone (Slug empty, Index NoIndex, as with IDsOnly).
+	// The chunks of a page that another tool wrote (collection Recipe)
+	// carry no slug: semantic search and grep's coarse filter over an
+	// adopted collection name them by id.
 	IDs []string
 }
 
@@ -322,7 +323,8 @@ type Searcher interface {
 	// An including scope is never empty; implementations batch and page
 	// requests as their backend needs (an excluding scope cannot be
 	// batched: it is sent whole), and must never return records outside
-	// the scope (but see Scope.IDsOnly). A regex that does not compile is
-	// an error.
+	// the scope (but see Scope.IDsOnly). With scope.IDs, the scope is
+	// those ids (some may name no record), and the answer their ids
+	// alone. A regex that does not compile is an error.
 	Search(ctx context.Context, layout Layout, scope Scope, f TextFilter) ([]Chunk, error)
 }

@@ -327,7 +327,7 @@ func (s *Store) Search(ctx context.Context, layout collection.Layout, scope coll
 		return nil, err
 	}
 	slugs := scope.Slugs
-	if len(slugs) == 0 && !scope.Exclude {
+	if len(slugs) == 0 && !scope.Exclude && len(scope.IDs) == 0 {
 		return nil, errors.New("memstore: Search: empty slug list")
 	}
 	res := make([]*regexp.Regexp, len(f.Regexes))
@@ -354,6 +354,9 @@ func (s *Store) Search(ctx context.Context, layout collection.Layout, scope coll
 		}
 		return false
 	}
+	if len(scope.IDs) > 0 {
+		return s.searchIDs(ctx, scope.IDs, match)
+	}
 	want := setOf(slugs)
 	out, err := s.collect(ctx, OpSearch, layout, false, func(c collection.Chunk, doc string) bool {
 		return want[c.Slug] != scope.Exclude && match(doc)
@@ -364,6 +367,27 @@ func (s *Store) Search(ctx context.Context, layout collection.Layout, scope coll
 		}
 	}
 	return out, err
+}
+
+// searchIDs is Search with scope.IDs: the ids, in insertion order, of
+// the records with those ids whose documents match, whatever their
+// metadata.
+func (s *Store) searchIDs(ctx context.Context, ids []string, match func(doc string) bool) ([]collection.Chunk, error) {
+	want := setOf(ids)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []collection.Chunk
+	for i, r := range s.records {
+		if i%cancelCheckEvery == cancelCheckEvery-1 {
+			if err := ctx.Err(); err != nil {
+				return nil, fmt.Errorf("memstore: %s: %w", OpSearch, err)
+			}
+		}
+		if want[r.ID] && match(r.Document) {
+			out = append(out, collection.Chunk{ID: r.ID, Index: collection.NoIndex})
+		}
+	}
+	return out, nil
 }
 
 // ChunksByID returns the chunks, with texts, of the records with the

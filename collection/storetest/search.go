@@ -85,6 +85,35 @@ func (c *checker) searcher(t *testing.T) bool {
 			}
 		}
 	}
+	// A scope of ids: the records with those ids whatever their
+	// metadata (another layout's, none, the tree's), ids alone.
+	ids := []string{collection.ChunkID(intro, 0), collection.ChunkID(users, 1), "other#1", layout.TreeID, "no-such-id", "other#1"}
+	for _, f := range filters {
+		what := fmt.Sprintf("Search(ids %q, %+v)", ids, f)
+		var want []string
+		for _, r := range c.recs {
+			if slices.Contains(ids, r.ID) && matches(f, r.Document) {
+				want = append(want, r.ID)
+			}
+		}
+		got, err := r.Search(ctx, layout, collection.Scope{IDs: ids, Slugs: []string{cafe}}, f)
+		if err != nil {
+			t.Errorf("%s: %v", what, err)
+			continue
+		}
+		var gotIDs []string
+		for _, ch := range got {
+			gotIDs = append(gotIDs, ch.ID)
+			if ch.Slug != "" || ch.Index != collection.NoIndex || ch.Text != "" {
+				t.Errorf("%s: %+v, want its id alone", what, ch)
+			}
+		}
+		slices.Sort(gotIDs)
+		slices.Sort(want)
+		if !slices.Equal(gotIDs, want) {
+			t.Errorf("%s = %q, want %q", what, gotIDs, want)
+		}
+	}
 	scope := collection.Scope{Slugs: []string{"x.md"}}
 	f := collection.TextFilter{Contains: []string{"needle"}}
 	got, err := r.Search(ctx, other, scope, f)
