@@ -133,7 +133,7 @@ BATTERY_RUN := ^(TestGNU.*|TestMultiEqualsCombined|TestGrepManyPatternsVsGNU|Tes
 # CHROMA13_RUN selects them in CHROMA13_PKGS; internal/testenv's
 # TestChroma13InMakefile checks that every name it lists is a test there.
 CHROMA13_PKGS := . ./cmd/chromafs ./adopt
-CHROMA13_RUN := ^(TestFS|TestCandidates|TestCandidatesRegexAgreement|TestCandidatesStraddle|TestCloudLimits|TestAdopted|TestEndToEnd|TestGrepEndToEnd|TestForeignCollection|TestIndependentWriter|TestIngestShardedTree|TestCloudLimitsIngest|TestIngestReembed|TestAdopt|TestWritersReadopt)$$
+CHROMA13_RUN := ^(TestFS|TestCandidates|TestCandidatesRegexAgreement|TestCandidatesStraddle|TestCloudLimits|TestAdopted|TestEndToEnd|TestGrepEndToEnd|TestForeignCollection|TestIndependentWriter|TestIngestShardedTree|TestCloudLimitsIngest|TestIngestReembed|TestAdopt|TestWritersReadopt|TestCoarseAdopted)$$
 
 test: deps
 	GORACE="atexit_sleep_ms=100 $(GORACE)" $(GO) test -race -count=1 -p 3 $(SLOW_PKGS) ./...

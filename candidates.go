@@ -17,9 +17,8 @@ import (
 // it, and it may hold files that contain none. Names that are not valid,
 // that do not exist in this view, that are hidden from its user or that
 // are directories are dropped silently, as if they did not exist. Files
-// whose content is stored outside the collection (lazy pointers), and the
-// pages of a collection that another tool wrote (adopted pages, whose
-// chunks carry no slug of this layout), are always returned. With no
+// whose content is stored outside the collection (lazy pointers) are
+// always returned. With no
 // literals (or an empty one), or when the store does not implement
 // [collection.Searcher], every visible file among names is returned. When
 // no file needs a query, none is sent.
@@ -48,6 +47,23 @@ import (
 // are always candidates (a literal may straddle the separator or lie
 // inside it), as they are when the boundary regexes would be too large
 // (literals of more than 1000 runes, or very many).
+//
+// The pages of a collection that another tool wrote (adopted pages, see
+// package adopt) are asked about by the ids of their chunks, which carry
+// no slug of this layout ([collection.Scope].IDs), with the same
+// conditions, and the chunks named are mapped back to pages through the
+// pages' recipes (tree.Entry.Parts). Their chunks may overlap, and text
+// that no chunk holds may lie between them (a recipe's gaps: whitespace
+// that a trimming writer removed). A page is a candidate when one of its
+// chunks is named, or when a literal may straddle a junction of two of
+// its chunks: a junction with a gap holding no rune of a literal (with
+// fold, of their case orbits) cannot be straddled; one where the later
+// chunk repeats at least the longest literal's length in bytes less one
+// is straddled only by matches that lie inside one chunk (or straddle the
+// next junction); one where the chunks neither overlap nor have a gap
+// gets the boundary queries above. A page with a shorter overlap, or a
+// gap (before its first chunk, between two, or its assumed final line
+// break) that may hold part of a literal, is always returned.
 //
 // Pages whose content a shared tier of the page cache holds (the cache
 // implements [cachepkg.SharedHas], as a cachepkg.Tiered in front of Redis

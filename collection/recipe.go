@@ -32,7 +32,10 @@ type Recipe struct {
 // Part is one chunk's contribution to a page: Gap, then the chunk's text
 // without its first Skip bytes. Len is the length of the chunk's text in
 // bytes, so that where each chunk lies in the page is known without its
-// text (semantic search places its hits so).
+// text (semantic search places its hits so). The Skip bytes are the
+// page's bytes that precede the contribution (adopt checks it): the
+// chunk's whole text is the page's bytes from Recipe.Offset, which grep's
+// coarse filter relies on. The first part has no Skip.
 type Part struct {
 	ID   string
 	Skip int

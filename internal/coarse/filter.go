@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/maypok86/otter/v2"
 	"golang.org/x/sync/errgroup"
@@ -81,6 +82,7 @@ type Filter struct {
 		Enter()
 		Leave()
 	}
+	recipes sync.Map // *tree.Entry -> *collection.Recipe or nil (see recipe)
 }
 
 // NewFilter returns the Filter of the session that c describes. Store,
@@ -129,8 +131,10 @@ func (f *Filter) Health() *Health {
 // when the literals are empty or hold "", when the store is not a
 // collection.Searcher, when the literals cannot be searched for within the
 // regex limit, or when the self-check turned the filter off; lazy
-// pointers (tree.Entry.URL) and pages of an adopted collection
-// (tree.Entry.Parts) are always kept, without a question.
+// pointers (tree.Entry.URL) are always kept, without a question; pages of
+// an adopted collection (tree.Entry.Parts) are searched by the ids of
+// their chunks, and kept without a question when a match could lie
+// where no search can see it (see adopted.go).
 //
 // The steps, in order: which queries each page needs (none, the main
 // filter, or with the boundary queries: see Plan); the answers an earlier
@@ -174,12 +178,19 @@ func (f *Filter) Candidates(ctx context.Context, pages []*tree.Node, literals []
 	known, _ := f.shared.answers.GetIfPresent(key)
 	hit := make(map[string]bool, len(pages))
 	ask := make([]asked, 0, len(pages)) // pages to search
+	var lr literalRunes
+	if slices.ContainsFunc(pages, func(n *tree.Node) bool { return n.Entry.Parts != "" }) {
+		lr = newLiteralRunes(lits, fold)
+	}
 	needOf := func(e *tree.Entry) need {
 		switch {
-		case e.URL != "" || e.Parts != "":
-			// A lazy pointer, or a page of an adopted collection (its
-			// chunks have no slug of this layout, and overlap): read.
+		case e.URL != "":
+			// A lazy pointer: read.
 			return needNothing
+		case e.Parts != "":
+			// A page of an adopted collection: searched by the ids of
+			// its chunks (see adopted.go).
+			return f.adoptedNeed(e, lr, plan)
 		case e.Chunks == 1 || sepAligned:
 			return needAsk
 		case f.sep == "" && f.lineAligned && !e.SplitLines && !newline:
@@ -370,8 +381,37 @@ func (f *Filter) remember(key string, ask []asked, hit map[string]bool) {
 }
 
 // search asks the store which of the pages of ask may contain a literal
-// of plan and sets hit for those.
+// of plan and sets hit for those: the adopted pages by the ids of their
+// chunks (searchAdopted), the others by slug, at the same time.
 func (f *Filter) search(ctx context.Context, searcher collection.Searcher, plan Plan, ask []asked, hit map[string]bool) error {
+	var adopted []asked
+	ask = slices.DeleteFunc(slices.Clone(ask), func(a asked) bool {
+		if a.entry.Parts != "" {
+			adopted = append(adopted, a)
+			return true
+		}
+		return false
+	})
+	if len(adopted) == 0 {
+		return f.searchOwn(ctx, searcher, plan, ask, hit)
+	}
+	adoptedHit := make(map[string]bool, len(adopted))
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return f.searchAdopted(gctx, searcher, plan, adopted, adoptedHit) })
+	if len(ask) > 0 {
+		g.Go(func() error { return f.searchOwn(gctx, searcher, plan, ask, hit) })
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	for slug := range adoptedHit {
+		hit[slug] = true
+	}
+	return nil
+}
+
+// searchOwn is search for pages in chromafs's layout (searched by slug).
+func (f *Filter) searchOwn(ctx context.Context, searcher collection.Searcher, plan Plan, ask []asked, hit map[string]bool) error {
 	var main, split []string // slugs to search; of those, the ones that need boundary queries
 	for _, a := range ask {
 		main = append(main, a.entry.Slug)
