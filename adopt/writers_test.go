@@ -1,10 +1,8 @@
 package adopt
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io/fs"
 	"maps"
 	"net/http"
@@ -15,7 +13,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromafs/chromafs/chromastore"
 	"github.com/chromafs/chromafs/collection"
@@ -330,7 +327,7 @@ func copyRecords(t *testing.T, base, from, to string, keep func(map[string]any) 
 	prefix := base + "/api/v2/tenants/default_tenant/databases/default_database/collections/"
 	id := func(name string) string {
 		var coll struct{ ID string }
-		if err := chromaJSON(http.MethodGet, prefix+url.PathEscape(name), nil, &coll); err != nil {
+		if err := testenv.ChromaJSON(http.MethodGet, prefix+url.PathEscape(name), nil, &coll); err != nil {
 			t.Fatalf("collection %s: %v", name, err)
 		}
 		return coll.ID
@@ -350,7 +347,7 @@ func copyRecords(t *testing.T, base, from, to string, keep func(map[string]any) 
 			Embeddings []json.RawMessage `json:"embeddings"`
 		}
 		body := map[string]any{"include": []string{"documents", "metadatas", "embeddings"}, "limit": 300, "offset": offset}
-		if err := chromaJSON(http.MethodPost, prefix+fromID+"/get", body, &page); err != nil {
+		if err := testenv.ChromaJSON(http.MethodPost, prefix+fromID+"/get", body, &page); err != nil {
 			t.Fatal(err)
 		}
 		for i := range page.IDs {
@@ -368,46 +365,8 @@ func copyRecords(t *testing.T, base, from, to string, keep func(map[string]any) 
 	if len(add.IDs) == 0 {
 		t.Fatalf("no record of %s to copy", from)
 	}
-	if err := chromaJSON(http.MethodPost, prefix+toID+"/add", add, nil); err != nil {
+	if err := testenv.ChromaJSON(http.MethodPost, prefix+toID+"/add", add, nil); err != nil {
 		t.Fatal(err)
 	}
 	return len(add.IDs)
-}
-
-// chromaJSON sends body as JSON to u and decodes the answer into out
-// (numbers as json.Number), unless out is nil.
-func chromaJSON(method, u string, body, out any) error {
-	var rd *bytes.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			return err
-		}
-		rd = bytes.NewReader(b)
-	} else {
-		rd = bytes.NewReader(nil)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, method, u, rd)
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode/100 != 2 {
-		var b bytes.Buffer
-		_, _ = b.ReadFrom(resp.Body)
-		return fmt.Errorf("%s %s: %s: %s", method, u, resp.Status, b.String())
-	}
-	if out == nil {
-		return nil
-	}
-	d := json.NewDecoder(resp.Body)
-	d.UseNumber()
-	return d.Decode(out)
 }

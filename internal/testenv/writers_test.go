@@ -1,8 +1,6 @@
 package testenv
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -33,7 +31,7 @@ func readCollection(t *testing.T, base, name string) []record {
 	t.Helper()
 	prefix := base + "/api/v2/tenants/default_tenant/databases/default_database/collections/"
 	var coll struct{ ID string }
-	if err := chromaJSON(http.MethodGet, prefix+url.PathEscape(name), nil, &coll); err != nil {
+	if err := ChromaJSON(http.MethodGet, prefix+url.PathEscape(name), nil, &coll); err != nil {
 		t.Fatalf("collection %s: %v", name, err)
 	}
 	var out []record
@@ -44,7 +42,7 @@ func readCollection(t *testing.T, base, name string) []record {
 			Metadatas []map[string]any `json:"metadatas"`
 		}
 		body := map[string]any{"include": []string{"documents", "metadatas"}, "limit": 300, "offset": offset}
-		if err := chromaJSON(http.MethodPost, prefix+coll.ID+"/get", body, &page); err != nil {
+		if err := ChromaJSON(http.MethodPost, prefix+coll.ID+"/get", body, &page); err != nil {
 			t.Fatalf("get %s: %v", name, err)
 		}
 		for i, id := range page.IDs {
@@ -54,39 +52,6 @@ func readCollection(t *testing.T, base, name string) []record {
 			return out
 		}
 	}
-}
-
-func chromaJSON(method, u string, body, out any) error {
-	var rd *bytes.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			return err
-		}
-		rd = bytes.NewReader(b)
-	} else {
-		rd = bytes.NewReader(nil)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, method, u, rd)
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		var b bytes.Buffer
-		_, _ = b.ReadFrom(resp.Body)
-		return fmt.Errorf("%s %s: %s: %s", method, u, resp.Status, b.String())
-	}
-	d := json.NewDecoder(resp.Body)
-	d.UseNumber()
-	return d.Decode(out)
 }
 
 var (
