@@ -72,11 +72,21 @@ func adoptedSite(b *testing.B, layout string) collection.Store {
 	return st
 }
 
+// searchHidden is a store whose Search is hidden (the field shadows the
+// method): grep's coarse filter keeps every page without a question, as
+// it did for adopted pages before it searched them by chunk id.
+type searchHidden struct {
+	*chromastore.Collection
+	Search struct{}
+}
+
 // BenchmarkAdopted compares, on the same 1,131-page site, a collection
 // that chromafs ingest wrote with one that LangChain.js's layout wrote and
 // chromafs adopt adopted: a cold cat of one 8 KiB page (page cache
 // emptied each time) and a cold grep -r of a rare literal (a new session
-// with an empty page cache each time).
+// with an empty page cache each time). adopted-readall/GrepCold is the
+// adopted collection's grep without the coarse filter (every page read),
+// as grep did before the filter searched adopted pages by chunk id.
 func BenchmarkAdopted(b *testing.B) {
 	ctx := context.Background()
 	page := gen.Large(adoptedSize())[0]
@@ -109,4 +119,14 @@ func BenchmarkAdopted(b *testing.B) {
 			b.ReportMetric(float64(bytes.Count(out.Bytes(), []byte{'\n'})), "lines")
 		})
 	}
+	b.Run("adopted-readall/GrepCold", func(b *testing.B) {
+		st := searchHidden{Collection: adoptedSite(b, "adopted").(*chromastore.Collection)}
+		var out bytes.Buffer
+		for b.Loop() {
+			out.Reset()
+			fsys := newBenchFS(b, st, chromafs.WithCache(cachepkg.NewMemory(0)), chromafs.WithGroups(gen.PrivateGroup))
+			searchOut(b, fsys, grepx.Query{Patterns: []string{rare}, Syntax: regex.Fixed}, &out)
+		}
+		b.ReportMetric(float64(bytes.Count(out.Bytes(), []byte{'\n'})), "lines")
+	})
 }

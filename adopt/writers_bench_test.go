@@ -2,10 +2,16 @@ package adopt
 
 import (
 	"context"
+	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromafs/chromafs/chromastore"
+	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/ingest"
 	"github.com/chromafs/chromafs/internal/gen"
 	"github.com/chromafs/chromafs/internal/testcorpus/awkward"
@@ -88,4 +94,74 @@ func BenchmarkAdoptVsIngest(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkAdoptVsIngest10k is BenchmarkAdoptVsIngest on a generated site
+// of 10,000 pages (gen.Pages(10000, 1)), written into Chroma in
+// LangChain.js's layout (source, locFrom, locTo; chunks of 1,000
+// characters overlapping by 200, trimmed: the splitter's port in
+// splitter_test.go) by this benchmark itself, untimed: the npm writers
+// take minutes for such a site, and LangChain.js's Chroma.fromDocuments
+// fails on it (one request over Chroma's batch limit). adopt (Read and
+// Write) is timed against ingest of the same pages from a folder into a
+// new collection (chunk, hash-embed, upsert, tree). It is not part of
+// make test (writing takes minutes):
+//
+//	CI=true go test -run '^$' -bench BenchmarkAdoptVsIngest10k -benchtime 1x -timeout 60m ./adopt
+func BenchmarkAdoptVsIngest10k(b *testing.B) {
+	srv := testenv.Chroma(b)
+	ctx := context.Background()
+	site := gen.Pages(10000, 1)
+	b.Run("adopt", func(b *testing.B) {
+		c, err := chromastore.Open(ctx, chromastore.Config{URL: srv.URL, Collection: testenv.CollectionName(b), Create: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer c.Close()
+		var recs []collection.Record
+		sp := newJSSplitter(1000, 200)
+		for _, p := range slices.Sorted(maps.Keys(site)) {
+			for i, pc := range jsPieces(sp, site[p]) {
+				recs = append(recs, collection.Record{ID: fmt.Sprintf("%08x-%04x", len(recs), i), Document: pc.Text, Metadata: map[string]any{
+					"source": "/home/ci/site/" + p, "locFrom": pc.Line + 1, "locTo": pc.Line + 1 + strings.Count(pc.Text, "\n")}})
+			}
+		}
+		start := time.Now()
+		if err := c.Upsert(ctx, recs); err != nil {
+			b.Fatal(err)
+		}
+		b.Logf("wrote %d chunks of %d pages in LangChain.js's layout in %v", len(recs), len(site), time.Since(start))
+		b.ResetTimer()
+		for range b.N {
+			res, err := Read(ctx, c, Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := Write(ctx, c, res, WriteOptions{}); err != nil {
+				b.Fatal(err)
+			}
+			ex, ed, in := res.Count()
+			b.ReportMetric(float64(len(res.Pages)), "pages")
+			b.Logf("adopted %d pages (%s): %d exact, %d edges-assumed, %d inexact", len(res.Pages), res.Layout.Name, ex, ed, in)
+		}
+	})
+	b.Run("ingest", func(b *testing.B) {
+		dir := awkward.WriteDir(b, site)
+		for range b.N {
+			b.StopTimer()
+			c, err := chromastore.Open(ctx, chromastore.Config{URL: srv.URL, Collection: testenv.CollectionName(b), Create: true})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+			rep, err := ingest.RunDir(ctx, c, dir, ingest.Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.StopTimer()
+			b.Logf("ingested %+v", rep)
+			c.Close()
+			b.StartTimer()
+		}
+	})
 }
