@@ -29,7 +29,7 @@ func searchCommand(g *globals) *cobra.Command {
 		embedding string
 	)
 	c := &cobra.Command{
-		Use:   "search [-n K] [--path DIR] [-v] [--lexical|--vectors] [--embedding NAME] QUERY...",
+		Use:   "search [options] QUERY...",
 		Short: "Find the pages that answer a query: path:START-END, score, first line, more ranges",
 		// The use line names the options already: no " [flags]" after it
 		// (and it fits 80 columns).
