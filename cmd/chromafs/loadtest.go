@@ -35,6 +35,11 @@ endpoints given as operands (http://HOST:PORT/mcp, as chromafs serve --mcp
 serves them), as pgbench does for PostgreSQL. Each session initializes, lists
 the tools and runs a script of tool calls, then closes; sessions go to the
 URLs in turn (a fleet without a load balancer gets an even share each).
+A URL that refuses a connection (its process is down) leaves the turn, as
+behind a load balancer: its sessions run on the other URLs and are not
+counted as failures (per URL: refused), and it is tried again after half a
+second, then at doubling intervals up to 10 s. Only the requests in flight on
+a process that dies fail.
 The run lasts --duration (sessions running then finish) or --count sessions.
 
 The built-in script asks the docs a question as an agent does: ls /, grep -i

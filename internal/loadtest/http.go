@@ -131,10 +131,13 @@ func links(body []byte) (dirs, files []string) {
 // directory at a time (session n takes entry n of each, in turn) until
 // a listing holds files, at most 8 levels; then GET of file n of it and
 // a GET of its first KiB.
-func (s *httpSession) run(ctx context.Context, n int, st *stats, us *urlStats) {
+// As session.run, it reports a refused connection (down) and a first
+// request refused with spare set (rerun: nothing counted).
+func (s *httpSession) run(ctx context.Context, n int, st *stats, us *urlStats, spare bool) (rerun, down bool) {
 	us.sessions.Started.Add(1)
 	st.sessions.Started.Add(1)
 	start := time.Now()
+	first := true
 	step := func(name, u, rng string, listing bool) ([]byte, bool) {
 		ts := st.tool(name)
 		ts.calls.Started.Add(1)
@@ -142,7 +145,21 @@ func (s *httpSession) run(ctx context.Context, n int, st *stats, us *urlStats) {
 		us.calls.Add(1)
 		t := time.Now()
 		body, err := s.get(ctx, u, rng, listing)
+		wasFirst := first
+		first = false
 		if err != nil {
+			if refused(err) {
+				down = true
+				if wasFirst && spare {
+					ts.calls.Started.Add(-1)
+					st.calls.Started.Add(-1)
+					us.calls.Add(-1)
+					us.sessions.Started.Add(-1)
+					st.sessions.Started.Add(-1)
+					rerun = true
+					return nil, false
+				}
+			}
 			if ctx.Err() != nil {
 				return nil, false
 			}
@@ -186,6 +203,7 @@ func (s *httpSession) run(ctx context.Context, n int, st *stats, us *urlStats) {
 	st.sessionLatency.record(time.Since(start))
 	st.sessions.OK.Add(1)
 	us.sessions.OK.Add(1)
+	return false, false
 }
 
 // resolve is ref relative to the directory URL base.

@@ -168,6 +168,10 @@ type URLStats struct {
 	URL      string `json:"url"`
 	Sessions Counts `json:"sessions"`
 	Calls    int64  `json:"calls"`
+	// Refused counts the sessions whose first request this URL refused
+	// (nothing listening: a process down) and that ran on another URL
+	// instead; they are not in Sessions.
+	Refused int64 `json:"refused"`
 }
 
 // An Error is a failure of a session step, with its kind.
@@ -354,6 +358,7 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	if cfg.Duration > 0 {
 		deadline = start.Add(cfg.Duration)
 	}
+	hosts := newFleet(len(cfg.URLs) + len(cfg.HTTPURLs))
 	var wg sync.WaitGroup
 	for range cfg.Concurrency {
 		wg.Go(func() {
@@ -365,15 +370,28 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 				if cfg.Count > 0 && n >= cfg.Count {
 					return
 				}
-				u := n % (len(cfg.URLs) + len(cfg.HTTPURLs))
+				turn := n % (len(cfg.URLs) + len(cfg.HTTPURLs))
 				token := ""
 				if len(cfg.Tokens) > 0 {
 					token = cfg.Tokens[n%len(cfg.Tokens)]
 				}
-				if u < len(cfg.URLs) {
-					newSession(cfg, cfg.URLs[u], token).run(ctx, n, st, &st.perURL[u])
-				} else {
-					newHTTPSession(cfg, cfg.HTTPURLs[u-len(cfg.URLs)], token).run(ctx, n, st, &st.perURL[u])
+				for ctx.Err() == nil {
+					u, spare := hosts.pick(turn, time.Now())
+					var rerun, down bool
+					if u < len(cfg.URLs) {
+						rerun, down = newSession(cfg, cfg.URLs[u], token).run(ctx, n, st, &st.perURL[u], spare)
+					} else {
+						rerun, down = newHTTPSession(cfg, cfg.HTTPURLs[u-len(cfg.URLs)], token).run(ctx, n, st, &st.perURL[u], spare)
+					}
+					if !down {
+						hosts.up(u)
+						break
+					}
+					hosts.down(u, time.Now())
+					if !rerun {
+						break
+					}
+					st.perURL[u].refused.Add(1)
 				}
 			}
 		})
@@ -455,8 +473,12 @@ func (s *session) call(ctx context.Context, cs *mcp.ClientSession, c Call) (text
 	return b.String(), res.IsError, nil
 }
 
-// run runs session n and records it.
-func (s *session) run(ctx context.Context, n int, st *stats, us *urlStats) {
+// run runs session n and records it. down reports that the URL refused
+// a connection (see fleet); rerun, that it refused the session's first
+// request, which spare allowed to leave uncounted so that the session
+// runs on another URL.
+func (s *session) run(ctx context.Context, n int, st *stats, us *urlStats, spare bool) (rerun, down bool) {
+	defer func() { down = down || s.rec.wasRefused() }()
 	us.sessions.Started.Add(1)
 	st.sessions.Started.Add(1)
 	fail := func(step string, err error) {
@@ -469,6 +491,11 @@ func (s *session) run(ctx context.Context, n int, st *stats, us *urlStats) {
 	}
 	start := time.Now()
 	cs, err := s.connect(ctx)
+	if err != nil && spare && s.rec.wasRefused() {
+		us.sessions.Started.Add(-1)
+		st.sessions.Started.Add(-1)
+		return true, true
+	}
 	if err != nil {
 		fail("initialize", err)
 		return
@@ -519,6 +546,7 @@ func (s *session) run(ctx context.Context, n int, st *stats, us *urlStats) {
 	st.sessionLatency.record(time.Since(start))
 	st.sessions.OK.Add(1)
 	us.sessions.OK.Add(1)
+	return false, false
 }
 
 func firstLine(s string) string {
@@ -571,6 +599,7 @@ type recorder struct {
 	mu                    sync.Mutex
 	status                int
 	challenge, retryAfter string
+	refused               bool // a connection was refused (not reset by reset)
 }
 
 func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -579,6 +608,11 @@ func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 		req.Header.Set("Authorization", r.auth)
 	}
 	resp, err := r.base.RoundTrip(req)
+	if err != nil && refused(err) {
+		r.mu.Lock()
+		r.refused = true
+		r.mu.Unlock()
+	}
 	if err == nil && resp.StatusCode >= 400 {
 		r.mu.Lock()
 		r.status = resp.StatusCode
@@ -593,6 +627,13 @@ func (r *recorder) reset() {
 	r.mu.Lock()
 	r.status, r.challenge, r.retryAfter = 0, "", ""
 	r.mu.Unlock()
+}
+
+// wasRefused reports whether a connection of the session was refused.
+func (r *recorder) wasRefused() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.refused
 }
 
 func (r *recorder) last() (int, string, string) {

@@ -2,6 +2,7 @@ package loadtest
 
 import (
 	"context"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -80,5 +81,94 @@ func TestConfigErrors(t *testing.T) {
 		if _, err := Run(context.Background(), tt.cfg); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%+v: %v, want %q", tt.cfg, err, tt.want)
 		}
+	}
+}
+
+// deadURL returns an MCP URL on which nothing listens.
+func deadURL(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := "http://" + l.Addr().String() + "/mcp"
+	l.Close()
+	return u
+}
+
+// TestRunDeadURL: a URL that refuses connections leaves the turn, its
+// sessions run on the other URLs and count as refused there, not as
+// failures; with every URL dead, the sessions fail as transport errors.
+func TestRunDeadURL(t *testing.T) {
+	script, err := ParseScript("s", strings.NewReader(`{"tool":"ls","args":{"path":"/"}}`+"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	live, dead := toyServer(t, time.Millisecond), deadURL(t)
+	sum, err := Run(context.Background(), Config{URLs: []string{live, dead}, Concurrency: 2, Count: 40, Script: script, Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Sessions.Started != 40 || sum.Sessions.OK != 40 || len(sum.Errors) != 0 {
+		t.Errorf("sessions %+v, errors %v", sum.Sessions, sum.ErrorExamples)
+	}
+	// The dead URL is tried at first, then every downMin at most: a
+	// run this short tries it a few times.
+	if d := sum.PerURL[1]; d.Refused < 1 || d.Refused > 10 || d.Sessions.Started != 0 || sum.PerURL[0].Sessions.OK != 40 {
+		t.Errorf("per URL %+v", sum.PerURL)
+	}
+	var b strings.Builder
+	if err := sum.WriteText(&b); err != nil || !strings.Contains(b.String(), dead+"  0 sessions ok, 0 failed, 0 calls; refused the connection: ") {
+		t.Errorf("report:\n%s", b.String())
+	}
+
+	sum, err = Run(context.Background(), Config{URLs: []string{dead, deadURL(t)}, Concurrency: 2, Count: 6, Script: script, Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Sessions.Failed != 6 || sum.Errors[KindTransport] != 6 || sum.PerURL[0].Sessions.Failed+sum.PerURL[1].Sessions.Failed != 6 {
+		t.Errorf("all dead: sessions %+v, errors %v, per URL %+v", sum.Sessions, sum.Errors, sum.PerURL)
+	}
+}
+
+// TestFleet: pick skips the URLs that are down until their retry is
+// due, and backs off while a URL keeps refusing.
+func TestFleet(t *testing.T) {
+	f := newFleet(3)
+	now := time.Now()
+	tests := []struct {
+		turn, want int
+		spare      bool
+	}{{0, 0, true}, {1, 1, true}, {2, 2, true}}
+	for _, tt := range tests {
+		if got, spare := f.pick(tt.turn, now); got != tt.want || spare != tt.spare {
+			t.Errorf("all up, turn %d: %d %v", tt.turn, got, spare)
+		}
+	}
+	f.down(1, now)
+	if got, spare := f.pick(1, now); got != 2 || !spare {
+		t.Errorf("1 down, turn 1: %d %v", got, spare)
+	}
+	f.down(2, now)
+	if got, spare := f.pick(1, now); got != 0 || spare {
+		t.Errorf("1 and 2 down, turn 1: %d %v", got, spare)
+	}
+	f.down(0, now)
+	if got, spare := f.pick(2, now); got != 2 || spare {
+		t.Errorf("all down, turn 2: %d %v", got, spare)
+	}
+	if got, spare := f.pick(1, now.Add(downMin)); got != 1 || !spare {
+		t.Errorf("retry due for all, turn 1: %d %v", got, spare)
+	}
+	f.down(1, now) // second refusal: twice as long
+	if got, _ := f.pick(1, now.Add(downMin)); got != 2 {
+		t.Errorf("1 backing off, turn 1: %d", got)
+	}
+	if got, _ := f.pick(1, now.Add(2*downMin)); got != 1 {
+		t.Errorf("1 due, turn 1: %d", got)
+	}
+	f.up(1)
+	if got, _ := f.pick(1, now); got != 1 {
+		t.Errorf("1 up again: %d", got)
 	}
 }

@@ -60,7 +60,11 @@ func (s *Summary) WriteText(w io.Writer) error {
 	if len(s.PerURL) > 1 {
 		b.WriteString("\nper URL:\n")
 		for _, u := range s.PerURL {
-			fmt.Fprintf(&b, "  %s  %d sessions ok, %d failed, %d calls\n", u.URL, u.Sessions.OK, u.Sessions.Failed, u.Calls)
+			fmt.Fprintf(&b, "  %s  %d sessions ok, %d failed, %d calls", u.URL, u.Sessions.OK, u.Sessions.Failed, u.Calls)
+			if u.Refused > 0 {
+				fmt.Fprintf(&b, "; refused the connection: %d sessions ran on the other URLs", u.Refused)
+			}
+			b.WriteString("\n")
 		}
 	}
 	_, err := io.WriteString(w, b.String())

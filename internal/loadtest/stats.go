@@ -66,6 +66,7 @@ type toolStats struct {
 type urlStats struct {
 	sessions counts
 	calls    atomic.Int64
+	refused  atomic.Int64
 }
 
 // stats are a run's counters and histograms; their size depends on the
@@ -169,7 +170,7 @@ func (s *stats) summary(elapsed time.Duration, interrupted bool) *Summary {
 	s.mu.Unlock()
 	for i := range s.perURL {
 		u := &s.perURL[i]
-		out.PerURL = append(out.PerURL, URLStats{URL: slices.Concat(s.cfg.URLs, s.cfg.HTTPURLs)[i], Sessions: u.sessions.load(), Calls: u.calls.Load()})
+		out.PerURL = append(out.PerURL, URLStats{URL: slices.Concat(s.cfg.URLs, s.cfg.HTTPURLs)[i], Sessions: u.sessions.load(), Calls: u.calls.Load(), Refused: u.refused.Load()})
 	}
 	return out
 }
