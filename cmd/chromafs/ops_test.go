@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"io"
 	"net/http"
@@ -10,7 +9,6 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -24,38 +22,8 @@ import (
 // must exit 0.
 func startServeBinary(t *testing.T, env []string, kinds []string, args ...string) (urls map[string]string, stop func()) {
 	t.Helper()
-	cmd := exec.Command(chromafsBinary(t), append([]string{"serve"}, args...)...)
-	cmd.Env = append(append(os.Environ(), "CHROMAFS_GROUPS=", "CHROMAFS_REDIS_URL="), env...)
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr lockedBuffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	stop = sync.OnceFunc(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		if err := cmd.Wait(); err != nil {
-			t.Errorf("serve: %v\n%s", err, stderr.String())
-		}
-	})
-	t.Cleanup(stop)
-	urls = map[string]string{}
-	sc := bufio.NewScanner(stdout)
-	for len(urls) < len(kinds) && sc.Scan() {
-		for _, k := range kinds {
-			if u, ok := strings.CutPrefix(sc.Text(), "chromafs: "+k+" on "); ok {
-				urls[k] = u
-			}
-		}
-	}
-	if len(urls) < len(kinds) {
-		t.Fatalf("serve printed %v, want %v:\n%s", urls, kinds, stderr.String())
-	}
-	go func() { _, _ = io.Copy(io.Discard, stdout) }()
-	return urls, stop
+	p := startServeProc(t, env, kinds, args...)
+	return p.urls, p.stop
 }
 
 func getURL(t *testing.T, url string) (int, string) {
