@@ -65,8 +65,12 @@ func (o *opsFlags) start(ctx context.Context, log *slog.Logger) (*observers, err
 	obs.tracing = tr
 	obs.limit = inflight.New(o.maxInFlight, time.Second)
 	// Probes are answered whatever the load: a busy process is alive.
+	// A DELETE ends an MCP session (the WebDAV listener refuses it at
+	// once): refused, it would leave the session holding its place, and
+	// its user one of --mcp-max-user-sessions, until the idle timeout, so
+	// that a burst of 503s turned into 429s for the user's next sessions.
 	obs.limit.Exempt = func(r *http.Request) bool {
-		return inflight.EventStream(r) || r.URL.Path == "/healthz" || r.URL.Path == "/readyz"
+		return inflight.EventStream(r) || r.Method == http.MethodDelete || r.URL.Path == "/healthz" || r.URL.Path == "/readyz"
 	}
 	obs.limit.OnRefused = func(*http.Request) { obs.metrics.Limited("", "in_flight") }
 	return obs, nil
