@@ -119,14 +119,16 @@ func overloadCollection(t *testing.T) []string {
 // over a real Chroma behind a proxy that sorts its answers. In CI, with
 // --max-in-flight 1 and 8 concurrent sessions for 2 s: every answer is a
 // success, a 429 or a 503 with Retry-After, loadtest counts no other
-// error, and some 503s and some successes happen. Under CHROMAFS_SOAK
-// (each step that long) it measures instead: the process's capacity
-// (sessions/s at rising concurrency, unbounded), then a process with
-// --max-in-flight set to the concurrency at which the rate peaked,
-// loaded at twice that concurrency: the answer kinds as in CI, the p99
-// of the sessions that succeeded against the unloaded (one session at a
-// time) p99, and the process's peak RSS. The figures are printed, not
-// asserted (BENCHMARKS.md holds them), except a 1 GiB bound on the RSS.
+// error, some 503s and some successes happen, and no 429 (a session
+// refused mid-way is closed). Under CHROMAFS_SOAK (each step that long)
+// it measures instead: the process's capacity (sessions/s at rising
+// concurrency, unbounded), then a process with --max-in-flight set to
+// the knee (the least concurrency whose rate is within 85% of the
+// best), loaded at twice that concurrency: the answer kinds as in CI,
+// the p99 of the sessions that succeeded against the unloaded (one
+// session at a time) p99, and the process's peak RSS. The figures are
+// printed, not asserted (BENCHMARKS.md holds them), except a 1 GiB
+// bound on the RSS.
 func TestOverload(t *testing.T) {
 	g := overloadCollection(t)
 	serve := func(flags ...string) *serveProc {
@@ -157,9 +159,10 @@ func TestOverload(t *testing.T) {
 	p := serve("--max-in-flight", "-1")
 	runLoadtest(t, "-c", "2", "--count", "20", p.urls["mcp"]) // warm-up
 	var best float64
-	var knee int
 	var unloaded float64
-	for _, c := range []int{1, 2, 4, 8, 16, 32} {
+	levels := []int{1, 2, 4, 8, 16, 32}
+	rates := make([]float64, len(levels))
+	for i, c := range levels {
 		sum := runLoadtest(t, "-c", strconv.Itoa(c), "--duration", d.String(), "--timeout", "60s", p.urls["mcp"])
 		if sum == nil || len(sum.Errors) != 0 {
 			t.Fatalf("capacity at -c %d: %+v", c, sum)
@@ -168,12 +171,18 @@ func TestOverload(t *testing.T) {
 		if c == 1 {
 			unloaded = sum.SessionLatency.P99
 		}
-		if sum.SessionsPerSecond > best*1.1 {
-			knee = c
-		}
+		rates[i] = sum.SessionsPerSecond
 		best = max(best, sum.SessionsPerSecond)
 	}
-	t.Logf("capacity: %.1f sessions/s, reached at -c %d; unloaded session p99 %.1f ms; unbounded process VmHWM %d KiB", best, knee, unloaded, vmHWM(t, p.cmd.Process.Pid))
+	// The knee: the least concurrency that reaches 85% of the best rate
+	// (the rates past it differ by the machine's noise).
+	knee := levels[len(levels)-1]
+	for i := len(levels) - 1; i >= 0; i-- {
+		if rates[i] >= 0.85*best {
+			knee = levels[i]
+		}
+	}
+	t.Logf("capacity: %.1f sessions/s, knee at -c %d; unloaded session p99 %.1f ms; unbounded process VmHWM %d KiB", best, knee, unloaded, vmHWM(t, p.cmd.Process.Pid))
 
 	q := serve("--max-in-flight", strconv.Itoa(knee))
 	runLoadtest(t, "-c", "2", "--count", "20", q.urls["mcp"]) // warm-up
