@@ -9,8 +9,8 @@ import (
 
 // A URL that refuses a connection is taken out of the rotation, as a
 // load balancer's passive health check would: the sessions whose turn
-// it is go to the next URL that is up, and after downMin (doubling at
-// each new refusal, up to downMax) one session tries it again. A
+// it is go to the URLs that are up, in turn, and after downMin (doubling at
+// each new refusal, up to downMax) it is tried again. A
 // session whose first request is refused is run on another URL and
 // counted neither as started nor as failed there (URLStats.Refused
 // counts it); only the requests a process had in flight when it died,
@@ -32,29 +32,28 @@ func newFleet(n int) *fleet {
 	return &fleet{retryAt: make([]time.Time, n), backoff: make([]time.Duration, n)}
 }
 
-// pick returns the URL for a session whose turn is u: u when it is up
-// or due for a retry, else the next such URL; and whether another URL
-// than the one returned is up (a session refused there can be run
-// elsewhere). When every URL is down it returns u and false.
-func (f *fleet) pick(u int, now time.Time) (pick int, spare bool) {
+// pick returns the URL for session n, whose turn is u: u when it is up
+// or due for a retry, else one of the URLs that are (in turn by n, so
+// that a dead URL's share is spread evenly over the others); and
+// whether another URL than the one returned is up (a session refused
+// there can be run elsewhere). When every URL is down it returns u and
+// false.
+func (f *fleet) pick(u, n int, now time.Time) (pick int, spare bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	n := len(f.retryAt)
-	pick = -1
-	for i := range n {
-		v := (u + i) % n
+	var ups []int
+	for v := range f.retryAt {
 		if !f.retryAt[v].After(now) {
-			if pick < 0 {
-				pick = v
-			} else {
-				return pick, true
-			}
+			ups = append(ups, v)
 		}
 	}
-	if pick < 0 {
+	switch {
+	case len(ups) == 0:
 		return u, false
+	case !f.retryAt[u].After(now):
+		return u, len(ups) > 1
 	}
-	return pick, false
+	return ups[n%len(ups)], len(ups) > 1
 }
 
 // down takes URL u out of the rotation after a refused connection.

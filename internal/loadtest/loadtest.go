@@ -376,7 +376,7 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 					token = cfg.Tokens[n%len(cfg.Tokens)]
 				}
 				for ctx.Err() == nil {
-					u, spare := hosts.pick(turn, time.Now())
+					u, spare := hosts.pick(turn, n, time.Now())
 					var rerun, down bool
 					if u < len(cfg.URLs) {
 						rerun, down = newSession(cfg, cfg.URLs[u], token).run(ctx, n, st, &st.perURL[u], spare)

@@ -132,43 +132,49 @@ func TestRunDeadURL(t *testing.T) {
 }
 
 // TestFleet: pick skips the URLs that are down until their retry is
-// due, and backs off while a URL keeps refusing.
+// due, spreads a dead URL's sessions over the others, and backs off
+// while a URL keeps refusing.
 func TestFleet(t *testing.T) {
 	f := newFleet(3)
 	now := time.Now()
-	tests := []struct {
-		turn, want int
-		spare      bool
-	}{{0, 0, true}, {1, 1, true}, {2, 2, true}}
-	for _, tt := range tests {
-		if got, spare := f.pick(tt.turn, now); got != tt.want || spare != tt.spare {
-			t.Errorf("all up, turn %d: %d %v", tt.turn, got, spare)
+	for n := range 3 {
+		if got, spare := f.pick(n, n, now); got != n || !spare {
+			t.Errorf("all up, session %d: %d %v", n, got, spare)
 		}
 	}
 	f.down(1, now)
-	if got, spare := f.pick(1, now); got != 2 || !spare {
-		t.Errorf("1 down, turn 1: %d %v", got, spare)
+	// Sessions 1, 4, 7, 10 (turn 1) go to 0 and 2 in turn.
+	got := map[int]int{}
+	for n := 1; n < 12; n += 3 {
+		u, spare := f.pick(1, n, now)
+		if !spare {
+			t.Errorf("1 down, session %d: no spare", n)
+		}
+		got[u]++
+	}
+	if got[0] != 2 || got[2] != 2 {
+		t.Errorf("1 down: its sessions went to %v; want 2 each to 0 and 2", got)
 	}
 	f.down(2, now)
-	if got, spare := f.pick(1, now); got != 0 || spare {
+	if got, spare := f.pick(1, 1, now); got != 0 || spare {
 		t.Errorf("1 and 2 down, turn 1: %d %v", got, spare)
 	}
 	f.down(0, now)
-	if got, spare := f.pick(2, now); got != 2 || spare {
+	if got, spare := f.pick(2, 2, now); got != 2 || spare {
 		t.Errorf("all down, turn 2: %d %v", got, spare)
 	}
-	if got, spare := f.pick(1, now.Add(downMin)); got != 1 || !spare {
+	if got, spare := f.pick(1, 1, now.Add(downMin)); got != 1 || !spare {
 		t.Errorf("retry due for all, turn 1: %d %v", got, spare)
 	}
 	f.down(1, now) // second refusal: twice as long
-	if got, _ := f.pick(1, now.Add(downMin)); got != 2 {
+	if got, _ := f.pick(1, 2, now.Add(downMin)); got == 1 {
 		t.Errorf("1 backing off, turn 1: %d", got)
 	}
-	if got, _ := f.pick(1, now.Add(2*downMin)); got != 1 {
+	if got, _ := f.pick(1, 1, now.Add(2*downMin)); got != 1 {
 		t.Errorf("1 due, turn 1: %d", got)
 	}
 	f.up(1)
-	if got, _ := f.pick(1, now); got != 1 {
+	if got, _ := f.pick(1, 1, now); got != 1 {
 		t.Errorf("1 up again: %d", got)
 	}
 }
