@@ -78,7 +78,7 @@ urls, script, concurrency, elapsed_seconds, interrupted, sessions and calls
 session_latency, initialize, list_tools (each {count, p50_ms, p90_ms,
 p99_ms, max_ms, mean_ms}), tools ({NAME: {calls, latency}}), errors ({KIND:
 count}), error_examples ({KIND: message}), http_urls and per_url ([{url,
-sessions, calls}]).
+sessions, calls, refused}]).
 
 Each of the --sessions workers starts its next session as soon as one ends,
 failed or not (a closed loop: no pause for Retry-After), so an overloaded
