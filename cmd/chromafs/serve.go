@@ -34,6 +34,7 @@ func serveCommand(g *globals) *cobra.Command {
 	var (
 		httpAddr, davAddr, usersPath  string
 		sitesPath                     string
+		rateLim                       server.RateLimits
 		mcpAddr, mcpEmbedding         string
 		mcpOpt                        server.MCPOptions
 		denyAnonymous, infiniteDepth  bool
@@ -129,6 +130,13 @@ site (404). Sites are opened on their first request. The file:
       mcp:
         tools: [bash, search]    # of bash, read, ls, glob, grep, stat, search
         suffix: acme             # tool names bash_acme, search_acme
+        max_sessions: 200        # else --mcp-max-sessions
+        max_user_sessions: 10    # else --mcp-max-user-sessions
+      limits:                    # requests/s, else the --*rate* flags
+        rate: 20                 # of one client: its user, else its
+        burst: 40                #   address (an IPv6 /64 counts as one)
+        site_rate: 500           # of all the site's clients together
+        site_burst: 1000
 
 Unknown keys are errors naming their line; relative file names are relative
 to the sites file. A bearer token is checked for its signature, exp, nbf,
@@ -138,8 +146,10 @@ WWW-Authenticate: Bearer resource_metadata="URL", and serves that OAuth
 protected resource metadata (RFC 9728), naming its issuer as the
 authorization server, at /.well-known/oauth-protected-resource/NAME/mcp (on
 one of its hosts: /.well-known/oauth-protected-resource/mcp). chromafs
-issues no tokens. The --mcp-* session limits apply to each site. --users
-and --deny-anonymous cannot be combined with --sites (each site has auth:).`,
+issues no tokens. The --mcp-* session limits apply to each site. A request
+past a site's rate limits (--rate-limit and --site-rate-limit, or the
+site's limits:) gets 429 with Retry-After. --users and --deny-anonymous
+cannot be combined with --sites (each site has auth:).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if httpAddr == "" && davAddr == "" && mcpAddr == "" {
@@ -149,12 +159,19 @@ and --deny-anonymous cannot be combined with --sites (each site has auth:).`,
 				return err
 			}
 			log := slog.New(slog.NewJSONHandler(cmd.ErrOrStderr(), nil))
+			if sitesPath == "" {
+				for _, name := range []string{"rate-limit", "rate-burst", "site-rate-limit", "site-rate-burst"} {
+					if cmd.Flags().Changed(name) {
+						return fmt.Errorf("serve: --%s applies with --sites only", name)
+					}
+				}
+			}
 			if sitesPath != "" {
 				return serveSites(cmd, g, &ops, sitesFlags{
 					path: sitesPath, httpAddr: httpAddr, davAddr: davAddr, mcpAddr: mcpAddr, mcpEmbedding: mcpEmbedding,
 					mcpOpt: mcpOpt, usersPath: usersPath, denyAnonymous: denyAnonymous, infiniteDepth: infiniteDepth,
 					noPointerFetch: noPointerFetch, activeContent: activeContent, treeMaxAge: treeMaxAge, staleTree: staleTree,
-					lim: lim, log: log,
+					lim: lim, rate: rateLim, log: log,
 				})
 			}
 			var users *server.Users
@@ -311,6 +328,10 @@ and --deny-anonymous cannot be combined with --sites (each site has auth:).`,
 	f.DurationVar(&mcpOpt.Tools.Timeout, "mcp-timeout", mcpserver.DefaultTimeout, "deadline of each MCP tool call")
 	f.StringVar(&mcpEmbedding, "mcp-embedding", "", "embed the MCP search tool's queries with `NAME` instead of the collection's recorded function: "+strings.Join(searchEmbeddings, ", "))
 	f.StringVar(&sitesPath, "sites", "", "serve the doc sites of a sites `FILE` (YAML, see above) instead of --collection: /NAME/ and /NAME/mcp, or a site's hosts")
+	f.Float64Var(&rateLim.Rate, "rate-limit", 0, "with --sites: requests per second of one client of a site (its user, else its address), then 429; 0: no limit (a site's limits.rate overrides)")
+	f.IntVar(&rateLim.Burst, "rate-burst", 0, "with --sites: requests one client may make at once (default the rate, at least 1)")
+	f.Float64Var(&rateLim.SiteRate, "site-rate-limit", 0, "with --sites: requests per second of all clients of a site together, then 429; 0: no limit (limits.site_rate overrides)")
+	f.IntVar(&rateLim.SiteBurst, "site-rate-burst", 0, "with --sites: requests of a site at once (default the site rate, at least 1)")
 	f.StringVar(&usersPath, "users", "", "users file (see above); without it every request is anonymous")
 	f.BoolVar(&denyAnonymous, "deny-anonymous", false, "refuse requests without credentials (401) instead of showing public pages")
 	f.BoolVar(&infiniteDepth, "allow-infinite-depth", false, "answer WebDAV PROPFIND with Depth: infinity (a walk of the whole tree) instead of refusing it")

@@ -37,6 +37,7 @@ type sitesFlags struct {
 	noPointerFetch, activeContent bool
 	treeMaxAge, staleTree         time.Duration
 	lim                           server.Limits
+	rate                          server.RateLimits
 	log                           *slog.Logger
 }
 
@@ -162,6 +163,7 @@ func serveSites(cmd *cobra.Command, g *globals, ops *opsFlags, f sitesFlags) err
 			Options: opts, Users: users[s.Name], DenyAnonymous: s.DenyAnonymous(), Logger: slog,
 			ResolveTimeout: min(scfg.Timeout, 10*time.Second),
 			OnRefused:      obs.refusedAt(s.Name),
+			Rate:           s.RateLimits(f.rate),
 		}
 		if rc != nil {
 			sc.Cache = rc
@@ -183,6 +185,12 @@ func serveSites(cmd *cobra.Command, g *globals, ops *opsFlags, f sitesFlags) err
 		mopt.Tools.Logger = slog
 		mopt.Tools.Tools = s.MCP.Tools
 		mopt.Tools.NameSuffix = s.MCP.Suffix
+		if s.MCP.MaxSessions > 0 {
+			mopt.MaxSessions = s.MCP.MaxSessions
+		}
+		if s.MCP.MaxUserSessions > 0 {
+			mopt.MaxUserSessions = s.MCP.MaxUserSessions
+		}
 		mopt.Tools.Search = &lazySearch{store: opened.Load, override: f.mcpEmbedding, report: func(reason error) {
 			slog.Warn("the MCP search tool ranks pages by the query's words, as no embedding function is usable (--mcp-embedding NAME names the collection's)", "err", reason)
 		}}

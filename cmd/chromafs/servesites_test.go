@@ -435,6 +435,8 @@ func TestServeSitesErrors(t *testing.T) {
 		{"unknown key", []string{"--sites", write("k.yaml", "sites:\n  - name: a\n    colection: c\n")}, "line 3: unknown key colection"},
 		{"bad users file", []string{"--sites", write("u.yaml", "sites:\n  - name: a\n    collection: c\n    auth:\n      users: "+badUsers+"\n")}, "site a: users file"},
 		{"--users", []string{"--sites", good, "--users", badUsers}, "--users and --deny-anonymous do not apply with --sites"},
+		{"--rate-limit without --sites", []string{"--collection", "c", "--rate-limit", "5"}, "--rate-limit applies with --sites only"},
+		{"negative rate", []string{"--sites", write("r.yaml", "sites:\n  - name: a\n    collection: c\n    limits: {rate: -2}\n")}, "site a (line 2): limits"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, errOut, code := cli(t, append([]string{"serve", "--http", "127.0.0.1:0"}, tc.args...)...)

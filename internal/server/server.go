@@ -81,6 +81,9 @@ type Config struct {
 	// Auth bounds failed sign-ins and password checks; zero fields take
 	// their defaults (see AuthLimits).
 	Auth AuthLimits
+	// Rate bounds the requests of each client and of all together (see
+	// RateLimits); the zero value limits nothing.
+	Rate RateLimits
 	// Cache, if not nil, is pinged by every readiness check and reported
 	// by /readyz; its failure does not make the server unready (pages
 	// are then read from the store). *rediscache.Cache has Ping.
@@ -106,8 +109,8 @@ type Config struct {
 	// OnRefused, if not nil, is called for each request refused before
 	// it reaches a handler, with why: RefusedCredentials (401: missing or
 	// wrong credentials), RefusedSignInLimit (429: too many failed
-	// sign-ins), RefusedSignInBusy (503: too many sign-ins at once). For
-	// metrics; it must be fast.
+	// sign-ins), RefusedSignInBusy (503: too many sign-ins at once),
+	// RefusedRate (429: past Rate). For metrics; it must be fast.
 	OnRefused func(why string)
 }
 
@@ -116,6 +119,7 @@ const (
 	RefusedCredentials = "credentials"
 	RefusedSignInLimit = "signin_limit"
 	RefusedSignInBusy  = "signin_busy"
+	RefusedRate        = "rate"
 )
 
 // Pinger is a service that /readyz reports on.
@@ -144,6 +148,7 @@ type Server struct {
 	cfg   Config
 	log   *slog.Logger
 	guard *guard
+	rate  *rateLimiter // nil: no rate limits
 	// verified remembers password checks that succeeded (bcrypt costs
 	// tens of milliseconds, and WebDAV clients send credentials with
 	// every request), keyed by name and a digest of the password.
@@ -183,6 +188,7 @@ func New(cfg Config) *Server {
 		cfg:   cfg,
 		log:   log,
 		guard: newGuard(cfg.Auth),
+		rate:  newRateLimiter(cfg.Rate),
 		verified: otter.Must(&otter.Options[string, *User]{
 			MaximumSize:      10_000,
 			ExpiryCalculator: otter.ExpiryWriting[string, *User](10 * time.Minute),
@@ -413,6 +419,16 @@ func (s *Server) Wrap(kind string, h http.Handler) http.Handler {
 			return
 		}
 		user = u.Name
+		if s.rate != nil {
+			if wait := s.rate.allow(rateKey(r, u), time.Now()); wait > 0 {
+				if f := s.cfg.OnRefused; f != nil {
+					f(RefusedRate)
+				}
+				rec.Header().Set("Retry-After", retryAfter(wait))
+				http.Error(rec, "429 too many requests: slow down and retry after the Retry-After seconds", http.StatusTooManyRequests)
+				return
+			}
+		}
 		ctx := context.WithValue(r.Context(), userKey{}, u)
 		if st := s.state.Load(); st != nil && st.down {
 			// Chroma did not answer the last check: fail fast rather

@@ -34,6 +34,13 @@
 //	    mcp:
 //	      tools: [bash, search]     # default all
 //	      suffix: acme              # bash_acme, search_acme
+//	      max_sessions: 200         # default --mcp-max-sessions
+//	      max_user_sessions: 10     # default --mcp-max-user-sessions
+//	    limits:                     # requests/s, default the serve flags
+//	      rate: 20                  # of one client (user, else address)
+//	      burst: 40
+//	      site_rate: 500            # of all clients of the site
+//	      site_burst: 1000
 //
 // Keys not listed here are errors naming their line. Relative file names
 // are relative to the sites file's directory. Optional Chroma and layout
@@ -63,6 +70,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/chromafs/chromafs/internal/identity"
+	"github.com/chromafs/chromafs/internal/server"
 	"github.com/chromafs/chromafs/mcpserver"
 )
 
@@ -87,6 +95,7 @@ type Site struct {
 	Hosts           []string `yaml:"hosts"`
 	Auth            Auth     `yaml:"auth"`
 	MCP             MCP      `yaml:"mcp"`
+	Limits          Limits   `yaml:"limits"`
 
 	// Line is the line of the site in the file (for messages).
 	Line int `yaml:"-"`
@@ -128,10 +137,46 @@ type MCP struct {
 	Tools []string `yaml:"tools"`
 	// Suffix is appended to every tool's name (mcpserver.Config.NameSuffix).
 	Suffix string `yaml:"suffix"`
+	// MaxSessions and MaxUserSessions bound the site's MCP sessions open
+	// at once, of all users and of one user (server.MCPOptions); 0 or
+	// absent: serve's --mcp-max-sessions and --mcp-max-user-sessions.
+	MaxSessions     int `yaml:"max_sessions"`
+	MaxUserSessions int `yaml:"max_user_sessions"`
+}
+
+// Limits are a site's request rate limits (server.RateLimits): requests
+// per second of one client (the signed-in user, else the client address)
+// and of all clients together, each with a burst. An absent key takes
+// serve's flag (--rate-limit, --rate-burst, --site-rate-limit,
+// --site-rate-burst); a rate of 0 given here means no limit.
+type Limits struct {
+	Rate      *float64 `yaml:"rate"`
+	Burst     int      `yaml:"burst"`
+	SiteRate  *float64 `yaml:"site_rate"`
+	SiteBurst int      `yaml:"site_burst"`
 }
 
 // DenyAnonymous reports whether requests without credentials are refused.
 func (s *Site) DenyAnonymous() bool { return s.Auth.Anonymous == AnonymousDeny }
+
+// RateLimits are the site's rate limits, its keys taking the place of
+// def's (serve's flags).
+func (s *Site) RateLimits(def server.RateLimits) server.RateLimits {
+	l := def
+	if s.Limits.Rate != nil {
+		l.Rate, l.Burst = *s.Limits.Rate, 0
+	}
+	if s.Limits.Burst > 0 {
+		l.Burst = s.Limits.Burst
+	}
+	if s.Limits.SiteRate != nil {
+		l.SiteRate, l.SiteBurst = *s.Limits.SiteRate, 0
+	}
+	if s.Limits.SiteBurst > 0 {
+		l.SiteBurst = s.Limits.SiteBurst
+	}
+	return l
+}
 
 // Identity returns the identity.Config of the site's JWT section (the
 // zero Config when it has none).
@@ -346,6 +391,13 @@ func (cfg *Config) check(dir string) error {
 		}
 		if err := (mcpserver.Config{NameSuffix: s.MCP.Suffix}).Validate(); err != nil {
 			return fail("mcp.suffix: %v", err)
+		}
+		if s.MCP.MaxSessions < 0 || s.MCP.MaxUserSessions < 0 {
+			return fail("mcp.max_sessions and mcp.max_user_sessions: want a number of sessions, at least 1 (or leave the key out for serve's flag)")
+		}
+		l := s.Limits
+		if (l.Rate != nil && *l.Rate < 0) || (l.SiteRate != nil && *l.SiteRate < 0) || l.Burst < 0 || l.SiteBurst < 0 {
+			return fail("limits: rates and bursts cannot be negative: want requests per second (0: no limit) and a burst of at least 1")
 		}
 	}
 	return nil

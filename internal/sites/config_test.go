@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/chromafs/chromafs/internal/server"
 )
 
 // TestParse checks that good files parse (with defaults filled in and
@@ -114,6 +116,10 @@ func TestParse(t *testing.T) {
 		{"hmac algorithm", "sites:\n  - name: a\n    collection: c\n    auth:\n      jwt:\n        oidc_issuer: https://x\n        audience: a\n        algorithms: [HS256]\n", []string{"auth.jwt", "HS256"}},
 		{"unknown tool", "sites:\n  - name: a\n    collection: c\n    mcp:\n      tools: [bash, cat]\n", []string{"unknown tool \"cat\"", "bash, read"}},
 		{"bad suffix", "sites:\n  - name: a\n    collection: c\n    mcp:\n      suffix: Acme\n", []string{"mcp.suffix"}},
+		{"negative rate", "sites:\n  - name: a\n    collection: c\n    limits:\n      rate: -1\n", []string{"site a", "limits", "negative"}},
+		{"negative site burst", "sites:\n  - name: a\n    collection: c\n    limits:\n      site_burst: -5\n", []string{"limits"}},
+		{"unknown limits key", "sites:\n  - name: a\n    collection: c\n    limits:\n      rps: 5\n", []string{"line 5", "unknown key rps"}},
+		{"negative sessions", "sites:\n  - name: a\n    collection: c\n    mcp:\n      max_sessions: -1\n", []string{"mcp.max_sessions"}},
 		{"two documents", "sites:\n  - name: a\n    collection: c\n---\nsites: []\n", []string{"more than one YAML document"}},
 		{"wrong type", "sites:\n  - name: a\n    collection: [c]\n", []string{"line 3"}},
 	} {
@@ -201,5 +207,36 @@ func TestREADMESitesFile(t *testing.T) {
 	}
 	if strings.Join(kinds, " ") != "public jwks oidc" {
 		t.Errorf("the README's sites are %q, want a public, a JWKS and an OIDC site", kinds)
+	}
+}
+
+// TestSiteRateLimits: a site's limits keys take the place of serve's
+// flags one by one; a rate given without a burst gets the rate's default
+// burst, not the flag's; rate 0 turns the flag's limit off.
+func TestSiteRateLimits(t *testing.T) {
+	def := server.RateLimits{Rate: 20, Burst: 40, SiteRate: 500, SiteBurst: 1000}
+	for _, tc := range []struct {
+		name, limits string
+		want         server.RateLimits
+	}{
+		{"none", "", def},
+		{"rate only", "{rate: 5}", server.RateLimits{Rate: 5, SiteRate: 500, SiteBurst: 1000}},
+		{"burst only", "{burst: 7}", server.RateLimits{Rate: 20, Burst: 7, SiteRate: 500, SiteBurst: 1000}},
+		{"all", "{rate: 1.5, burst: 3, site_rate: 10, site_burst: 30}", server.RateLimits{Rate: 1.5, Burst: 3, SiteRate: 10, SiteBurst: 30}},
+		{"off", "{rate: 0, site_rate: 0}", server.RateLimits{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			file := "sites:\n  - name: a\n    collection: c\n"
+			if tc.limits != "" {
+				file += "    limits: " + tc.limits + "\n"
+			}
+			cfg, err := Parse(strings.NewReader(file), t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := cfg.Sites[0].RateLimits(def); got != tc.want {
+				t.Errorf("got %+v, want %+v", got, tc.want)
+			}
+		})
 	}
 }
