@@ -148,8 +148,12 @@ authorization server, at /.well-known/oauth-protected-resource/NAME/mcp (on
 one of its hosts: /.well-known/oauth-protected-resource/mcp). chromafs
 issues no tokens. The --mcp-* session limits apply to each site. A request
 past a site's rate limits (--rate-limit and --site-rate-limit, or the
-site's limits:) gets 429 with Retry-After. --users and --deny-anonymous
-cannot be combined with --sites (each site has auth:).`,
+site's limits:) gets 429 with Retry-After. SIGHUP reads the sites file
+again: unchanged sites keep their state and MCP sessions, changed ones are
+made again at their next request (their MCP sessions end), removed ones
+answer 404; a file with a mistake is refused with one log line and the
+sites are served as before. --users and --deny-anonymous cannot be
+combined with --sites (each site has auth:).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if httpAddr == "" && davAddr == "" && mcpAddr == "" {

@@ -8,8 +8,10 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/signal"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -41,6 +43,56 @@ type sitesFlags struct {
 	log                           *slog.Logger
 }
 
+// loadSites reads the sites file at path and every file it names (users
+// files, Chroma token files), so that a mistake is found when the file is
+// read rather than at a site's first request.
+func loadSites(path string) (*sites.Config, error) {
+	cfg, err := sites.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range cfg.Sites {
+		if _, _, err := siteFiles(s); err != nil {
+			return nil, err
+		}
+	}
+	return cfg, nil
+}
+
+// siteFiles reads the users file and the Chroma token file of site s
+// (nil and "" for those it has not).
+func siteFiles(s *sites.Site) (users *server.Users, token string, err error) {
+	if s.Auth.Users != "" {
+		if users, err = server.LoadUsers(s.Auth.Users); err != nil {
+			return nil, "", fmt.Errorf("site %s: %w", s.Name, err)
+		}
+	}
+	if s.ChromaTokenFile != "" {
+		b, err := os.ReadFile(s.ChromaTokenFile)
+		if err != nil {
+			return nil, "", fmt.Errorf("site %s: chroma_token_file: %w", s.Name, err)
+		}
+		if token = strings.TrimSpace(string(b)); token == "" {
+			return nil, "", fmt.Errorf("site %s: chroma_token_file %s is empty", s.Name, s.ChromaTokenFile)
+		}
+	}
+	return users, token, nil
+}
+
+// reloadSites reads the sites file at path again and serves its sites
+// (Registry.Reload), logging one line: what changed, or why the file was
+// refused and the sites served before are kept.
+func reloadSites(reg *sites.Registry, path string, log *slog.Logger) {
+	cfg, err := loadSites(path)
+	if err != nil {
+		log.Error("chromafs serve: sites file not reloaded, serving the sites as before", "err", err.Error())
+		return
+	}
+	r := reg.Reload(cfg)
+	log.Info("chromafs serve: sites file reloaded", "sites", reg.Len(),
+		"added", r.Added, "removed", r.Removed, "changed", r.Changed, "kept", len(r.Kept))
+}
+
 // serveSites is `chromafs serve --sites FILE`: every listener routes to
 // the sites of the file (package sites), each a server.Server made on
 // its first request.
@@ -48,33 +100,11 @@ func serveSites(cmd *cobra.Command, g *globals, ops *opsFlags, f sitesFlags) err
 	if f.usersPath != "" || f.denyAnonymous {
 		return errors.New("serve: --users and --deny-anonymous do not apply with --sites: give each site an auth: section in the sites file")
 	}
-	cfg, err := sites.Load(f.path)
+	cfg, err := loadSites(f.path)
 	if err != nil {
 		return err
 	}
 	log := f.log
-	// Everything a site's file names is read now, so that a mistake
-	// stops serve at start rather than at the site's first request.
-	users := map[string]*server.Users{}
-	tokens := map[string]string{}
-	for _, s := range cfg.Sites {
-		if s.Auth.Users != "" {
-			u, err := server.LoadUsers(s.Auth.Users)
-			if err != nil {
-				return fmt.Errorf("site %s: %w", s.Name, err)
-			}
-			users[s.Name] = u
-		}
-		if s.ChromaTokenFile != "" {
-			b, err := os.ReadFile(s.ChromaTokenFile)
-			if err != nil {
-				return fmt.Errorf("site %s: chroma_token_file: %w", s.Name, err)
-			}
-			if tokens[s.Name] = strings.TrimSpace(string(b)); tokens[s.Name] == "" {
-				return fmt.Errorf("site %s: chroma_token_file %s is empty", s.Name, s.ChromaTokenFile)
-			}
-		}
-	}
 	obs, err := ops.start(cmd.Context(), log)
 	if err != nil {
 		return err
@@ -118,7 +148,11 @@ func serveSites(cmd *cobra.Command, g *globals, ops *opsFlags, f sitesFlags) err
 		if s.Database != "" {
 			scfg.Database = s.Database
 		}
-		if tok := tokens[s.Name]; tok != "" {
+		users, tok, err := siteFiles(s)
+		if err != nil {
+			return nil, err
+		}
+		if tok != "" {
 			scfg.Headers = map[string]string{"x-chroma-token": tok}
 		}
 		if err := scfg.Validate(); err != nil {
@@ -160,7 +194,7 @@ func serveSites(cmd *cobra.Command, g *globals, ops *opsFlags, f sitesFlags) err
 				opened.Store(c)
 				return c, nil
 			},
-			Options: opts, Users: users[s.Name], DenyAnonymous: s.DenyAnonymous(), Logger: slog,
+			Options: opts, Users: users, DenyAnonymous: s.DenyAnonymous(), Logger: slog,
 			ResolveTimeout: min(scfg.Timeout, 10*time.Second),
 			OnRefused:      obs.refusedAt(s.Name),
 			Rate:           s.RateLimits(f.rate),
@@ -219,6 +253,15 @@ func serveSites(cmd *cobra.Command, g *globals, ops *opsFlags, f sitesFlags) err
 	}
 	reg := sites.NewRegistry(cfg, build, log)
 	defer reg.Close()
+	// SIGHUP reloads the sites file.
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	go func() {
+		for range hup {
+			reloadSites(reg, f.path, log)
+		}
+	}()
 	var listeners []server.Listener
 	closeAll := func() {
 		for _, l := range listeners {

@@ -88,7 +88,23 @@ func (p *tlsIDP) token(t *testing.T, aud string, claims map[string]any) string {
 // each listener's base URL (http://ADDR).
 func startSitesServe(t *testing.T, global []string, sitesFile string, env ...string) (httpBase, davBase, mcpBase, adminBase string) {
 	t.Helper()
+	p := startSitesProcess(t, global, nil, sitesFile, env...)
+	return p.http, p.dav, p.mcp, p.admin
+}
+
+// sitesProcess is a running `chromafs serve --sites`.
+type sitesProcess struct {
+	cmd                   *exec.Cmd
+	stderr                *lockedBuffer
+	http, dav, mcp, admin string // base URLs
+}
+
+// startSitesProcess is startSitesServe with serve flags added and the
+// process and its standard error returned.
+func startSitesProcess(t *testing.T, global, flags []string, sitesFile string, env ...string) *sitesProcess {
+	t.Helper()
 	args := append(slices.Clone(global), "serve", "--sites", sitesFile, "--http", "127.0.0.1:0", "--webdav", "127.0.0.1:0", "--mcp", "127.0.0.1:0", "--admin", "127.0.0.1:0")
+	args = append(args, flags...)
 	cmd := exec.Command(chromafsBinary(t), args...)
 	cmd.Env = append(append(os.Environ(), "CHROMAFS_GROUPS=", "CHROMAFS_REDIS_URL=", "CHROMAFS_COLLECTION="), env...)
 	stdout, err := cmd.StdoutPipe()
@@ -119,7 +135,7 @@ func startSitesServe(t *testing.T, global []string, sitesFile string, env ...str
 		t.Fatalf("serve --sites did not start:\n%s", stderr.String())
 	}
 	go func() { _, _ = io.Copy(io.Discard, stdout) }()
-	return bases["http"], bases["webdav"], bases["mcp"], bases["admin"]
+	return &sitesProcess{cmd: cmd, stderr: &stderr, http: bases["http"], dav: bases["webdav"], mcp: bases["mcp"], admin: bases["admin"]}
 }
 
 // hostTransport sends every request with a Host header and an

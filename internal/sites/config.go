@@ -46,13 +46,19 @@
 // are relative to the sites file's directory. Optional Chroma and layout
 // keys left out take the values of the command line's global flags.
 //
+// # Reload
+//
+// Registry.Reload swaps the sites (serve reloads the file on SIGHUP): a
+// site whose configuration is unchanged keeps its instance and MCP
+// sessions; a changed site is made again at its next request (its old
+// MCP sessions end: their next request gets "session not found", and
+// clients start a new one); a removed site answers 404 and is closed once
+// its requests in flight have ended.
+//
 // # Not yet
 //
-// A site made stays made until Close: there is no memory budget across
-// sites, no eviction, no per-site rate limit and no reload of the file.
-// Registry.Get is the one way to a site's instance, and requests do not
-// keep it, so that eviction (least recently used) and a reload that swaps
-// the configuration can be added inside the Registry.
+// A site made stays made until it is reloaded or Close: there is no
+// memory budget across sites and no eviction yet.
 package sites
 
 import (

@@ -9,8 +9,11 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"reflect"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/chromafs/chromafs/adapters/httpfs"
@@ -51,13 +54,12 @@ type Instance struct {
 type Builder func(s *Site) (*Instance, error)
 
 // Registry routes requests to sites and makes each site's instance on
-// first use. Get is the only way to an instance, so that a later version
-// can evict the sites used least recently and make them again.
+// first use. Get is the only way to an instance; Reload swaps the sites
+// and retires the instances of sites changed or removed.
 type Registry struct {
-	sites map[string]*Site
-	hosts map[string]*Site
-	build Builder
-	log   *slog.Logger
+	routes atomic.Pointer[routes]
+	build  Builder
+	log    *slog.Logger
 	// FirstCheck bounds the readiness check of a site made on first use,
 	// before its first request is served (default 5 s).
 	firstCheck time.Duration
@@ -66,17 +68,45 @@ type Registry struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
-	mu   sync.Mutex
-	live map[string]*entry
+	mu      sync.Mutex
+	live    map[string]*entry
+	retired map[*entry]struct{} // out of live, not closed yet (requests in flight)
 
 	notFound map[string]http.Handler // by kind: the answer to an unknown site
 }
 
+// routes are the sites of one version of the sites file.
+type routes struct {
+	sites map[string]*Site
+	hosts map[string]*Site
+}
+
+func newRoutes(cfg *Config) *routes {
+	rt := &routes{sites: map[string]*Site{}, hosts: map[string]*Site{}}
+	for _, s := range cfg.Sites {
+		rt.sites[s.Name] = s
+		for _, h := range s.Hosts {
+			rt.hosts[h] = s
+		}
+	}
+	return rt
+}
+
 // entry is a site's instance, once made.
 type entry struct {
+	site *Site         // the configuration it is made of
 	done chan struct{} // closed when inst or err is set
 	inst *Instance
 	err  error
+
+	stop    context.CancelFunc // ends the instance's Run
+	stopped chan struct{}      // closed when Run has returned
+
+	// Under Registry.mu:
+	refs     int       // requests being served
+	retired  bool      // out of live: closed when refs is 0
+	closed   bool      // closed (or being closed)
+	lastUsed time.Time // start of the latest request
 
 	mu       sync.Mutex
 	handlers map[string]http.Handler // wrapped, by kind and prefix
@@ -89,15 +119,10 @@ func NewRegistry(cfg *Config, build Builder, log *slog.Logger) *Registry {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &Registry{
-		sites: map[string]*Site{}, hosts: map[string]*Site{}, build: build, log: log,
-		firstCheck: 5 * time.Second, ctx: ctx, cancel: cancel, live: map[string]*entry{},
+		build: build, log: log, firstCheck: 5 * time.Second, ctx: ctx, cancel: cancel,
+		live: map[string]*entry{}, retired: map[*entry]struct{}{},
 	}
-	for _, s := range cfg.Sites {
-		r.sites[s.Name] = s
-		for _, h := range s.Hosts {
-			r.hosts[h] = s
-		}
-	}
+	r.routes.Store(newRoutes(cfg))
 	// An unknown site answers as a missing page of a site does: the same
 	// adapters, under a prefix no request path can have (control
 	// characters are refused before).
@@ -111,16 +136,126 @@ func NewRegistry(cfg *Config, build Builder, log *slog.Logger) *Registry {
 }
 
 // Site returns the configuration of the site called name, or nil.
-func (r *Registry) Site(name string) *Site { return r.sites[name] }
+func (r *Registry) Site(name string) *Site { return r.routes.Load().sites[name] }
 
 // Len is the number of sites configured.
-func (r *Registry) Len() int { return len(r.sites) }
+func (r *Registry) Len() int { return len(r.routes.Load().sites) }
 
-// Loaded is the number of sites made so far.
+// Loaded is the number of sites made (or being made) now.
 func (r *Registry) Loaded() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return len(r.live)
+}
+
+// Reload is the outcome of Registry.Reload: the names of the sites added,
+// removed, changed (made again on their next request) and kept as they
+// were (their instance and its MCP sessions go on).
+type Reload struct {
+	Added, Removed, Changed, Kept []string
+}
+
+// Reload serves cfg's sites from now on. A site whose configuration is
+// the same as before keeps its instance, and with it its MCP sessions and
+// caches. The instance of a site changed or removed is retired: new
+// requests no longer reach it (a changed site is made again on its next
+// request, a removed one answers 404), and it is closed once the
+// requests it is serving have ended, ending its MCP sessions.
+func (r *Registry) Reload(cfg *Config) Reload {
+	next := newRoutes(cfg)
+	var out Reload
+	r.mu.Lock()
+	if r.ctx.Err() != nil {
+		r.mu.Unlock()
+		return out
+	}
+	prev := r.routes.Swap(next)
+	for name, s := range next.sites {
+		old := prev.sites[name]
+		switch {
+		case old == nil:
+			out.Added = append(out.Added, name)
+		case sameSite(old, s):
+			out.Kept = append(out.Kept, name)
+			if e := r.live[name]; e != nil {
+				// Still served by the instance made of old.
+				e.site = s
+			}
+		default:
+			out.Changed = append(out.Changed, name)
+			r.retireLocked(name)
+		}
+	}
+	for name := range prev.sites {
+		if next.sites[name] == nil {
+			out.Removed = append(out.Removed, name)
+			r.retireLocked(name)
+		}
+	}
+	r.mu.Unlock()
+	for _, l := range []*[]string{&out.Added, &out.Removed, &out.Changed, &out.Kept} {
+		slices.Sort(*l)
+	}
+	return out
+}
+
+// sameSite reports whether a and b configure the same site (their lines
+// in the file aside).
+func sameSite(a, b *Site) bool {
+	x, y := *a, *b
+	x.Line, y.Line = 0, 0
+	return reflect.DeepEqual(x, y)
+}
+
+// retireLocked takes the site called name out of live: it is closed
+// when its last request ends. r.mu is held.
+func (r *Registry) retireLocked(name string) {
+	e := r.live[name]
+	if e == nil {
+		return
+	}
+	delete(r.live, name)
+	e.retired = true
+	if e.refs == 0 {
+		e.closed = true
+		go r.closeEntry(e)
+		return
+	}
+	r.retired[e] = struct{}{}
+}
+
+// release ends a request's hold on e, closing e if it was retired and
+// this was its last request.
+func (r *Registry) release(e *entry) {
+	r.mu.Lock()
+	e.refs--
+	closeIt := e.retired && e.refs == 0 && !e.closed
+	if closeIt {
+		e.closed = true
+		delete(r.retired, e)
+	}
+	r.mu.Unlock()
+	if closeIt {
+		go r.closeEntry(e)
+	}
+}
+
+// closeEntry stops e's Run and closes its instance.
+func (r *Registry) closeEntry(e *entry) error {
+	<-e.done
+	if e.inst == nil {
+		return nil
+	}
+	e.stop()
+	<-e.stopped
+	err := e.inst.Server.Close()
+	if e.inst.Close != nil {
+		err = errors.Join(err, e.inst.Close())
+	}
+	if err != nil {
+		r.log.Warn("chromafs serve: closing a site", "site", e.site.Name, "err", err)
+	}
+	return err
 }
 
 // Get returns the instance of the site called name, making it on first
@@ -128,20 +263,24 @@ func (r *Registry) Loaded() int {
 // served from the first request), and Run in the background until
 // Close. Concurrent first requests wait for the same making. A failed
 // making is not kept: the next request tries again. The caller must not
-// keep the instance beyond its request.
+// keep the instance beyond its request: a reload or an eviction closes
+// it.
 func (r *Registry) Get(name string) (*Instance, error) {
-	e, err := r.entry(name)
+	e, err := r.acquire(name)
 	if err != nil {
 		return nil, err
 	}
+	r.release(e)
 	return e.inst, nil
 }
 
 // errUnknown is Get's error for a name that is not a site.
 var errUnknown = errors.New("no such site")
 
-func (r *Registry) entry(name string) (*entry, error) {
-	s := r.sites[name]
+// acquire returns the entry of the site called name, made, held for one
+// request: the caller must release it.
+func (r *Registry) acquire(name string) (*entry, error) {
+	s := r.routes.Load().sites[name]
 	if s == nil {
 		return nil, errUnknown
 	}
@@ -150,17 +289,28 @@ func (r *Registry) entry(name string) (*entry, error) {
 		r.mu.Unlock()
 		return nil, errors.New("sites: the registry is closed")
 	}
+	if cur := r.routes.Load().sites[name]; cur != s {
+		// Reloaded meanwhile.
+		if s = cur; s == nil {
+			r.mu.Unlock()
+			return nil, errUnknown
+		}
+	}
 	e := r.live[name]
-	if e == nil {
-		e = &entry{done: make(chan struct{}), handlers: map[string]http.Handler{}}
+	made := e == nil
+	if made {
+		e = &entry{site: s, done: make(chan struct{}), handlers: map[string]http.Handler{}}
 		r.live[name] = e
-		r.mu.Unlock()
+	}
+	e.refs++
+	e.lastUsed = time.Now()
+	r.mu.Unlock()
+	if made {
 		r.make(s, e)
-	} else {
-		r.mu.Unlock()
 	}
 	<-e.done
 	if e.err != nil {
+		r.release(e)
 		return nil, e.err
 	}
 	return e, nil
@@ -174,14 +324,22 @@ func (r *Registry) make(s *Site, e *entry) {
 		r.log.Error("chromafs serve: site cannot be served", "site", s.Name, "err", err)
 		e.err = fmt.Errorf("site %s: %w", s.Name, err)
 		r.mu.Lock()
-		delete(r.live, s.Name)
+		if r.live[s.Name] == e {
+			delete(r.live, s.Name)
+		}
+		e.closed = true // nothing to close
 		r.mu.Unlock()
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.ctx, r.firstCheck)
 	inst.Server.Check(ctx)
 	cancel()
-	r.wg.Go(func() { inst.Server.Run(r.ctx) })
+	runCtx, stop := context.WithCancel(r.ctx)
+	e.stop, e.stopped = stop, make(chan struct{})
+	r.wg.Go(func() {
+		defer close(e.stopped)
+		inst.Server.Run(runCtx)
+	})
 	e.inst = inst
 }
 
@@ -190,19 +348,26 @@ func (r *Registry) make(s *Site, e *entry) {
 func (r *Registry) Close() error {
 	r.mu.Lock()
 	r.cancel()
-	live := r.live
+	var all []*entry
+	for _, e := range r.live {
+		all = append(all, e)
+	}
+	for e := range r.retired {
+		all = append(all, e)
+	}
+	r.live, r.retired = map[string]*entry{}, map[*entry]struct{}{}
+	var mine []*entry
+	for _, e := range all {
+		if !e.closed {
+			e.closed = true
+			mine = append(mine, e)
+		}
+	}
 	r.mu.Unlock()
 	r.wg.Wait()
 	var errs []error
-	for _, e := range live {
-		<-e.done
-		if e.inst == nil {
-			continue
-		}
-		errs = append(errs, e.inst.Server.Close())
-		if e.inst.Close != nil {
-			errs = append(errs, e.inst.Close())
-		}
+	for _, e := range mine {
+		errs = append(errs, r.closeEntry(e))
 	}
 	return errors.Join(errs...)
 }
@@ -268,11 +433,12 @@ func (r *Registry) serve(kind string, w http.ResponseWriter, req *http.Request) 
 		http.NotFound(w, req)
 		return
 	}
-	site, prefix := r.hosts[hostOnly(req.Host)], "/"
+	rt := r.routes.Load()
+	site, prefix := rt.hosts[hostOnly(req.Host)], "/"
 	if site == nil {
 		if meta, ok := strings.CutPrefix(p, MetadataPath+"/"); ok && kind == KindMCP {
 			name, rest, _ := strings.Cut(meta, "/")
-			if s := r.sites[name]; s != nil && rest == "mcp" {
+			if s := rt.sites[name]; s != nil && rest == "mcp" {
 				r.metadata(w, req, s, "/"+name+"/mcp")
 				return
 			}
@@ -280,7 +446,7 @@ func (r *Registry) serve(kind string, w http.ResponseWriter, req *http.Request) 
 			return
 		}
 		name, _, _ := strings.Cut(p[1:], "/")
-		if site = r.sites[name]; site == nil {
+		if site = rt.sites[name]; site == nil {
 			notFound.ServeHTTP(w, req)
 			return
 		}
@@ -290,11 +456,16 @@ func (r *Registry) serve(kind string, w http.ResponseWriter, req *http.Request) 
 		return
 	}
 	metrics.SetSite(req.Context(), site.Name)
-	e, err := r.entry(site.Name)
+	e, err := r.acquire(site.Name)
+	if errors.Is(err, errUnknown) {
+		notFound.ServeHTTP(w, req) // removed by a reload meanwhile
+		return
+	}
 	if err != nil {
 		http.Error(w, "503 service unavailable: this site cannot be served now", http.StatusServiceUnavailable)
 		return
 	}
+	defer r.release(e)
 	if kind == KindMCP {
 		if p != prefix+"mcp" {
 			notFound.ServeHTTP(w, req)
