@@ -35,6 +35,9 @@ func serveCommand(g *globals) *cobra.Command {
 		httpAddr, davAddr, usersPath  string
 		sitesPath                     string
 		rateLim                       server.RateLimits
+		siteIdle                      time.Duration
+		maxSitesLoaded                int
+		maxMemory                     = byteSize(defaultMaxMemory())
 		mcpAddr, mcpEmbedding         string
 		mcpOpt                        server.MCPOptions
 		denyAnonymous, infiniteDepth  bool
@@ -153,7 +156,13 @@ again: unchanged sites keep their state and MCP sessions, changed ones are
 made again at their next request (their MCP sessions end), removed ones
 answer 404; a file with a mistake is refused with one log line and the
 sites are served as before. --users and --deny-anonymous cannot be
-combined with --sites (each site has auth:).`,
+combined with --sites (each site has auth:).
+
+Sites are opened at their first request and closed (their caches dropped)
+after --site-idle without a request, or least recently used first past
+--max-sites-loaded or past the --max-memory budget; a site with MCP
+sessions open is not closed. The page and tree caches of all sites share
+the budget.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if httpAddr == "" && davAddr == "" && mcpAddr == "" {
@@ -164,7 +173,7 @@ combined with --sites (each site has auth:).`,
 			}
 			log := slog.New(slog.NewJSONHandler(cmd.ErrOrStderr(), nil))
 			if sitesPath == "" {
-				for _, name := range []string{"rate-limit", "rate-burst", "site-rate-limit", "site-rate-burst"} {
+				for _, name := range []string{"rate-limit", "rate-burst", "site-rate-limit", "site-rate-burst", "site-idle", "max-sites-loaded", "max-memory"} {
 					if cmd.Flags().Changed(name) {
 						return fmt.Errorf("serve: --%s applies with --sites only", name)
 					}
@@ -176,6 +185,7 @@ combined with --sites (each site has auth:).`,
 					mcpOpt: mcpOpt, usersPath: usersPath, denyAnonymous: denyAnonymous, infiniteDepth: infiniteDepth,
 					noPointerFetch: noPointerFetch, activeContent: activeContent, treeMaxAge: treeMaxAge, staleTree: staleTree,
 					lim: lim, rate: rateLim, log: log,
+					siteIdle: siteIdle, maxSitesLoaded: maxSitesLoaded, maxMemory: int64(maxMemory),
 				})
 			}
 			var users *server.Users
@@ -336,6 +346,9 @@ combined with --sites (each site has auth:).`,
 	f.IntVar(&rateLim.Burst, "rate-burst", 0, "with --sites: requests one client may make at once (default the rate, at least 1)")
 	f.Float64Var(&rateLim.SiteRate, "site-rate-limit", 0, "with --sites: requests per second of all clients of a site together, then 429; 0: no limit (limits.site_rate overrides)")
 	f.IntVar(&rateLim.SiteBurst, "site-rate-burst", 0, "with --sites: requests of a site at once (default the site rate, at least 1)")
+	f.DurationVar(&siteIdle, "site-idle", 10*time.Minute, "with --sites: close a site after this long without a request and without MCP sessions (made again at its next request); 0: never")
+	f.IntVar(&maxSitesLoaded, "max-sites-loaded", 1000, "with --sites: sites kept open at once; past it the least recently used one without MCP sessions is closed; 0: no bound")
+	f.Var(&maxMemory, "max-memory", "with --sites: memory budget of all sites (bytes, or with K, M, G: 2G): the page and tree caches take 3/8 of it each, and while the Go heap is past it the least recently used sites are closed; 0: no budget (default half the machine's or cgroup's memory)")
 	f.StringVar(&usersPath, "users", "", "users file (see above); without it every request is anonymous")
 	f.BoolVar(&denyAnonymous, "deny-anonymous", false, "refuse requests without credentials (401) instead of showing public pages")
 	f.BoolVar(&infiniteDepth, "allow-infinite-depth", false, "answer WebDAV PROPFIND with Depth: infinity (a walk of the whole tree) instead of refusing it")

@@ -40,6 +40,9 @@ type sitesFlags struct {
 	treeMaxAge, staleTree         time.Duration
 	lim                           server.Limits
 	rate                          server.RateLimits
+	siteIdle                      time.Duration
+	maxSitesLoaded                int
+	maxMemory                     int64 // 0: no budget
 	log                           *slog.Logger
 }
 
@@ -110,8 +113,16 @@ func serveSites(cmd *cobra.Command, g *globals, ops *opsFlags, f sitesFlags) err
 		return err
 	}
 	defer obs.stop(log)
-	// One page cache for every site: its keys name the collection.
-	cache := cachepkg.Cache(cachepkg.NewMemory(0))
+	// One page cache and one Shared (trees, searches) for every site,
+	// each 3/8 of the memory budget: the least recently used entries of
+	// any site go first, so that each site made holds about its part of
+	// the budget. Keys name the collection.
+	cacheBytes := int64(0) // the defaults
+	if f.maxMemory > 0 {
+		cacheBytes = max(f.maxMemory/8*3, 1<<20)
+	}
+	shared := chromafs.NewShared(cacheBytes)
+	cache := cachepkg.Cache(cachepkg.NewMemory(cacheBytes))
 	var rc *rediscache.Cache
 	if g.redisURL != "" {
 		if rc, err = rediscache.New(g.redisURL, rediscache.Options{Logger: log}); err != nil {
@@ -121,7 +132,7 @@ func serveSites(cmd *cobra.Command, g *globals, ops *opsFlags, f sitesFlags) err
 		if h := obs.tracing.RedisHook(); h != nil {
 			rc.AddHook(h)
 		}
-		cache = cachepkg.NewTiered(cachepkg.NewMemory(0), rc)
+		cache = cachepkg.NewTiered(cachepkg.NewMemory(cacheBytes), rc)
 	}
 	obs.metrics.AddCache("redis", cache)
 	var resolver chromafs.Option
@@ -177,6 +188,7 @@ func serveSites(cmd *cobra.Command, g *globals, ops *opsFlags, f sitesFlags) err
 			chromafs.WithLayout(layout),
 			chromafs.WithSeparator(sep),
 			chromafs.WithCache(cache),
+			chromafs.WithShared(shared),
 			chromafs.WithTreeMaxAge(f.treeMaxAge),
 			chromafs.WithLogger(slog),
 			resolver,
@@ -232,9 +244,26 @@ func serveSites(cmd *cobra.Command, g *globals, ops *opsFlags, f sitesFlags) err
 			return nil, err
 		}
 		obs.instrumentMCP(&mopt, s.Name)
+		var sessions atomic.Int64
+		onSession := mopt.OnSession
+		mopt.OnSession = func(d int) {
+			sessions.Add(int64(d))
+			if onSession != nil {
+				onSession(d)
+			}
+		}
 		var mcpHandler http.Handler
 		return &sites.Instance{
-			Server: srv,
+			Server:   srv,
+			Sessions: func() int { return int(sessions.Load()) },
+			// The site's trees and searches leave the Shared with it; its
+			// pages leave the page cache as other sites' take their place.
+			Close: func() error {
+				if c := opened.Load(); c != nil {
+					shared.Drop(c.CollectionID())
+				}
+				return nil
+			},
 			Handler: func(kind, prefix string) http.Handler {
 				switch kind {
 				case sites.KindHTTP:
@@ -253,6 +282,7 @@ func serveSites(cmd *cobra.Command, g *globals, ops *opsFlags, f sitesFlags) err
 	}
 	reg := sites.NewRegistry(cfg, build, log)
 	defer reg.Close()
+	reg.SetEviction(sites.Eviction{Idle: f.siteIdle, MaxLoaded: f.maxSitesLoaded, MaxMemory: f.maxMemory})
 	// SIGHUP reloads the sites file.
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)

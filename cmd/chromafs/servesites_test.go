@@ -452,6 +452,8 @@ func TestServeSitesErrors(t *testing.T) {
 		{"bad users file", []string{"--sites", write("u.yaml", "sites:\n  - name: a\n    collection: c\n    auth:\n      users: "+badUsers+"\n")}, "site a: users file"},
 		{"--users", []string{"--sites", good, "--users", badUsers}, "--users and --deny-anonymous do not apply with --sites"},
 		{"--rate-limit without --sites", []string{"--collection", "c", "--rate-limit", "5"}, "--rate-limit applies with --sites only"},
+		{"--site-idle without --sites", []string{"--collection", "c", "--site-idle", "1m"}, "--site-idle applies with --sites only"},
+		{"bad --max-memory", []string{"--sites", good, "--max-memory", "lots"}, "not a size"},
 		{"negative rate", []string{"--sites", write("r.yaml", "sites:\n  - name: a\n    collection: c\n    limits: {rate: -2}\n")}, "site a (line 2): limits"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

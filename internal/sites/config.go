@@ -55,10 +55,13 @@
 // clients start a new one); a removed site answers 404 and is closed once
 // its requests in flight have ended.
 //
-// # Not yet
+// # Memory
 //
-// A site made stays made until it is reloaded or Close: there is no
-// memory budget across sites and no eviction yet.
+// Registry.SetEviction bounds the sites kept made (serve's --site-idle,
+// --max-sites-loaded and --max-memory): idle sites are closed, and the
+// least recently used past the count or the memory budget; a site with
+// a request in flight or an MCP session open is not. A closed site is
+// made again at its next request.
 package sites
 
 import (

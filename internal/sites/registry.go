@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"reflect"
+	rtmetrics "runtime/metrics"
 	"slices"
 	"strings"
 	"sync"
@@ -46,8 +47,13 @@ type Instance struct {
 	// at server.MCPPath (the Registry strips the prefix). A nil handler
 	// means the kind is not served: 404.
 	Handler func(kind, prefix string) http.Handler
-	// Close, if set, is called after Run has stopped (Registry.Close).
+	// Close, if set, is called after Run has stopped (Registry.Close, or
+	// the site's retirement by a reload or an eviction): it drops what
+	// the site holds (its caches).
 	Close func() error
+	// Sessions, if set, returns the number of the site's MCP sessions
+	// open: a site with open sessions is not evicted.
+	Sessions func() int
 }
 
 // Builder makes the instance of a site, at the site's first request.
@@ -73,6 +79,10 @@ type Registry struct {
 	retired map[*entry]struct{} // out of live, not closed yet (requests in flight)
 
 	notFound map[string]http.Handler // by kind: the answer to an unknown site
+
+	ev        Eviction
+	gcCycles  func() uint64 // with the default Eviction.Memory: GC cycles so far
+	memCycles uint64        // gcCycles when sites were last evicted for memory
 }
 
 // routes are the sites of one version of the sites file.
@@ -304,6 +314,12 @@ func (r *Registry) acquire(name string) (*entry, error) {
 	}
 	e.refs++
 	e.lastUsed = time.Now()
+	if made && r.ev.MaxLoaded > 0 && len(r.live) > r.ev.MaxLoaded {
+		c := r.candidatesLocked()
+		for i := 0; i < len(c) && len(r.live) > r.ev.MaxLoaded; i++ {
+			r.evictLocked(c[i], "max_loaded")
+		}
+	}
 	r.mu.Unlock()
 	if made {
 		r.make(s, e)
@@ -341,6 +357,146 @@ func (r *Registry) make(s *Site, e *entry) {
 		inst.Server.Run(runCtx)
 	})
 	e.inst = inst
+}
+
+// Eviction bounds the sites kept made. A site is evicted (closed, its
+// Run stopped, its Instance.Close dropping its caches) when it has had no
+// request for Idle; when more than MaxLoaded sites are made, the least
+// recently used are; and while Memory reports more than MaxMemory, the
+// least recently used are, in proportion to the excess (with the default
+// Memory, once per garbage collection, so that the memory that evictions
+// free is seen before more sites are evicted). An evicted site is made
+// again at its next request. A site is never evicted while it serves a
+// request or has MCP sessions open (Instance.Sessions): those end at
+// their own idle timeout, and the site can go after them. Zero fields
+// bound nothing.
+type Eviction struct {
+	Idle      time.Duration
+	MaxLoaded int
+	MaxMemory int64
+	// Memory returns the bytes in use (default: the Go heap's live bytes
+	// at the last garbage collection, runtime/metrics /gc/heap/live:bytes,
+	// which the page and tree caches are part of).
+	Memory func() int64
+	// Interval is how often Idle and MaxMemory are checked (default
+	// Idle/4, at most 30 s and at least 10 ms; 5 s without Idle).
+	Interval time.Duration
+}
+
+// SetEviction bounds the sites kept made (see Eviction). Call it once,
+// before the first request: it starts the checks, which Close stops.
+func (r *Registry) SetEviction(ev Eviction) {
+	if ev.Memory == nil {
+		ev.Memory, r.gcCycles = heapLive()
+	}
+	if ev.Interval <= 0 {
+		ev.Interval = 5 * time.Second
+		if ev.Idle > 0 {
+			ev.Interval = min(max(ev.Idle/4, 10*time.Millisecond), 30*time.Second)
+		}
+	}
+	r.mu.Lock()
+	r.ev = ev
+	r.mu.Unlock()
+	if ev.Idle <= 0 && ev.MaxMemory <= 0 {
+		return
+	}
+	r.wg.Go(func() {
+		t := time.NewTicker(ev.Interval)
+		defer t.Stop()
+		for {
+			select {
+			case <-r.ctx.Done():
+				return
+			case now := <-t.C:
+				r.sweep(now)
+			}
+		}
+	})
+}
+
+// heapLive returns the default Eviction.Memory and a count of GC cycles.
+func heapLive() (func() int64, func() uint64) {
+	read := func(name string) rtmetrics.Value {
+		s := []rtmetrics.Sample{{Name: name}}
+		rtmetrics.Read(s)
+		return s[0].Value
+	}
+	return func() int64 {
+			if v := read("/gc/heap/live:bytes"); v.Kind() == rtmetrics.KindUint64 {
+				return int64(v.Uint64())
+			}
+			return 0
+		}, func() uint64 {
+			if v := read("/gc/cycles/total:gc-cycles"); v.Kind() == rtmetrics.KindUint64 {
+				return v.Uint64()
+			}
+			return 0
+		}
+}
+
+// sweep evicts the sites idle at now and, past the memory bound, the
+// least recently used.
+func (r *Registry) sweep(now time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.ctx.Err() != nil {
+		return
+	}
+	c := r.candidatesLocked()
+	rest := c[:0:0]
+	for _, e := range c {
+		if r.ev.Idle > 0 && now.Sub(e.lastUsed) >= r.ev.Idle {
+			r.evictLocked(e, "idle")
+			continue
+		}
+		rest = append(rest, e)
+	}
+	if r.ev.MaxMemory <= 0 || len(rest) == 0 {
+		return
+	}
+	if r.gcCycles != nil && r.memCycles != 0 && r.gcCycles() == r.memCycles {
+		return // what the last evictions freed is not collected yet
+	}
+	used := r.ev.Memory()
+	if used <= r.ev.MaxMemory {
+		return
+	}
+	// As if every site made held an equal part of what is used.
+	n := int((int64(len(r.live))*(used-r.ev.MaxMemory) + used - 1) / used)
+	for _, e := range rest[:min(max(n, 1), len(rest))] {
+		r.evictLocked(e, "memory")
+	}
+	if r.gcCycles != nil {
+		r.memCycles = max(r.gcCycles(), 1)
+	}
+}
+
+// candidatesLocked returns the sites that can be evicted (made, serving
+// no request, no MCP session open), least recently used first. r.mu is
+// held.
+func (r *Registry) candidatesLocked() []*entry {
+	var c []*entry
+	for _, e := range r.live {
+		select {
+		case <-e.done:
+		default:
+			continue // being made
+		}
+		if e.inst == nil || e.refs > 0 || (e.inst.Sessions != nil && e.inst.Sessions() > 0) {
+			continue
+		}
+		c = append(c, e)
+	}
+	slices.SortFunc(c, func(a, b *entry) int { return a.lastUsed.Compare(b.lastUsed) })
+	return c
+}
+
+// evictLocked closes site e, for reason. r.mu is held.
+func (r *Registry) evictLocked(e *entry, reason string) {
+	r.log.Info("chromafs serve: site evicted, made again at its next request", "site", e.site.Name, "reason", reason,
+		"idle_s", int(time.Since(e.lastUsed).Seconds()))
+	r.retireLocked(e.site.Name)
 }
 
 // Close stops every site's Run and closes the instances. Call it after

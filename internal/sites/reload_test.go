@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -39,11 +40,13 @@ func (c *counter) build(s *sites.Site) (*sites.Instance, error) {
 	c.mu.Unlock()
 	srv := server.New(server.Config{Store: siteStore(c.t, s.Collection), Logger: c.log})
 	var mcpH http.Handler
+	var sessions atomic.Int64
 	return &sites.Instance{Server: srv,
+		Sessions: func() int { return int(sessions.Load()) },
 		Handler: func(kind, prefix string) http.Handler {
 			if kind == sites.KindMCP {
 				if mcpH == nil {
-					mcpH = srv.MCPHandler(server.MCPOptions{Hosts: s.Hosts})
+					mcpH = srv.MCPHandler(server.MCPOptions{Hosts: s.Hosts, OnSession: func(d int) { sessions.Add(int64(d)) }})
 				}
 				return mcpH
 			}
@@ -100,7 +103,9 @@ func getPage(t *testing.T, srv *httptest.Server, target, host string) (int, stri
 // connect opens an MCP session at url.
 func connect(t *testing.T, url string) *mcp.ClientSession {
 	t.Helper()
-	tr := &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1}
+	// No standalone GET stream: a request held open would keep the site
+	// from eviction by itself.
+	tr := &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1, DisableStandaloneSSE: true}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(context.Background(), tr, nil)
 	if err != nil {
 		t.Fatalf("connect %s: %v", url, err)
