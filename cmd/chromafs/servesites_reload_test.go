@@ -143,4 +143,28 @@ func TestServeSitesReload(t *testing.T) {
 			t.Errorf("after a broken file, GET %s: %d, want %d", tc.path, code, tc.want)
 		}
 	}
+
+	// --max-sites-loaded 1: one site open at a time, each made again
+	// when asked after the other.
+	twoFile := filepath.Join(dir, "two.yaml")
+	if err := os.WriteFile(twoFile, fmt.Appendf(nil, "sites:\n  - {name: a, collection: %[1]s}\n  - {name: b, collection: %[1]s}\n", coll), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	q := startSitesProcess(t, []string{"--chroma-url", chroma.URL}, []string{"--max-sites-loaded", "1"}, twoFile)
+	for _, site := range []string{"a", "b", "a", "b"} {
+		resp, err := http.Get(q.http + "/" + site + "/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Errorf("GET /%s/ with one site open at a time: %d", site, resp.StatusCode)
+		}
+		if _, ready := getURL(t, q.http+"/readyz"); !strings.Contains(ready, "sites: 2 configured, 1 loaded") {
+			t.Errorf("after GET /%s/, readyz: %q", site, ready)
+		}
+	}
+	if n := strings.Count(q.stderr.String(), "site evicted"); n != 3 {
+		t.Errorf("%d evictions logged, want 3 (each request after the first)", n)
+	}
 }
