@@ -183,15 +183,7 @@ func lexical(ctx context.Context, fsys fs.FS, dir, query string, k int) ([]Hit, 
 		}
 		hits = append(hits, h)
 	}
-	slices.SortStableFunc(hits, func(a, b Hit) int {
-		switch {
-		case a.Score > b.Score:
-			return -1
-		case a.Score < b.Score:
-			return 1
-		}
-		return strings.Compare(a.Path, b.Path)
-	})
+	slices.SortStableFunc(hits, byScore)
 	if len(hits) > k {
 		hits = hits[:k]
 	}

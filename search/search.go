@@ -221,15 +221,7 @@ func (e *Engine) hybrid(ctx context.Context, fsys fs.FS, dir, query string, k in
 		}
 		out = append(out, h)
 	}
-	slices.SortFunc(out, func(a, b Hit) int {
-		switch {
-		case a.Score > b.Score:
-			return -1
-		case a.Score < b.Score:
-			return 1
-		}
-		return strings.Compare(a.Path, b.Path)
-	})
+	slices.SortFunc(out, byScore)
 	if len(out) > k {
 		out = out[:k]
 	}
@@ -360,16 +352,22 @@ func merge(parts []part) []Hit {
 		}
 	}
 	slices.SortStableFunc(out, func(a, b Hit) int {
-		switch {
-		case a.Score > b.Score:
-			return -1
-		case a.Score < b.Score:
-			return 1
-		}
-		if c := strings.Compare(a.Path, b.Path); c != 0 {
+		if c := byScore(a, b); c != 0 {
 			return c
 		}
 		return a.Start - b.Start
 	})
 	return out
+}
+
+// byScore orders hits best first, and hits of equal score by path, so
+// that results do not depend on the order pages were read in.
+func byScore(a, b Hit) int {
+	switch {
+	case a.Score > b.Score:
+		return -1
+	case a.Score < b.Score:
+		return 1
+	}
+	return strings.Compare(a.Path, b.Path)
 }
