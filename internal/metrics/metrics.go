@@ -16,9 +16,11 @@ import (
 	"context"
 	"net/http"
 	"net/http/pprof"
+	"strconv"
 	"sync"
 	"time"
 
+	"github.com/felixge/httpsnoop"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -171,110 +173,84 @@ func SetSite(ctx context.Context, site string) {
 	}
 }
 
-func siteOf(ctx context.Context) string {
-	if l, ok := ctx.Value(siteKey{}).(*siteLabel); ok {
-		l.mu.Lock()
-		defer l.mu.Unlock()
-		return l.name
+// methodLabel is the method label of an HTTP method: promhttp's set
+// (get, put, head, post, delete, connect, options, notify, trace, patch)
+// and WebDAV's propfind, lower case; any other is "unknown", so that
+// clients cannot make labels up.
+func methodLabel(m string) string {
+	switch m {
+	case "GET":
+		return "get"
+	case "POST":
+		return "post"
+	case "DELETE":
+		return "delete"
+	case "PUT":
+		return "put"
+	case "HEAD":
+		return "head"
+	case "OPTIONS":
+		return "options"
+	case "PROPFIND":
+		return "propfind"
+	case "PATCH":
+		return "patch"
+	case "CONNECT":
+		return "connect"
+	case "NOTIFY":
+		return "notify"
+	case "TRACE":
+		return "trace"
 	}
-	return ""
+	return "unknown"
 }
 
-// methods are the HTTP methods that get a label of their own; any other
-// is counted as "other" (see promhttp: it keeps the label bounded).
-var methods = []string{"PROPFIND", "OPTIONS"}
+// codeLabel is the code label of a status; 0 (nothing written) is 200,
+// as net/http answers.
+func codeLabel(code int) string {
+	if code == 0 {
+		code = http.StatusOK
+	}
+	if code >= 100 && code < 600 {
+		if s := codeLabels[code]; s != "" {
+			return s
+		}
+	}
+	return strconv.Itoa(code)
+}
+
+var codeLabels = func() (s [600]string) {
+	for c := 100; c < 600; c++ {
+		if http.StatusText(c) != "" {
+			s[c] = strconv.Itoa(c)
+		}
+	}
+	return s
+}()
 
 // Middleware counts the requests that next answers on listener (http,
 // webdav, mcp: a fixed name), with their status, duration and body
-// bytes, labelled by the site that SetSite names. It keeps the answer's
-// optional interfaces (http.Flusher for MCP's streams, among others).
+// bytes, labelled by the site that SetSite names. One wrapper
+// (httpsnoop) observes the answer and keeps its optional interfaces
+// (http.Flusher for MCP's streams, http.Hijacker, io.ReaderFrom).
 func (m *Metrics) Middleware(listener string, next http.Handler) http.Handler {
 	if m == nil {
 		return next
 	}
-	l := prometheus.Labels{"listener": listener}
-	site := promhttp.WithLabelFromCtx("site", siteOf)
-	extra := promhttp.WithExtraMethods(methods...)
-	counted := promhttp.InstrumentHandlerCounter(m.httpRequests.MustCurryWith(l), next, site, extra)
-	timed := promhttp.InstrumentHandlerDuration(m.httpDuration.MustCurryWith(l), counted, site, extra)
-	sized := promhttp.InstrumentHandlerResponseSize(bytesObserver{m.httpBytes.MustCurryWith(l)}, timed, site)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		r = r.WithContext(context.WithValue(r.Context(), siteKey{}, &siteLabel{}))
-		sized.ServeHTTP(w, r)
+		site := &siteLabel{}
+		r = r.WithContext(context.WithValue(r.Context(), siteKey{}, site))
+		snoop := httpsnoop.CaptureMetricsFn(w, func(w http.ResponseWriter) { next.ServeHTTP(w, r) })
+		site.mu.Lock()
+		name := site.name
+		site.mu.Unlock()
+		method := methodLabel(r.Method)
+		m.httpRequests.WithLabelValues(listener, name, method, codeLabel(snoop.Code)).Inc()
+		m.httpDuration.WithLabelValues(listener, name, method).Observe(snoop.Duration.Seconds())
+		if snoop.Written > 0 {
+			m.httpBytes.WithLabelValues(listener, name).Add(float64(snoop.Written))
+		}
 	})
-}
-
-// bytesObserver makes a counter of bytes an ObserverVec, for promhttp's
-// response-size instrumentation (which observes each answer's size):
-// a counter, not a histogram, keeps bytes served cheap to scrape.
-type bytesObserver struct{ c *prometheus.CounterVec }
-
-func (b bytesObserver) GetMetricWith(l prometheus.Labels) (prometheus.Observer, error) {
-	c, err := b.c.GetMetricWith(withoutCodeMethod(l))
-	if err != nil {
-		return nil, err
-	}
-	return prometheus.ObserverFunc(c.Add), nil
-}
-
-func (b bytesObserver) GetMetricWithLabelValues(lvs ...string) (prometheus.Observer, error) {
-	c, err := b.c.GetMetricWithLabelValues(lvs...)
-	if err != nil {
-		return nil, err
-	}
-	return prometheus.ObserverFunc(c.Add), nil
-}
-
-func (b bytesObserver) With(l prometheus.Labels) prometheus.Observer {
-	o, err := b.GetMetricWith(l)
-	if err != nil {
-		panic(err)
-	}
-	return o
-}
-
-func (b bytesObserver) WithLabelValues(lvs ...string) prometheus.Observer {
-	o, err := b.GetMetricWithLabelValues(lvs...)
-	if err != nil {
-		panic(err)
-	}
-	return o
-}
-
-func (b bytesObserver) CurryWith(l prometheus.Labels) (prometheus.ObserverVec, error) {
-	c, err := b.c.CurryWith(l)
-	if err != nil {
-		return nil, err
-	}
-	return bytesObserver{c}, nil
-}
-
-func (b bytesObserver) MustCurryWith(l prometheus.Labels) prometheus.ObserverVec {
-	o, err := b.CurryWith(l)
-	if err != nil {
-		panic(err)
-	}
-	return o
-}
-
-func (b bytesObserver) Describe(ch chan<- *prometheus.Desc) { b.c.Describe(ch) }
-func (b bytesObserver) Collect(ch chan<- prometheus.Metric) { b.c.Collect(ch) }
-
-// withoutCodeMethod drops the labels that promhttp adds when the vector
-// has them (this one has not).
-func withoutCodeMethod(l prometheus.Labels) prometheus.Labels {
-	if _, ok := l["code"]; !ok {
-		if _, ok := l["method"]; !ok {
-			return l
-		}
-	}
-	out := make(prometheus.Labels, len(l))
-	for k, v := range l {
-		if k != "code" && k != "method" {
-			out[k] = v
-		}
-	}
-	return out
 }
 
 // ToolMiddleware counts the tools/call requests of an MCP server of site

@@ -30,8 +30,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/felixge/httpsnoop"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/propagation"
@@ -116,20 +116,40 @@ func (t *Tracing) Shutdown(ctx context.Context) error {
 	return t.tp.Shutdown(ctx)
 }
 
-// Middleware starts a span for each request that next answers on
-// listener (http, webdav, mcp), named "METHOD listener", whose parent is
-// the request's W3C trace context (traceparent) when it has one.
+// Middleware starts a server span for each request that next answers on
+// listener (http, webdav, mcp), named "METHOD listener" (a method other
+// than the usual ones is "HTTP"), whose parent is the request's W3C
+// trace context (traceparent) when it has one. The span carries the
+// request's method and path and the answer's status, and is marked as an
+// error for a 5xx answer. One wrapper (httpsnoop) observes the answer
+// and keeps its optional interfaces (http.Flusher for MCP's streams).
 func (t *Tracing) Middleware(listener string, next http.Handler) http.Handler {
 	if t == nil {
 		return next
 	}
-	return otelhttp.NewHandler(next, listener,
-		otelhttp.WithTracerProvider(t.tp),
-		otelhttp.WithPropagators(t.prop),
-		otelhttp.WithSpanNameFormatter(func(op string, r *http.Request) string {
-			return r.Method + " " + op
-		}),
-	)
+	names := map[string]string{}
+	for _, m := range []string{"GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "PATCH", "PROPFIND", "CONNECT", "TRACE"} {
+		names[m] = m + " " + listener
+	}
+	other := "HTTP " + listener
+	kind := trace.WithSpanKind(trace.SpanKindServer)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		name, ok := names[r.Method]
+		method := r.Method
+		if !ok {
+			name, method = other, "_OTHER"
+		}
+		ctx := t.prop.Extract(r.Context(), propagation.HeaderCarrier(r.Header))
+		ctx, span := t.tracer.Start(ctx, name, kind, trace.WithAttributes(
+			attribute.String("http.request.method", method),
+			attribute.String("url.path", r.URL.Path)))
+		snoop := httpsnoop.CaptureMetricsFn(w, func(w http.ResponseWriter) { next.ServeHTTP(w, r.WithContext(ctx)) })
+		span.SetAttributes(attribute.Int("http.response.status_code", snoop.Code))
+		if snoop.Code >= 500 {
+			span.SetStatus(codes.Error, "")
+		}
+		span.End()
+	})
 }
 
 // SetSite records on the request's span the site that serves it.
