@@ -15,6 +15,7 @@ import (
 	"github.com/chromafs/chromafs/internal/inflight"
 	"github.com/chromafs/chromafs/internal/metrics"
 	"github.com/chromafs/chromafs/internal/server"
+	"github.com/chromafs/chromafs/internal/toolcall"
 	"github.com/chromafs/chromafs/internal/tracing"
 	"github.com/chromafs/chromafs/mcpserver"
 )
@@ -120,8 +121,9 @@ func (obs *observers) instrumentMCP(opt *server.MCPOptions, site string) {
 			names[i] += "_" + opt.Tools.NameSuffix
 		}
 	}
+	var observers []toolcall.Observer
 	if obs.metrics != nil {
-		opt.Middleware = append(opt.Middleware, obs.metrics.ToolMiddleware(site, names))
+		observers = append(observers, obs.metrics.ObserveTool)
 		opt.OnSession = func(d int) {
 			if d > 0 {
 				obs.metrics.SessionOpened(site)
@@ -131,7 +133,10 @@ func (obs *observers) instrumentMCP(opt *server.MCPOptions, site string) {
 		}
 	}
 	if obs.tracing != nil {
-		opt.Middleware = append(opt.Middleware, obs.tracing.ToolMiddleware(site, names))
+		observers = append(observers, obs.tracing.ObserveTool)
+	}
+	if len(observers) > 0 {
+		opt.Middleware = append(opt.Middleware, toolcall.Middleware(site, names, observers...))
 	}
 }
 

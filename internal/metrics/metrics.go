@@ -21,12 +21,12 @@ import (
 	"time"
 
 	"github.com/felixge/httpsnoop"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/chromafs/chromafs/chromastore"
+	"github.com/chromafs/chromafs/internal/toolcall"
 )
 
 // Buckets are the latency histograms' upper bounds in seconds: from
@@ -253,40 +253,16 @@ func (m *Metrics) Middleware(listener string, next http.Handler) http.Handler {
 	})
 }
 
-// ToolMiddleware counts the tools/call requests of an MCP server of site
-// by tool and outcome, with their duration. tools are the names the
-// server serves its tools under; a call naming another tool (which the
-// server refuses) counts under tool "other", so that clients cannot make
-// labels up.
-func (m *Metrics) ToolMiddleware(site string, tools []string) mcp.Middleware {
-	known := make(map[string]bool, len(tools))
-	for _, t := range tools {
-		known[t] = true
-	}
-	return func(next mcp.MethodHandler) mcp.MethodHandler {
+// ObserveTool is a toolcall.Observer that counts the tool calls of an
+// MCP server by site, tool and outcome, and times them.
+func (m *Metrics) ObserveTool(ctx context.Context, site, tool string) (context.Context, func(toolcall.Outcome, error)) {
+	start := time.Now()
+	return ctx, func(outcome toolcall.Outcome, _ error) {
 		if m == nil {
-			return next
+			return
 		}
-		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			if method != "tools/call" {
-				return next(ctx, method, req)
-			}
-			tool := "other"
-			if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && known[p.Name] {
-				tool = p.Name
-			}
-			start := time.Now()
-			res, err := next(ctx, method, req)
-			outcome := "ok"
-			if err != nil {
-				outcome = "error"
-			} else if r, ok := res.(*mcp.CallToolResult); ok && r.IsError {
-				outcome = "tool_error"
-			}
-			m.toolDuration.WithLabelValues(site, tool).Observe(time.Since(start).Seconds())
-			m.toolCalls.WithLabelValues(site, tool, outcome).Inc()
-			return res, err
-		}
+		m.toolDuration.WithLabelValues(site, tool).Observe(time.Since(start).Seconds())
+		m.toolCalls.WithLabelValues(site, tool, string(outcome)).Inc()
 	}
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/chromafs/chromafs/internal/metrics"
 	"github.com/chromafs/chromafs/internal/testbackend"
 	"github.com/chromafs/chromafs/internal/testenv"
+	"github.com/chromafs/chromafs/internal/toolcall"
 )
 
 // scrape returns what the admin handler's /metrics serves.
@@ -125,9 +126,9 @@ func grepLines(text, sub string) string {
 	return b.String()
 }
 
-// TestToolMiddleware: MCP tool calls are counted by site, tool and
+// TestObserveTool: MCP tool calls are counted by site, tool and
 // outcome, and a call naming an unknown tool counts as "other".
-func TestToolMiddleware(t *testing.T) {
+func TestObserveTool(t *testing.T) {
 	m := metrics.New()
 	srv := mcp.NewServer(&mcp.Implementation{Name: "t", Version: "1"}, nil)
 	type in struct {
@@ -139,7 +140,7 @@ func TestToolMiddleware(t *testing.T) {
 		}
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil, nil
 	})
-	srv.AddReceivingMiddleware(m.ToolMiddleware("acme", []string{"echo"}))
+	srv.AddReceivingMiddleware(toolcall.Middleware("acme", []string{"echo"}, m.ObserveTool))
 	ct, st := mcp.NewInMemoryTransports()
 	ctx := context.Background()
 	ss, err := srv.Connect(ctx, st, nil)

@@ -31,7 +31,6 @@ import (
 	"strings"
 
 	"github.com/felixge/httpsnoop"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/propagation"
@@ -40,6 +39,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/chromafs/chromafs/chromastore"
+	"github.com/chromafs/chromafs/internal/toolcall"
 )
 
 // Name is the instrumentation scope of chromafs's spans.
@@ -157,38 +157,24 @@ func SetSite(ctx context.Context, site string) {
 	trace.SpanFromContext(ctx).SetAttributes(attribute.String("chromafs.site", site))
 }
 
-// ToolMiddleware starts a span for each MCP tool call of site, named
-// "mcp.tool NAME" (tools are the names served; others are "other"),
-// marked as an error when the call fails or the tool answers with one.
-func (t *Tracing) ToolMiddleware(site string, tools []string) mcp.Middleware {
-	known := make(map[string]bool, len(tools))
-	for _, n := range tools {
-		known[n] = true
+// ObserveTool is a toolcall.Observer that starts a span for each MCP
+// tool call of site, named "mcp.tool NAME", marked as an error when the
+// call fails or the tool answers with one.
+func (t *Tracing) ObserveTool(ctx context.Context, site, tool string) (context.Context, func(toolcall.Outcome, error)) {
+	if t == nil {
+		return ctx, func(toolcall.Outcome, error) {}
 	}
-	return func(next mcp.MethodHandler) mcp.MethodHandler {
-		if t == nil {
-			return next
+	ctx, span := t.tracer.Start(ctx, "mcp.tool "+tool, trace.WithAttributes(
+		attribute.String("mcp.tool.name", tool), attribute.String("chromafs.site", site)))
+	return ctx, func(outcome toolcall.Outcome, err error) {
+		switch {
+		case err != nil:
+			span.RecordError(err)
+			span.SetStatus(codes.Error, err.Error())
+		case outcome == toolcall.ToolError:
+			span.SetStatus(codes.Error, "the tool answered with an error")
 		}
-		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			if method != "tools/call" {
-				return next(ctx, method, req)
-			}
-			tool := "other"
-			if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && known[p.Name] {
-				tool = p.Name
-			}
-			ctx, span := t.tracer.Start(ctx, "mcp.tool "+tool, trace.WithAttributes(
-				attribute.String("mcp.tool.name", tool), attribute.String("chromafs.site", site)))
-			defer span.End()
-			res, err := next(ctx, method, req)
-			if err != nil {
-				span.RecordError(err)
-				span.SetStatus(codes.Error, err.Error())
-			} else if r, ok := res.(*mcp.CallToolResult); ok && r.IsError {
-				span.SetStatus(codes.Error, "the tool answered with an error")
-			}
-			return res, err
-		}
+		span.End()
 	}
 }
 

@@ -26,6 +26,7 @@ import (
 	"github.com/chromafs/chromafs/collection"
 	"github.com/chromafs/chromafs/internal/testbackend"
 	"github.com/chromafs/chromafs/internal/testenv"
+	"github.com/chromafs/chromafs/internal/toolcall"
 	"github.com/chromafs/chromafs/internal/tracing"
 )
 
@@ -204,7 +205,7 @@ func TestTrace(t *testing.T) {
 		}
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil, nil
 	})
-	srvMCP.AddReceivingMiddleware(tr.ToolMiddleware("acme", []string{"read"}))
+	srvMCP.AddReceivingMiddleware(toolcall.Middleware("acme", []string{"read"}, tr.ObserveTool))
 	h := tr.Middleware("mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srvMCP }, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true}))
 	front := httptest.NewServer(h)
 	defer front.Close()
