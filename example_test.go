@@ -128,3 +128,19 @@ func ExampleFS_WalkDir() {
 	// index.md false
 	// <nil>
 }
+
+// ExampleShared_Stats: sessions made with one Shared load a collection's
+// tree once; Stats says so, for a server's metrics.
+func ExampleShared_Stats() {
+	ctx := context.Background()
+	shared := chromafs.NewShared(0)
+	store := exampleStore()
+	for range 3 { // three sessions, as three requests of a server would make
+		if _, err := chromafs.New(ctx, store, chromafs.WithShared(shared)); err != nil {
+			log.Fatal(err)
+		}
+	}
+	st := shared.Stats()
+	fmt.Println(st.TreesLoaded, st.Trees, st.TreeBytes > 0, st.TreesEvicted)
+	// Output: 1 1 true 0
+}

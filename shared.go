@@ -112,6 +112,29 @@ func (s *Shared) Drop(collectionID string) {
 	s.coarse.Drop(collectionID)
 }
 
+// SharedStats is what a Shared holds of trees and has done since it was
+// made: for a server's metrics.
+type SharedStats struct {
+	// TreesLoaded counts the trees parsed from tree records or decoded
+	// from compact indexes; a tree kept and reused by later sessions is
+	// loaded once.
+	TreesLoaded int64
+	// TreesEvicted counts the trees evicted to keep the memory bound
+	// (see NewShared), not those that Drop or Reset forgot.
+	TreesEvicted int64
+	// Trees is the number of trees held, TreeBytes their estimated
+	// memory, which the bound limits.
+	Trees     int
+	TreeBytes int64
+}
+
+// Stats returns what s holds of trees and has done; safe for concurrent
+// use.
+func (s *Shared) Stats() SharedStats {
+	st := s.trees.Stats()
+	return SharedStats{TreesLoaded: st.Loaded, TreesEvicted: st.Evicted, Trees: st.Trees, TreeBytes: st.Bytes}
+}
+
 // Reset forgets every tree, search result, fetch and failure s holds: it
 // is Drop for every collection.
 func (s *Shared) Reset() {

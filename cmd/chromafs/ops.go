@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/chromafs/chromafs"
 	"github.com/chromafs/chromafs/chromastore"
 	"github.com/chromafs/chromafs/internal/inflight"
 	"github.com/chromafs/chromafs/internal/metrics"
@@ -138,6 +139,14 @@ func (obs *observers) instrumentMCP(opt *server.MCPOptions, site string) {
 	if len(observers) > 0 {
 		opt.Middleware = append(opt.Middleware, toolcall.Middleware(site, names, observers...))
 	}
+}
+
+// addTrees counts the trees that s holds and has loaded and evicted.
+func (obs *observers) addTrees(s *chromafs.Shared) {
+	obs.metrics.AddTrees(func() metrics.TreeStats {
+		st := s.Stats()
+		return metrics.TreeStats{Loaded: st.TreesLoaded, Evicted: st.TreesEvicted, Trees: st.Trees, Bytes: st.TreeBytes}
+	})
 }
 
 // refused counts a request refused for its credentials or sign-in limits.

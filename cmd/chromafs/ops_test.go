@@ -87,6 +87,8 @@ func TestServeOps(t *testing.T) {
 		`chromafs_http_requests_total{code="200",listener="mcp",method="post",site=""}`,
 		`chromafs_chroma_requests_total{kind="get_by_id",outcome="ok"}`,
 		`chromafs_page_cache_lookups_total{result="miss",tier="memory"} `,
+		"chromafs_trees_loaded_total 1\n", // one tree for every session
+		"chromafs_trees_cached 1\n",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("/metrics has no %s", want)

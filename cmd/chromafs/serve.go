@@ -227,7 +227,10 @@ the budget.`,
 				}
 				cache = cachepkg.NewTiered(cachepkg.NewMemory(0), rc)
 			}
+			shared := chromafs.NewShared(0)
+			obs.addTrees(shared)
 			opts := []chromafs.Option{
+				chromafs.WithShared(shared),
 				chromafs.WithLayout(g.layout()),
 				chromafs.WithSeparator(g.separatorValue()),
 				chromafs.WithCache(cache),

@@ -122,6 +122,7 @@ func serveSites(cmd *cobra.Command, g *globals, ops *opsFlags, f sitesFlags) err
 		cacheBytes = max(f.maxMemory/8*3, 1<<20)
 	}
 	shared := chromafs.NewShared(cacheBytes)
+	obs.addTrees(shared)
 	cache := cachepkg.Cache(cachepkg.NewMemory(cacheBytes))
 	var rc *rediscache.Cache
 	if g.redisURL != "" {

@@ -54,6 +54,7 @@ type Metrics struct {
 
 	mu     sync.Mutex
 	caches []namedCache
+	trees  []func() TreeStats
 }
 
 // New returns the metrics of a serve process, registered on a new
@@ -110,7 +111,7 @@ func New() *Metrics {
 		m.toolCalls, m.toolDuration,
 		m.chromaReqs, m.chromaLatency,
 		m.sessions, m.signIn, m.limited,
-		cacheCollector{m},
+		cacheCollector{m}, treeCollector{m},
 	)
 	return m
 }

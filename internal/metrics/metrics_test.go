@@ -256,6 +256,30 @@ func TestCaches(t *testing.T) {
 	}
 }
 
+// TestTrees: the trees' counts of every source, added up, read at each
+// scrape; nothing without a source.
+func TestTrees(t *testing.T) {
+	m := metrics.New()
+	if text := scrape(t, m); strings.Contains(text, "chromafs_trees_") {
+		t.Errorf("tree metrics without a source:\n%s", grepLines(text, "chromafs_trees"))
+	}
+	loaded := int64(3)
+	m.AddTrees(func() metrics.TreeStats { return metrics.TreeStats{Loaded: loaded, Evicted: 1, Trees: 2, Bytes: 4096} })
+	m.AddTrees(func() metrics.TreeStats { return metrics.TreeStats{Loaded: 1, Trees: 1, Bytes: 1024} })
+	loaded = 5 // read at the scrape, not when added
+	text := scrape(t, m)
+	for _, want := range []struct{ prefix, value string }{
+		{`chromafs_trees_loaded_total`, "6"},
+		{`chromafs_trees_evicted_total`, "1"},
+		{`chromafs_trees_cached`, "3"},
+		{`chromafs_trees_cached_bytes`, "5120"},
+	} {
+		if !hasLine(text, want.prefix, want.value) {
+			t.Errorf("no %s %s in:\n%s", want.prefix, want.value, grepLines(text, "chromafs_trees"))
+		}
+	}
+}
+
 // TestAdminHandler: /metrics, the probes given, and pprof only when
 // asked for.
 func TestAdminHandler(t *testing.T) {
@@ -303,4 +327,5 @@ func TestNil(t *testing.T) {
 	m.SignInFailed("a", "password")
 	m.Limited("a", "rate")
 	m.AddCache("memory", cachepkg.NewMemory(0))
+	m.AddTrees(func() metrics.TreeStats { return metrics.TreeStats{} })
 }

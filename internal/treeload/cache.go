@@ -43,8 +43,9 @@ type Cache struct {
 	// most it doubles to while the tree record stays the same.
 	retryFirst, retryMax time.Duration
 
-	parses  atomic.Int64 // tree documents parsed, for tests
-	decodes atomic.Int64 // compact trees decoded, for tests
+	parses  atomic.Int64 // tree documents parsed
+	decodes atomic.Int64 // compact trees decoded
+	evicted atomic.Int64 // parsed trees evicted to keep the bound
 }
 
 // DefaultBytes is the bound of NewCache(0): some 700,000 pages of trees
@@ -65,19 +66,50 @@ func NewCache(maxBytes int64) *Cache {
 	if maxBytes <= 0 {
 		maxBytes = DefaultBytes
 	}
-	return &Cache{
-		parsed: otter.Must(&otter.Options[string, *tree.Tree]{
-			MaximumWeight: uint64(maxBytes),
-			Weigher:       func(_ string, t *tree.Tree) uint32 { return treeWeight(t) },
-			// Evictions run on the goroutine that adds a tree, so that
-			// the bound holds when New returns. No callback of the cache
-			// calls it back, so running it there cannot deadlock.
-			Executor: func(fn func()) { fn() },
-		}),
+	c := &Cache{
 		latest:     otter.Must(&otter.Options[string, *State]{MaximumSize: stateEntries}),
 		failed:     otter.Must(&otter.Options[string, *treeFailure]{MaximumSize: stateEntries}),
 		retryFirst: time.Second,
 		retryMax:   30 * time.Second,
+	}
+	c.parsed = otter.Must(&otter.Options[string, *tree.Tree]{
+		MaximumWeight: uint64(maxBytes),
+		Weigher:       func(_ string, t *tree.Tree) uint32 { return treeWeight(t) },
+		// Evictions run on the goroutine that adds a tree, so that
+		// the bound holds when New returns. No callback of the cache
+		// calls it back, so running it there cannot deadlock.
+		Executor: func(fn func()) { fn() },
+		OnDeletion: func(e otter.DeletionEvent[string, *tree.Tree]) {
+			if e.Cause == otter.CauseOverflow {
+				c.evicted.Add(1)
+			}
+		},
+	})
+	return c
+}
+
+// Stats is what a Cache holds and has done since it was made.
+type Stats struct {
+	// Loaded counts the trees parsed from tree records or decoded from
+	// compact indexes (a tree kept and reused is loaded once).
+	Loaded int64
+	// Evicted counts the parsed trees evicted to keep the memory bound
+	// (not those that Drop or Reset forgot).
+	Evicted int64
+	// Trees is the number of parsed trees held, Bytes their estimated
+	// memory (see NewCache's bound).
+	Trees int
+	Bytes int64
+}
+
+// Stats returns what c holds and has done; safe for concurrent use.
+func (c *Cache) Stats() Stats {
+	c.parsed.CleanUp()
+	return Stats{
+		Loaded:  c.parses.Load() + c.decodes.Load(),
+		Evicted: c.evicted.Load(),
+		Trees:   c.parsed.EstimatedSize(),
+		Bytes:   int64(c.parsed.WeightedSize()),
 	}
 }
 

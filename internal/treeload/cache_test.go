@@ -171,3 +171,31 @@ func TestSharedCache(t *testing.T) {
 		}
 	}
 }
+
+// TestStats: Stats counts the trees loaded, holds the one tree that fits
+// the bound with its weight, and counts the one evicted to keep the
+// bound; a tree reused is not loaded again.
+func TestStats(t *testing.T) {
+	ctx := context.Background()
+	files := map[string]string{"a.md": "alpha", "d/b.md": "beta"}
+	one := treeload.NewCache(0)
+	if _, _, err := one.Current(ctx, newStore(t, "weigh", files), layout.TreeID, options(treeload.Options{})); err != nil {
+		t.Fatal(err)
+	}
+	w := one.Stats().Bytes
+	if st := one.Stats(); st.Loaded != 1 || st.Trees != 1 || w <= 0 || st.Evicted != 0 {
+		t.Fatalf("after one tree: %+v", st)
+	}
+
+	c := treeload.NewCache(w * 3 / 2) // room for one such tree, not two
+	a, b := newStore(t, "a", files), newStore(t, "b", files)
+	for _, s := range []*memstore.Store{a, a, b} {
+		if _, _, err := c.Current(ctx, s, layout.TreeID, options(treeload.Options{})); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := treeload.Stats{Loaded: 2, Evicted: 1, Trees: 1, Bytes: w}
+	if got := c.Stats(); got != want {
+		t.Errorf("Stats = %+v, want %+v", got, want)
+	}
+}
