@@ -170,6 +170,7 @@ Examples:
 	f.StringArrayVar(&httpURLs, "http", nil, "also load the chromafs serve --http server at `URL` (its root; repeatable)")
 	f.BoolVar(&asJSON, "json", false, "print the summary as JSON")
 	f.DurationVar(&cfg.Timeout, "timeout", loadtest.DefaultTimeout, "deadline of each request (connecting, each call, closing)")
+	f.BoolVar(&cfg.IgnoreRetryAfter, "ignore-retry-after", false, "start the next session at once after a 429 or 503 (by default a session waits as Retry-After asks, at most 1m)")
 	return c
 }
 

@@ -352,7 +352,7 @@ func TestLoadtestFailures(t *testing.T) {
 			}
 			return 0
 		}
-		sum := loadtestJSON(t, 1, "-c", "2", "--count", "12", "--tokens", tokFile, p.endpoint())
+		sum := loadtestJSON(t, 1, "-c", "2", "--count", "12", "--tokens", tokFile, "--ignore-retry-after", p.endpoint())
 		p.mu.Lock()
 		injected, calls := p.injected, p.calls
 		p.mu.Unlock()
@@ -406,9 +406,9 @@ func TestLoadtestFailures(t *testing.T) {
 			http.Error(w, "503 service unavailable: the collection cannot be reached yet", http.StatusServiceUnavailable)
 		}))
 		defer down.Close()
-		sum := loadtestJSON(t, 1, "-c", "2", "--count", "4", down.URL+"/mcp")
-		if sum.Errors[loadtest.KindHTTP503] != 4 || sum.Sessions.Failed != 4 || sum.Calls.Started != 0 {
-			t.Errorf("errors %v, sessions %+v", sum.Errors, sum.Sessions)
+		sum := loadtestJSON(t, 1, "-c", "2", "--count", "4", "--ignore-retry-after", down.URL+"/mcp")
+		if sum.Errors[loadtest.KindHTTP503] != 4 || sum.Sessions.Failed != 4 || sum.Calls.Started != 0 || sum.RetryWaits != 0 {
+			t.Errorf("errors %v, sessions %+v, %d waits", sum.Errors, sum.Sessions, sum.RetryWaits)
 		}
 	})
 

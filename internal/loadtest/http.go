@@ -37,6 +37,8 @@ type httpSession struct {
 	base   string
 	auth   string
 	client *http.Client
+	// retryAfter: see session.
+	retryAfter time.Duration
 }
 
 func newHTTPSession(cfg Config, base, token string) *httpSession {
@@ -168,6 +170,7 @@ func (s *httpSession) run(ctx context.Context, n int, st *stats, us *urlStats, s
 			st.sessions.Failed.Add(1)
 			us.sessions.Failed.Add(1)
 			st.fail(name, err)
+			s.retryAfter = retryWait(err, time.Now())
 			return nil, false
 		}
 		ts.latency.record(time.Since(t))

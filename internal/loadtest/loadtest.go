@@ -25,6 +25,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -94,7 +95,17 @@ type Config struct {
 	Transport http.RoundTripper
 	// Version is sent as the client's version in initialize.
 	Version string
+	// IgnoreRetryAfter makes a session refused with 429 or 503 and
+	// Retry-After start the next one at once. By default its worker
+	// waits as the header asks (at most MaxRetryWait, and not past
+	// Duration), as a well-behaved client does: without the wait, a
+	// refused load turns into a loop of refusals that spends the
+	// server's CPU (and this machine's) on them.
+	IgnoreRetryAfter bool
 }
+
+// MaxRetryWait bounds a wait that Retry-After asks for.
+const MaxRetryWait = time.Minute
 
 // Summary is the result of a run, as `chromafs loadtest --json` prints
 // it. Latencies are in milliseconds.
@@ -134,6 +145,9 @@ type Summary struct {
 	Errors map[string]int64 `json:"errors"`
 	// ErrorExamples holds the first message of each kind.
 	ErrorExamples map[string]string `json:"error_examples"`
+	// RetryWaits counts the waits that Retry-After asked for and the
+	// run made (see Config.IgnoreRetryAfter).
+	RetryWaits int64 `json:"retry_waits"`
 	// PerURL is the share of each URL, in the order of URLs then
 	// HTTPURLs.
 	PerURL []URLStats `json:"per_url"`
@@ -375,13 +389,18 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 				if len(cfg.Tokens) > 0 {
 					token = cfg.Tokens[n%len(cfg.Tokens)]
 				}
+				var wait time.Duration
 				for ctx.Err() == nil {
 					u, spare := hosts.pick(turn, n, time.Now())
 					var rerun, down bool
 					if u < len(cfg.URLs) {
-						rerun, down = newSession(cfg, cfg.URLs[u], token).run(ctx, n, st, &st.perURL[u], spare)
+						s := newSession(cfg, cfg.URLs[u], token)
+						rerun, down = s.run(ctx, n, st, &st.perURL[u], spare)
+						wait = s.retryAfter
 					} else {
-						rerun, down = newHTTPSession(cfg, cfg.HTTPURLs[u-len(cfg.URLs)], token).run(ctx, n, st, &st.perURL[u], spare)
+						s := newHTTPSession(cfg, cfg.HTTPURLs[u-len(cfg.URLs)], token)
+						rerun, down = s.run(ctx, n, st, &st.perURL[u], spare)
+						wait = s.retryAfter
 					}
 					if !down {
 						hosts.up(u)
@@ -392,6 +411,10 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 						break
 					}
 					st.perURL[u].refused.Add(1)
+				}
+				if wait > 0 && !cfg.IgnoreRetryAfter {
+					st.retryWaits.Add(1)
+					sleep(ctx, wait, deadline)
 				}
 			}
 		})
@@ -405,6 +428,9 @@ type session struct {
 	cfg Config
 	url string
 	rec *recorder
+	// retryAfter is the wait that the answer refusing the session
+	// asked for (0: none).
+	retryAfter time.Duration
 }
 
 func newSession(cfg Config, url, token string) *session {
@@ -488,6 +514,7 @@ func (s *session) run(ctx context.Context, n int, st *stats, us *urlStats, spare
 		st.sessions.Failed.Add(1)
 		us.sessions.Failed.Add(1)
 		st.fail(step, err)
+		s.retryAfter = retryWait(err, time.Now())
 	}
 	start := time.Now()
 	cs, err := s.connect(ctx)
@@ -547,6 +574,40 @@ func (s *session) run(ctx context.Context, n int, st *stats, us *urlStats, spare
 	st.sessions.OK.Add(1)
 	us.sessions.OK.Add(1)
 	return false, false
+}
+
+// retryWait is the wait that err's Retry-After asks for, at now: delay
+// seconds or an HTTP date, at most MaxRetryWait; 0 for an error without
+// one or a 429 or 503.
+func retryWait(err error, now time.Time) time.Duration {
+	var e *Error
+	if !errors.As(err, &e) || e.RetryAfter == "" || (e.Kind != KindHTTP429 && e.Kind != KindHTTP503) {
+		return 0
+	}
+	v := strings.TrimSpace(e.RetryAfter)
+	var d time.Duration
+	if secs, err := strconv.Atoi(v); err == nil {
+		d = time.Duration(secs) * time.Second
+	} else if t, err := http.ParseTime(v); err == nil {
+		d = t.Sub(now)
+	}
+	return min(max(d, 0), MaxRetryWait)
+}
+
+// sleep waits d, or until deadline (unless zero) or ctx ends.
+func sleep(ctx context.Context, d time.Duration, deadline time.Time) {
+	if !deadline.IsZero() {
+		d = min(d, time.Until(deadline))
+	}
+	if d <= 0 {
+		return
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
 }
 
 func firstLine(s string) string {

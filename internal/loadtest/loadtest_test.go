@@ -2,10 +2,12 @@ package loadtest
 
 import (
 	"context"
+	"errors"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -176,5 +178,67 @@ func TestFleet(t *testing.T) {
 	f.up(1)
 	if got, _ := f.pick(1, 1, now); got != 1 {
 		t.Errorf("1 up again: %d", got)
+	}
+}
+
+// TestRetryWait: the wait a refusal's Retry-After asks for, in seconds
+// or as an HTTP date, bounded; none for other errors.
+func TestRetryWait(t *testing.T) {
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	tests := []struct {
+		name string
+		err  error
+		want time.Duration
+	}{
+		{"503 in seconds", &Error{Kind: KindHTTP503, RetryAfter: "2", Err: errBusy}, 2 * time.Second},
+		{"429 in seconds", &Error{Kind: KindHTTP429, RetryAfter: " 1 ", Err: errBusy}, time.Second},
+		{"an HTTP date", &Error{Kind: KindHTTP503, RetryAfter: now.Add(3 * time.Second).Format(http.TimeFormat), Err: errBusy}, 3 * time.Second},
+		{"a date past", &Error{Kind: KindHTTP503, RetryAfter: now.Add(-time.Hour).Format(http.TimeFormat), Err: errBusy}, 0},
+		{"bounded", &Error{Kind: KindHTTP503, RetryAfter: "86400", Err: errBusy}, MaxRetryWait},
+		{"negative", &Error{Kind: KindHTTP503, RetryAfter: "-5", Err: errBusy}, 0},
+		{"garbage", &Error{Kind: KindHTTP503, RetryAfter: "soon", Err: errBusy}, 0},
+		{"no header", &Error{Kind: KindHTTP503, Err: errBusy}, 0},
+		{"another kind", &Error{Kind: KindHTTP5xx, RetryAfter: "2", Err: errBusy}, 0},
+		{"not an *Error", errBusy, 0},
+	}
+	for _, tt := range tests {
+		if got := retryWait(tt.err, now); got != tt.want {
+			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+var errBusy = errors.New("busy")
+
+// TestRetryAfterHonoured: against a server that refuses every session
+// with 503 and Retry-After: 1, a worker waits a second after each
+// refusal (two sessions in 1.5 s, one wait counted); with
+// IgnoreRetryAfter it starts the next session at once (many more).
+func TestRetryAfterHonoured(t *testing.T) {
+	var mu sync.Mutex
+	got := 0
+	busy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		got++
+		mu.Unlock()
+		w.Header().Set("Retry-After", "1")
+		http.Error(w, "busy", http.StatusServiceUnavailable)
+	}))
+	defer busy.Close()
+	run := func(ignore bool) *Summary {
+		sum, err := Run(context.Background(), Config{URLs: []string{busy.URL + "/mcp"}, Duration: 1500 * time.Millisecond, IgnoreRetryAfter: ignore})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sum
+	}
+	start := time.Now()
+	sum := run(false)
+	if d := time.Since(start); sum.Sessions.Started != 2 || sum.Sessions.Failed != 2 || sum.RetryWaits != 2 || d > 5*time.Second {
+		t.Errorf("honouring Retry-After: sessions %+v, %d waits in %v; want 2 sessions, each followed by a wait cut at the run's end", sum.Sessions, sum.RetryWaits, d)
+	}
+	sum = run(true)
+	if sum.Sessions.Started < 5 || sum.RetryWaits != 0 {
+		t.Errorf("ignoring Retry-After: sessions %+v, %d waits; want many sessions and no wait", sum.Sessions, sum.RetryWaits)
 	}
 }

@@ -57,6 +57,9 @@ func (s *Summary) WriteText(w io.Writer) error {
 			fmt.Fprintf(&b, "  %-12s %7d  first: %s\n", k, s.Errors[k], s.ErrorExamples[k])
 		}
 	}
+	if s.RetryWaits > 0 {
+		fmt.Fprintf(&b, "\nwaits that Retry-After asked for: %d\n", s.RetryWaits)
+	}
 	if len(s.PerURL) > 1 {
 		b.WriteString("\nper URL:\n")
 		for _, u := range s.PerURL {

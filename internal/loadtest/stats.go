@@ -76,6 +76,7 @@ type stats struct {
 	sessions, calls                       counts
 	sessionLatency, initialize, listTools *histogram
 	perURL                                []urlStats
+	retryWaits                            atomic.Int64
 
 	mu       sync.Mutex
 	tools    map[string]*toolStats
@@ -149,6 +150,7 @@ func (s *stats) summary(elapsed time.Duration, interrupted bool) *Summary {
 		Tools:          map[string]ToolStats{},
 		Errors:         map[string]int64{},
 		ErrorExamples:  map[string]string{},
+		RetryWaits:     s.retryWaits.Load(),
 	}
 	if len(s.cfg.URLs) == 0 {
 		out.Script = "HTTP walk"
