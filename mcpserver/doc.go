@@ -51,6 +51,34 @@
 // them in each session: the whole tools/list is at most 8,000 bytes, and
 // at most 3,000 for bash and search alone (TestToolFootprint).
 //
+// # Resources
+//
+// The pages of the session's view are MCP resources as well, for clients
+// that attach documents as context: resources/list lists them (never a
+// directory, never a page the view hides), in the order of fs.WalkDir,
+// ResourcePageSize an answer with a cursor for the next, each with its URI
+// chromafs:///path (PageURI), its absolute path as name, its MIME type
+// (text/markdown for .md and .mdx, text/plain otherwise) and its size when
+// the filesystem knows it without a read. resources/read of a URI answers
+// the page's text, at most Config.MaxResourceBytes (256 KiB by default) of
+// it: a longer page is cut at the end of a line, with a last line that
+// says how to read the rest. The template chromafs:///{+path}
+// (ResourceTemplate) names any page. Errors are invalid-params errors
+// (the code the SDK gives a resource not found), with the URI as data
+// for a page not found: a missing page, or one the view hides, gets the
+// read tool's words for a missing path; a directory, or a URI that is not
+// chromafs:/// and a valid path (another scheme, a host, a query, "..", a
+// bad or unsafe percent-encoding), words that say what to send. The
+// resources do not count in tools/list.
+//
+// Resources are answered from the session's filesystem, or with
+// Config.Resources from the one it gives at each request (the current
+// view of the session's user, while the tools keep the session's).
+// NewNotifying returns with the server a function that sends
+// notifications/resources/list_changed to all its sessions: a server
+// that notices a new tree of its collection calls it (package
+// internal/server does, for each group set's server).
+//
 // # Sessions
 //
 // Each MCP session gets its filesystem from Config.FS at its first tool

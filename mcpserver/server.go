@@ -40,10 +40,23 @@ const (
 // Config configures New.
 type Config struct {
 	// FS returns the filesystem of a new session (the view of the
-	// session's user). It is called at the session's first tool call,
-	// with that call's context; an error is that call's answer, and the
-	// next call asks again. Required.
+	// session's user). It is called at the session's first tool call
+	// (or resource request, without Resources), with that call's
+	// context; an error is that call's answer, and the next call asks
+	// again. Required.
 	FS func(ctx context.Context) (fs.FS, error)
+	// Resources, if set, returns the filesystem that resources/list and
+	// resources/read answer from, at each such request: the current view
+	// of the session's user, so that after a
+	// notifications/resources/list_changed (see NewNotifying) a client
+	// lists and reads the new tree while the session's tools keep the
+	// view they started with. Nil means the session's own filesystem
+	// (FS's).
+	Resources func(ctx context.Context) (fs.FS, error)
+	// MaxResourceBytes bounds the text of a resources/read answer: 0
+	// means DefaultMaxResourceBytes. A longer page is cut at a line's end
+	// with a last line that says how to read the rest.
+	MaxResourceBytes int
 	// MaxOutput caps the characters (UTF-8 sequences) of each tool's
 	// answer: 0 means DefaultMaxOutput, a negative value no cap.
 	MaxOutput int
@@ -109,6 +122,18 @@ func New(cfg Config) *mcp.Server {
 	return srv
 }
 
+// NewNotifying is New, and returns as well resourcesChanged, which sends
+// notifications/resources/list_changed to every session of the server
+// (after 10 ms without another call, so that a burst sends one): call it
+// when the pages that Config.Resources gives have changed, a new tree
+// version of the collection. A session that started with the protocol
+// revision 2026-07-28 or later gets it only while it listens for it
+// (subscriptions/listen), as the SDK sends it.
+func NewNotifying(cfg Config) (srv *mcp.Server, resourcesChanged func()) {
+	s, srv := newServer(cfg)
+	return srv, func() { s.resourcesChanged(srv) }
+}
+
 // newServer is New, with the server whose methods are the tools.
 func newServer(cfg Config) (*server, *mcp.Server) {
 	if cfg.FS == nil {
@@ -123,6 +148,9 @@ func newServer(cfg Config) (*server, *mcp.Server) {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = DefaultTimeout
 	}
+	if cfg.MaxResourceBytes <= 0 {
+		cfg.MaxResourceBytes = DefaultMaxResourceBytes
+	}
 	version := cfg.Version
 	if version == "" {
 		version = "devel"
@@ -131,9 +159,14 @@ func newServer(cfg Config) (*server, *mcp.Server) {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "chromafs", Title: "chromafs", Version: version}, &mcp.ServerOptions{
 		Instructions: s.instructions(),
 		Logger:       cfg.Logger,
-		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+		Capabilities: &mcp.ServerCapabilities{
+			Tools:     &mcp.ToolCapabilities{},
+			Resources: &mcp.ResourceCapabilities{ListChanged: true},
+		},
 	})
 	s.addTools(srv)
+	s.addResources(srv)
+	srv.AddReceivingMiddleware(s.resourcesMiddleware)
 	for _, m := range cfg.Middleware {
 		srv.AddReceivingMiddleware(m)
 	}
