@@ -101,6 +101,7 @@ type mcpHandler struct {
 
 	mu      sync.Mutex
 	servers map[string]*mcp.Server // by group set
+	changed map[string]func()      // by group set: sends resources/list_changed
 	views   map[string]*mcpView    // by group set
 	owners  map[string]*mcpSession // by session id
 	perUser map[string]int         // open sessions by user (see userSlot)
@@ -127,7 +128,18 @@ type mcpView struct {
 // user in. Each MCP session is one chromafs session of its user: the
 // view of the user's groups, made once per group set and reused by every
 // session of that set (see MCPOptions.ViewMaxAge), with one working
-// directory. A session belongs to the user who opened it: a request of
+// directory.
+//
+// The pages are MCP resources too (see package mcpserver), answered from
+// the group set's current view rather than the session's: when Run's
+// readiness check loads a new tree version of the collection (a writer's
+// ingest, seen within Config.CheckInterval and the tree max age), the
+// group sets' views are made again at their next use and every open
+// session is sent notifications/resources/list_changed, so that a client
+// that lists and reads the resources again sees the new tree while the
+// session's tools keep the view they started with. Without Run nothing
+// is sent; in Stateless mode no session outlives a request, and nothing
+// is sent either. A session belongs to the user who opened it: a request of
 // another user with its id gets 404, as an unknown id does. An anonymous
 // session belongs to the client address that opened it (an IPv6 /64
 // counts as one), so that anonymous clients elsewhere cannot use its id
@@ -157,6 +169,7 @@ func (s *Server) MCPHandler(opt MCPOptions) http.Handler {
 		opt:     opt,
 		slot:    make(chan struct{}, opt.MaxSessions),
 		servers: map[string]*mcp.Server{},
+		changed: map[string]func(){},
 		views:   map[string]*mcpView{},
 		owners:  map[string]*mcpSession{},
 		perUser: map[string]int{},
@@ -169,7 +182,38 @@ func (s *Server) MCPHandler(opt MCPOptions) http.Handler {
 		// With Hosts, the check is made here (see rebinding).
 		DisableLocalhostProtection: len(opt.Hosts) > 0,
 	})
+	if !opt.Stateless {
+		s.onTreeChange(h.treeChanged)
+	}
 	return h
+}
+
+// treeChanged is called when a readiness check loaded a new tree version
+// of the collection: the views made for new sessions are dropped (the
+// next one is made from the new tree), and every session of every group
+// set's server is sent notifications/resources/list_changed. A session's
+// tools keep the view it started with; its resources/list and
+// resources/read answer from its group set's current view (see
+// MCPHandler), so a client that lists again sees the new tree.
+func (h *mcpHandler) treeChanged() {
+	h.mu.Lock()
+	views := make([]*mcpView, 0, len(h.views))
+	for _, v := range h.views {
+		views = append(views, v)
+	}
+	changed := make([]func(), 0, len(h.changed))
+	for _, f := range h.changed {
+		changed = append(changed, f)
+	}
+	h.mu.Unlock()
+	for _, v := range views {
+		v.mu.Lock()
+		v.fsys = nil
+		v.mu.Unlock()
+	}
+	for _, f := range changed {
+		f()
+	}
 }
 
 // groupKey identifies a group set.
@@ -199,9 +243,11 @@ func (h *mcpHandler) server(r *http.Request) *mcp.Server {
 	cfg := h.opt.Tools
 	groups := slices.Clone(u.Groups)
 	cfg.FS = func(ctx context.Context) (fs.FS, error) { return h.view(ctx, key, groups) }
+	cfg.Resources = cfg.FS
 	cfg.Middleware = append(slices.Clone(cfg.Middleware), h.opt.Middleware...)
-	srv := mcpserver.New(cfg)
+	srv, changed := mcpserver.NewNotifying(cfg)
 	h.servers[key] = srv
+	h.changed[key] = changed
 	return srv
 }
 

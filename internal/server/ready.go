@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -169,8 +170,42 @@ func (s *Server) probe(ctx context.Context) error {
 			return err
 		}
 	}
-	_, err := chromafs.New(ctx, b.Store, s.cfg.Options...)
-	return err
+	fsys, err := chromafs.New(ctx, b.Store, s.cfg.Options...)
+	if err != nil {
+		return err
+	}
+	s.sawTree(fsys.TreeVersion())
+	return nil
+}
+
+// sawTree records the tree version that a check loaded and, when it is
+// not the one the previous check loaded, calls the functions of
+// onTreeChange in the background (in the order given).
+func (s *Server) sawTree(version string) {
+	s.treeMu.Lock()
+	prev := s.treeSeen
+	s.treeSeen = version
+	hooks := slices.Clone(s.treeHooks)
+	s.treeMu.Unlock()
+	if prev == "" || prev == version || len(hooks) == 0 {
+		return
+	}
+	s.log.Info("chromafs serve: the collection's tree changed", "version", version)
+	go func() {
+		for _, f := range hooks {
+			f()
+		}
+	}()
+}
+
+// onTreeChange has f called after each readiness check that loads a tree
+// version other than the one the check before loaded: within
+// Config.CheckInterval and the tree max age (chromafs.WithTreeMaxAge)
+// of a writer's change of the tree record, while Run runs.
+func (s *Server) onTreeChange(f func()) {
+	s.treeMu.Lock()
+	defer s.treeMu.Unlock()
+	s.treeHooks = append(s.treeHooks, f)
 }
 
 // logChange logs a change of readiness.

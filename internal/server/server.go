@@ -161,6 +161,10 @@ type Server struct {
 	running   atomic.Bool // Run is running
 	kicking   atomic.Bool // a check started by kick is running
 	nextCheck atomic.Int64
+
+	treeMu    sync.Mutex
+	treeSeen  string   // the tree version that the last check loaded
+	treeHooks []func() // called when a check loads another version
 }
 
 // storeBox holds the open store.
