@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"path"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -73,7 +74,11 @@ func (s *server) resourcesMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 			}
 		case *mcp.ReadResourceRequest:
 			if method == "resources/read" {
-				return s.readResource(ctx, r)
+				res, err := s.readResource(ctx, r)
+				if err != nil {
+					return nil, err
+				}
+				return &readResult{res}, nil
 			}
 		}
 		return next(ctx, method, req)
@@ -120,7 +125,7 @@ func (s *server) listResources(ctx context.Context, req *mcp.ListResourcesReques
 	if err != nil {
 		return nil, err
 	}
-	res := &mcp.ListResourcesResult{Resources: []*mcp.Resource{}}
+	res := &mcp.ListResourcesResult{Cacheable: private, Resources: []*mcp.Resource{}}
 	var last string
 	err = fs.WalkDir(fsys, ".", func(name string, d fs.DirEntry, err error) error {
 		if ctx.Err() != nil {
@@ -339,7 +344,44 @@ func (s *server) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 		}
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: pathError(fsys, abs, err).Error()}
 	}
-	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: mimeType(name), Text: text}}}, nil
+	return &mcp.ReadResourceResult{
+		Cacheable: private,
+		Contents:  []*mcp.ResourceContents{{URI: uri, MIMEType: mimeType(name), Text: text}},
+	}, nil
+}
+
+// private is the cache hint of the resources' answers: they are of the
+// user's view, for the user's client only, and may change at any time.
+var private = mcp.Cacheable{CacheScope: "private"}
+
+// readResult is a resources/read answer whose empty texts are encoded as
+// "text": "": the SDK omits an empty text, and a client then finds a
+// content with neither text nor blob, which the protocol's schema refuses
+// (the TypeScript SDK's client throws).
+type readResult struct{ *mcp.ReadResourceResult }
+
+func (r *readResult) MarshalJSON() ([]byte, error) {
+	b, err := r.ReadResourceResult.MarshalJSON()
+	if err != nil || !slices.ContainsFunc(r.Contents, func(c *mcp.ResourceContents) bool { return c.Text == "" && c.Blob == nil }) {
+		return b, err
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	var contents []map[string]json.RawMessage
+	if err := json.Unmarshal(m["contents"], &contents); err != nil {
+		return nil, err
+	}
+	for _, c := range contents {
+		if c["text"] == nil && c["blob"] == nil {
+			c["text"] = json.RawMessage(`""`)
+		}
+	}
+	if m["contents"], err = json.Marshal(contents); err != nil {
+		return nil, err
+	}
+	return json.Marshal(m)
 }
 
 // pageText reads the page name (abs) within Config.MaxResourceBytes.

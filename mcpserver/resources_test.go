@@ -37,6 +37,9 @@ func (c *client) listAll() ([]*mcp.Resource, int) {
 		if len(res.Resources) > mcpserver.ResourcePageSize {
 			c.t.Fatalf("resources/list: %d resources in one answer, more than %d", len(res.Resources), mcpserver.ResourcePageSize)
 		}
+		if res.CacheScope != "private" {
+			c.t.Errorf("resources/list: cache scope %q, want private (the list is the user's)", res.CacheScope)
+		}
 		all = append(all, res.Resources...)
 		if res.NextCursor == "" {
 			return all, n
@@ -61,6 +64,9 @@ func (c *client) readURI(uri string) (string, *jsonrpc.Error) {
 	}
 	if len(res.Contents) != 1 {
 		c.t.Fatalf("resources/read %s: %d contents, want 1", uri, len(res.Contents))
+	}
+	if res.CacheScope != "private" {
+		c.t.Errorf("resources/read %s: cache scope %q, want private (the page is of the user's view)", uri, res.CacheScope)
 	}
 	if res.Contents[0].URI != uri {
 		c.t.Errorf("resources/read %s: content of URI %s", uri, res.Contents[0].URI)
