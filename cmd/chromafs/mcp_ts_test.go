@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -283,4 +285,109 @@ func TestMCPTypeScriptClientHTTP(t *testing.T) {
 			}
 		})
 	}
+}
+
+// writeDocs writes files (slug: content) into a new directory and returns
+// it.
+func writeDocs(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for slug, content := range files {
+		p := filepath.Join(dir, filepath.FromSlash(slug))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// TestMCPTypeScriptClientResources drives `chromafs serve --mcp` with the
+// official TypeScript SDK's client (resources.mjs) as an anonymous user:
+// it lists the resources page by page and reads each against the source
+// folder (internal/ is private: never listed, read as a missing page
+// is), reads the template list and bad URIs; then, after `chromafs
+// ingest` of a changed folder (a page added, one changed, one removed)
+// into the served collection, it receives
+// notifications/resources/list_changed and lists and reads the new tree.
+func TestMCPTypeScriptClientResources(t *testing.T) {
+	node, script := tsClient(t)
+	script = filepath.Join(filepath.Dir(script), "resources.mjs")
+	global := []string{"--chroma-url", testenv.Chroma(t).URL, "--collection", testenv.CollectionName(t)}
+	files := testcorpus.Files(t)
+	files["reference/a page (2).md"] = "# A page\n\nwhose name needs percent-encoding\n"
+	var private, public []string
+	for slug := range files {
+		if ok, _ := testcorpus.Access(slug); !ok {
+			private = append(private, slug)
+		} else {
+			public = append(public, slug)
+		}
+	}
+	slices.Sort(public)
+	if len(private) == 0 || len(public) < 3 {
+		t.Fatal("the corpus has no private page, or too few public ones")
+	}
+	changed := maps.Clone(files)
+	changed["changelog/new-page.md"] = "# New\n\nadded after the server started\n"
+	changed[public[0]] += "\nchanged after the server started\n"
+	delete(changed, public[1])
+	before, after := writeDocs(t, files), writeDocs(t, changed)
+	rules := filepath.Join(t.TempDir(), "access.rules")
+	if err := os.WriteFile(rules, []byte("** public\ninternal/** private groups=staff\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ingestDir := func(dir string) {
+		t.Helper()
+		if out, errOut, code := cli(t, append(slices.Clone(global), "ingest", "--rules", rules, dir)...); code != 0 {
+			t.Fatalf("ingest %s: status %d\n%s%s", dir, code, out, errOut)
+		}
+	}
+	ingestDir(before)
+	endpoint := startMCPServe(t, global, "--tree-max-age", "1s")
+	args := []string{script, "--docs", before, "--after", after, "--url", endpoint, "--wait", "60"}
+	for _, p := range private {
+		args = append(args, "--private", p)
+	}
+	cmd := exec.Command(node, args...)
+	cmd.Dir = filepath.Dir(script)
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	stderrPipe, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	sc := bufio.NewScanner(stderrPipe)
+	ingested := false
+	for sc.Scan() {
+		stderr.WriteString(sc.Text() + "\n")
+		if sc.Text() == "ready" && !ingested {
+			ingested = true
+			ingestDir(after)
+		}
+	}
+	err = cmd.Wait()
+	var rep tsReport
+	if jerr := json.Unmarshal(stdout.Bytes(), &rep); jerr != nil {
+		t.Fatalf("resources.mjs: %v; no JSON report (%v)\nstdout:\n%s\nstderr:\n%s", err, jerr, stdout.String(), stderr.String())
+	}
+	for _, f := range rep.Failures {
+		t.Errorf("resources.mjs: %s: %s", f.Check, f.Detail)
+	}
+	if err != nil && len(rep.Failures) == 0 {
+		t.Errorf("resources.mjs: %v with no failed check\nstderr:\n%s", err, stderr.String())
+	}
+	if !ingested {
+		t.Errorf("resources.mjs never said ready\nstderr:\n%s", stderr.String())
+	}
+	if rep.Checks < 2*len(public) {
+		t.Errorf("resources.mjs ran %d checks, fewer than two per page", rep.Checks)
+	}
+	t.Logf("resources.mjs: %d requests, %d of %d checks passed", rep.Calls, rep.Passed, rep.Checks)
 }
