@@ -59,8 +59,9 @@ type MCPOptions struct {
 	Hosts []string
 	// ViewMaxAge is how long the filesystem view of a group set is given
 	// to new sessions before it is made again, seeing the collection's
-	// current tree (default 5 s). A session keeps the view it started
-	// with.
+	// current tree (default 5 s). A session's tools keep the view it
+	// started with; its resources follow the group set's (see
+	// MCPHandler).
 	ViewMaxAge time.Duration
 	// Tools configures the tools (MaxOutput, Timeout, Version, Logger);
 	// its FS is set per group set.
