@@ -18,6 +18,7 @@ import (
 
 	"github.com/chromafs/chromafs/adapters/webdavfs"
 	"github.com/chromafs/chromafs/internal/testbackend"
+	"github.com/chromafs/chromafs/internal/testenv"
 )
 
 // Real WebDAV clients from Debian (installed by `make deps-tools` and
@@ -55,22 +56,6 @@ func clientEnv(t *testing.T) *env {
 	store := testbackend.Chroma(t)
 	ingestFiles(t, store, files)
 	return newEnv(t, store, files, webdavfs.Options{})
-}
-
-// writeTree writes files under a new directory and returns it.
-func writeTree(t *testing.T, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	for slug, content := range files {
-		p := filepath.Join(dir, filepath.FromSlash(slug))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
 }
 
 // readTree reads every regular file under dir.
@@ -264,7 +249,7 @@ func TestRclone(t *testing.T) {
 	for _, view := range []string{"", "staff"} {
 		t.Run("view="+view, func(t *testing.T) {
 			vis := visible(e.files, view == "staff")
-			src := writeTree(t, vis)
+			src := testenv.WriteTree(t, vis)
 			flags := []string{"--webdav-url=" + e.srv.URL + "/", "--webdav-vendor=other", "--retries=1", "--low-level-retries=1"}
 			if view != "" {
 				flags = append(flags, "--header=X-Test-Groups: "+view)

@@ -133,6 +133,25 @@ type tsReport struct {
 	} `json:"failures"`
 }
 
+// readTSReport reads the JSON report that the TypeScript script name
+// printed on stdout, having exited with err, and fails t with every
+// failed check, or when there is no report, or when the script failed
+// with no failed check.
+func readTSReport(t *testing.T, name string, err error, stdout, stderr fmt.Stringer) tsReport {
+	t.Helper()
+	var rep tsReport
+	if jerr := json.Unmarshal([]byte(stdout.String()), &rep); jerr != nil {
+		t.Fatalf("%s: %v; no JSON report (%v)\nstdout:\n%s\nstderr:\n%s", name, err, jerr, stdout.String(), stderr.String())
+	}
+	for _, f := range rep.Failures {
+		t.Errorf("%s: %s: %s", name, f.Check, f.Detail)
+	}
+	if err != nil && len(rep.Failures) == 0 {
+		t.Errorf("%s: %v with no failed check\nstderr:\n%s", name, err, stderr.String())
+	}
+	return rep
+}
+
 // runTSClient runs check.mjs with args and fails t with every failed check.
 func runTSClient(t *testing.T, args ...string) tsReport {
 	t.Helper()
@@ -142,16 +161,7 @@ func runTSClient(t *testing.T, args ...string) tsReport {
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
-	var rep tsReport
-	if jerr := json.Unmarshal(stdout.Bytes(), &rep); jerr != nil {
-		t.Fatalf("check.mjs: %v; no JSON report (%v)\nstdout:\n%s\nstderr:\n%s", err, jerr, stdout.String(), stderr.String())
-	}
-	for _, f := range rep.Failures {
-		t.Errorf("check.mjs: %s: %s", f.Check, f.Detail)
-	}
-	if err != nil && len(rep.Failures) == 0 {
-		t.Errorf("check.mjs: %v with no failed check\nstderr:\n%s", err, stderr.String())
-	}
+	rep := readTSReport(t, "check.mjs", err, &stdout, &stderr)
 	if rep.Checks == 0 {
 		t.Errorf("check.mjs ran no check")
 	}
@@ -287,23 +297,6 @@ func TestMCPTypeScriptClientHTTP(t *testing.T) {
 	}
 }
 
-// writeDocs writes files (slug: content) into a new directory and returns
-// it.
-func writeDocs(t *testing.T, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	for slug, content := range files {
-		p := filepath.Join(dir, filepath.FromSlash(slug))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
-
 // TestMCPTypeScriptClientResources drives `chromafs serve --mcp` with the
 // official TypeScript SDK's client (resources.mjs) as an anonymous user:
 // it lists the resources page by page and reads each against the source
@@ -334,7 +327,7 @@ func TestMCPTypeScriptClientResources(t *testing.T) {
 	changed["changelog/new-page.md"] = "# New\n\nadded after the server started\n"
 	changed[public[0]] += "\nchanged after the server started\n"
 	delete(changed, public[1])
-	before, after := writeDocs(t, files), writeDocs(t, changed)
+	before, after := testenv.WriteTree(t, files), testenv.WriteTree(t, changed)
 	rules := filepath.Join(t.TempDir(), "access.rules")
 	if err := os.WriteFile(rules, []byte("** public\ninternal/** private groups=staff\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -373,16 +366,7 @@ func TestMCPTypeScriptClientResources(t *testing.T) {
 		}
 	}
 	err = cmd.Wait()
-	var rep tsReport
-	if jerr := json.Unmarshal(stdout.Bytes(), &rep); jerr != nil {
-		t.Fatalf("resources.mjs: %v; no JSON report (%v)\nstdout:\n%s\nstderr:\n%s", err, jerr, stdout.String(), stderr.String())
-	}
-	for _, f := range rep.Failures {
-		t.Errorf("resources.mjs: %s: %s", f.Check, f.Detail)
-	}
-	if err != nil && len(rep.Failures) == 0 {
-		t.Errorf("resources.mjs: %v with no failed check\nstderr:\n%s", err, stderr.String())
-	}
+	rep := readTSReport(t, "resources.mjs", err, &stdout, &stderr)
 	if !ingested {
 		t.Errorf("resources.mjs never said ready\nstderr:\n%s", stderr.String())
 	}
