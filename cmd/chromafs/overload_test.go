@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -63,7 +65,21 @@ func newAnswerChecker(t *testing.T, target string) *answerChecker {
 			w.WriteHeader(http.StatusBadGateway)
 		},
 	}
-	c.Server = httptest.NewServer(rp)
+	c.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The request's body is read whole before it is sent on: with
+		// HTTP/1.1, once the proxy flushes the headers of an event
+		// stream, the server may close the body of the request it
+		// answers, and a Transport still sending that body then closes
+		// the upstream connection, cutting the stream short (a proxy
+		// artifact that clients of serve never see).
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, 1<<20))
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		rp.ServeHTTP(w, r)
+	}))
 	t.Cleanup(c.Close)
 	return c
 }
@@ -80,28 +96,11 @@ func (c *answerChecker) check(t *testing.T, sum *loadtest.Summary) (ok, n429, n5
 		t.Errorf("%d answers neither a success, a 429 nor a 503 with Retry-After; the first: %q", len(c.bad), c.bad[:min(5, len(c.bad))])
 	}
 	for kind, n := range sum.Errors {
-		if kind == loadtest.KindHTTP503 || kind == loadtest.KindHTTP429 {
-			continue
+		if kind != loadtest.KindHTTP503 && kind != loadtest.KindHTTP429 {
+			t.Errorf("loadtest counted %d errors of kind %s: %s", n, kind, sum.ErrorExamples[kind])
 		}
-		if streamCut(kind, n, sum) {
-			// Seen once in about 15,000 overloaded sessions under -race:
-			// the client's SSE stream of a call ended without its answer
-			// while the proxy saw no answer other than the three kinds.
-			t.Logf("loadtest counted %d call stream cut short (tolerated: at most 1 in 200 sessions): %s", n, sum.ErrorExamples[kind])
-			continue
-		}
-		t.Errorf("loadtest counted %d errors of kind %s: %s", n, kind, sum.ErrorExamples[kind])
 	}
 	return c.ok, c.n429, c.n503
-}
-
-// streamCut reports whether the n errors of kind are the MCP client's
-// "request terminated without response" (a call's event stream that
-// ended early), few enough (at most one in 200 sessions) to be the rare
-// client-side cut rather than a server that drops answers.
-func streamCut(kind string, n int64, sum *loadtest.Summary) bool {
-	return kind == loadtest.KindTransport && strings.Contains(sum.ErrorExamples[kind], "request terminated without response") &&
-		n*200 <= sum.Sessions.Started
 }
 
 // vmHWM is the peak resident set size of process pid, in KiB
@@ -162,11 +161,7 @@ func TestOverload(t *testing.T) {
 		}
 		ok, n429, n503 := c.check(t, sum)
 		t.Logf("--max-in-flight 1, 8 sessions: %d successes, %d 429, %d 503; loadtest: sessions %+v, errors %v", ok, n429, n503, sum.Sessions, sum.Errors)
-		cut := int64(0)
-		if streamCut(loadtest.KindTransport, sum.Errors[loadtest.KindTransport], sum) {
-			cut = sum.Errors[loadtest.KindTransport]
-		}
-		if got := sum.Errors[loadtest.KindHTTP503]; got == 0 || int64(n503) < got || ok == 0 || sum.Sessions.Failed != got+cut {
+		if got := sum.Errors[loadtest.KindHTTP503]; got == 0 || int64(n503) < got || ok == 0 || sum.Sessions.Failed != got {
 			t.Errorf("--max-in-flight 1 under 8 sessions: %d answers 503 and %d succeed, loadtest counted %d 503; sessions %+v", n503, ok, got, sum.Sessions)
 		}
 		// A session refused mid-way is closed (its DELETE takes no slot),
