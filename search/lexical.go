@@ -55,8 +55,8 @@ const (
 // pages, a term's document frequency the number of them that hold it in
 // any field, a field's length its number of terms, the average length
 // that of the pages that hold a query term (the others are never read).
-// The coarse filter (Candidates, case-insensitive, with literal's
-// prefixes of the terms) leaves out the pages that contain none of them,
+// The coarse filter (Candidates, case-insensitive, with the terms'
+// literals: see literals) leaves out the pages that contain none of them,
 // unless the page's path holds one; lazy pointers are not searched
 // (reading them fetches them from elsewhere). Each page's hit is its
 // window of at most 10 lines holding the most of the query's weight (the
@@ -99,9 +99,9 @@ func lexical(ctx context.Context, fsys fs.FS, dir, query string, k int) ([]Hit, 
 			rest = append(rest, name)
 		}
 	}
-	lits := make([]string, len(terms))
-	for i, t := range terms {
-		lits[i] = literal(t)
+	var lits []string
+	for _, t := range terms {
+		lits = append(lits, literals(t)...)
 	}
 	slices.Sort(lits)
 	lits = slices.Compact(lits)

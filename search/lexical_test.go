@@ -230,3 +230,51 @@ func TestLexicalFields(t *testing.T) {
 		}
 	}
 }
+
+// irregularPages hold words whose Snowball stem is no prefix of them
+// ("dying" stems to "die", "tying" to "tie", "lying" to "lie"), in no
+// page's path.
+var irregularPages = map[string]string{
+	"ops/shutdown.md": "# Shutdown\n\nA worker that is dying finishes its jobs first.\n",
+	"net/cables.md":   "# Cables\n\nKeep the rack neat by tying each cable to it.\n",
+	"ops/health.md":   "# Health\n\nThe check is lying when the disk is full.\n",
+	"ops/other.md":    "# Other\n\nNothing of the kind here.\n",
+}
+
+// TestLexicalIrregularStems: the coarse filter keeps every page that the
+// ranking matches, also for a word whose stem is not a prefix of it, on
+// memstore and on a real Chroma collection (whose coarse filter is a
+// $contains/$regex search of the chunks).
+func TestLexicalIrregularStems(t *testing.T) {
+	var eng search.Engine
+	mem, _ := memFS(t, irregularPages, "")
+	chroma, _ := collectionOf(t, irregularPages, "", false)
+	tests := []struct{ query, want string }{
+		{"die", "ops/shutdown.md:3-3"},
+		{"dies", "ops/shutdown.md:3-3"},
+		{"dying", "ops/shutdown.md:3-3"},
+		{"Dying workers", "ops/shutdown.md:3-3"},
+		{"tie", "net/cables.md:3-3"},
+		{"tying", "net/cables.md:3-3"},
+		{"lie", "ops/health.md:3-3"},
+		{"lies", "ops/health.md:3-3"},
+	}
+	for _, backend := range []struct {
+		name string
+		fsys fs.FS
+	}{{"memstore", mem}, {"chroma", newFS(t, chroma)}} {
+		for _, tc := range tests {
+			hits, err := eng.Search(context.Background(), backend.fsys, tc.query, search.Options{Lexical: true})
+			if err != nil {
+				t.Fatalf("%s %q: %v", backend.name, tc.query, err)
+			}
+			var got []string
+			for _, h := range hits {
+				got = append(got, h.Path+":"+itoa(h.Start)+"-"+itoa(h.End))
+			}
+			if len(got) != 1 || got[0] != tc.want {
+				t.Errorf("%s %q: hits %v, want [%s]", backend.name, tc.query, got, tc.want)
+			}
+		}
+	}
+}

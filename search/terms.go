@@ -143,14 +143,23 @@ func queryTerms(query string) (terms []string, keepStop bool) {
 	return nil, false
 }
 
-// literal is a string that every word with the term t holds
+// literals are strings one of which every word with the term t holds
 // (case-insensitively), for the coarse filter: an identifier itself, and
 // a stem without its last runes, which Porter2's replacements may have
-// changed (hoping: hope, flies: fli, relational: relate).
-func literal(t string) string {
+// changed (hoping: hope, flies: fli, relational: relate), and the words
+// of Porter2's exceptions whose stem that leaves out (dying: die, which
+// "di" is not in).
+func literals(t string) []string {
 	if strings.ContainsAny(t, "-_") {
-		return t
+		return []string{t}
 	}
+	return append([]string{stemPrefix(t)}, irregular[t]...)
+}
+
+// stemPrefix is a stem without the last runes that Porter2's regular
+// rules may have changed: two of a stem of five runes or more, one of
+// three or four.
+func stemPrefix(t string) string {
 	r := []rune(t)
 	switch {
 	case len(r) >= 5:
@@ -160,3 +169,16 @@ func literal(t string) string {
 	}
 	return t
 }
+
+// irregular maps a stem to the words of Porter2's exceptions (the
+// special words it stems by a table, not by its rules) that do not hold
+// stemPrefix of their stem: die to dying, lie to lying, tie to tying.
+var irregular = func() map[string][]string {
+	m := map[string][]string{}
+	for _, w := range []string{"skis", "skies", "dying", "lying", "tying", "idly", "gently", "ugly", "early", "only", "singly"} {
+		if t := english.Stem(w, true); !strings.Contains(w, stemPrefix(t)) {
+			m[t] = append(m[t], w)
+		}
+	}
+	return m
+}()

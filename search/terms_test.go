@@ -1,6 +1,10 @@
 package search
 
 import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -28,20 +32,40 @@ func TestQueryTerms(t *testing.T) {
 	}
 }
 
-// TestLiteral: every word with a term holds the term's literal, which
-// the coarse filter looks for.
+// TestLiteral: every word with a term holds one of the term's literals,
+// which the coarse filter looks for: the words below, Porter2's
+// exceptions among them, and every word of the Snowball English
+// vocabulary that the stemmer's module tests itself with (its
+// english_vocab, 29,414 words).
 func TestLiteral(t *testing.T) {
-	words := []string{"hoping", "hope", "flies", "relational", "relate", "generalizations", "tokens", "rotates", "possibility", "cry", "cries", "x-api-key", "getUser"}
-	for _, w := range words {
-		a := newAnalyzer(false)
-		var toks []string
-		tokens(w, func(tok string) { toks = append(toks, tok) })
-		for _, tok := range toks {
-			for _, term := range a.terms(tok) {
-				if lit := literal(term); !strings.Contains(strings.ToLower(w), lit) {
-					t.Errorf("%q: term %q, literal %q is not in the word", w, term, lit)
+	words := []string{"hoping", "hope", "flies", "relational", "relate", "generalizations", "tokens", "rotates", "possibility", "cry", "cries", "x-api-key", "getUser",
+		"dying", "Lying", "tying", "skies", "skis", "idly", "gently", "ugly", "early", "singly"}
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/kljensen/snowball").Output()
+	if err != nil {
+		t.Fatalf("go list -m github.com/kljensen/snowball: %v", err)
+	}
+	vocab, err := os.ReadFile(filepath.Join(strings.TrimSpace(string(out)), "english_vocab", "vocab_test.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := len(words)
+	for _, m := range regexp.MustCompile(`\{"([^"]*)", *"[^"]*"\}`).FindAllSubmatch(vocab, -1) {
+		words = append(words, string(m[1]))
+	}
+	if len(words)-n < 29000 {
+		t.Fatalf("%d words in the Snowball vocabulary, want its 29,414", len(words)-n)
+	}
+	for _, keep := range []bool{false, true} {
+		a := newAnalyzer(keep)
+		for _, w := range words {
+			tokens(w, func(tok string) {
+				for _, term := range a.terms(tok) {
+					lits := literals(term)
+					if !slices.ContainsFunc(lits, func(l string) bool { return strings.Contains(strings.ToLower(tok), l) }) {
+						t.Errorf("%q: term %q, none of its literals %q is in the word", w, term, lits)
+					}
 				}
-			}
+			})
 		}
 	}
 }
