@@ -26,6 +26,13 @@ import (
 // one that mentions them in passing, as a reader means it.
 const bm25K1 = 1.2
 
+// stopWeight is the weight of a weak term (a stop word of a query with
+// other words; see queryTerms) beside the others' 1: "who" in "who
+// deleted our key" prefers the page that says who did what, but a page
+// is never found by its stop words alone. Chosen on the odd-numbered
+// questions of the quality set (0.3 of 0.1 to 0.5; see BENCHMARKS.md).
+const stopWeight = 0.3
+
 type field int
 
 const (
@@ -55,16 +62,19 @@ const (
 // pages, a term's document frequency the number of them that hold it in
 // any field, a field's length its number of terms, the average length
 // that of the pages that hold a query term (the others are never read).
-// The coarse filter (Candidates, case-insensitive, with the terms'
-// literals: see literals) leaves out the pages that contain none of them,
-// unless the page's path holds one; lazy pointers are not searched
-// (reading them fetches them from elsewhere). Each page's hit is its
-// window of at most 10 lines holding the most of the query's weight (the
-// sum of the idf of the distinct terms it holds), trimmed to the lines
-// with a term, and up to two more such windows that do not overlap it, as
-// More; a page found by its path or title alone has its first lines.
+// A page is found by a term that is not weak: the coarse filter
+// (Candidates, case-insensitive, with those terms' literals: see
+// literals) leaves out the pages that contain none of them, unless the
+// page's path holds one; lazy pointers are not searched (reading them
+// fetches them from elsewhere). A weak term adds stopWeight times its
+// BM25F part to the pages found, its document frequency counted among
+// them. Each page's hit is its window of at most 10 lines holding the
+// most of the query's weight (the sum of the idf of the distinct terms
+// that are not weak it holds), trimmed to the lines with such a term, and
+// up to two more such windows that do not overlap it, as More; a page
+// found by its path or title alone has its first lines.
 func lexical(ctx context.Context, fsys fs.FS, dir, query string, k int) ([]Hit, error) {
-	terms, keepStop := queryTerms(query)
+	terms, weak := queryTerms(query)
 	if len(terms) == 0 {
 		return nil, fmt.Errorf("search: %w (a word is a run of letters and digits)", ErrNoWords)
 	}
@@ -85,22 +95,26 @@ func lexical(ctx context.Context, fsys fs.FS, dir, query string, k int) ([]Hit, 
 		return nil, nil
 	}
 	isTerm := make(map[string]int, len(terms))
+	finds := map[string]int{} // the terms that find a page
 	for i, t := range terms {
 		isTerm[t] = i
+		if !weak[i] {
+			finds[t] = i
+		}
 	}
-	an := newAnalyzer(keepStop)
+	an := newAnalyzer()
 	// The path field of every page: pages whose path holds a term are
 	// candidates whatever their content.
 	var byPath, rest []string
 	for _, name := range names {
-		if pathHolds(an, name, isTerm) {
+		if pathHolds(an, name, finds) {
 			byPath = append(byPath, name)
 		} else {
 			rest = append(rest, name)
 		}
 	}
 	var lits []string
-	for _, t := range terms {
+	for t := range finds {
 		lits = append(lits, literals(t)...)
 	}
 	slices.Sort(lits)
@@ -126,7 +140,7 @@ func lexical(ctx context.Context, fsys fs.FS, dir, query string, k int) ([]Hit, 
 		if err != nil {
 			return nil, fmt.Errorf("search: %w", err)
 		}
-		p := analyze(an, name, string(data), isTerm, len(terms))
+		p := analyze(an, name, string(data), isTerm, weak)
 		if p == nil {
 			continue // the coarse filter's substring, not a term
 		}
@@ -164,7 +178,11 @@ func lexical(ctx context.Context, fsys fs.FS, dir, query string, k int) ([]Hit, 
 				}
 			}
 			if tf > 0 {
-				score += idf[t] * tf * (bm25K1 + 1) / (tf + bm25K1)
+				part := idf[t] * tf * (bm25K1 + 1) / (tf + bm25K1)
+				if weak[t] {
+					part *= stopWeight
+				}
+				score += part
 			}
 		}
 		rs := bestWindows(p.line, idf, maxRanges)
@@ -227,10 +245,11 @@ func pathText(name string) string {
 	return strings.TrimSuffix(name, path.Ext(name))
 }
 
-// analyze counts the query's terms in the fields and lines of a page's
-// content; nil if the page holds none.
-func analyze(an *analyzer, name, content string, isTerm map[string]int, nterms int) *page {
-	p := &page{name: name, tf: make([]int, nterms*int(numFields))}
+// analyze counts the query's terms in the fields of a page's content,
+// and the terms that are not weak in its lines; nil if the page holds
+// none of those.
+func analyze(an *analyzer, name, content string, isTerm map[string]int, weak []bool) *page {
+	p := &page{name: name, tf: make([]int, len(weak)*int(numFields))}
 	if content != "" {
 		p.lines = strings.SplitAfter(content, "\n")
 		if n := len(p.lines); n > 1 && p.lines[n-1] == "" {
@@ -250,8 +269,11 @@ func analyze(an *analyzer, name, content string, isTerm map[string]int, nterms i
 				if !ok {
 					continue
 				}
-				found = true
 				p.tf[i*int(numFields)+int(f)]++
+				if weak[i] {
+					continue
+				}
+				found = true
 				if line >= 0 && !slices.Contains(p.line[line], i) {
 					p.line[line] = append(p.line[line], i)
 				}

@@ -278,3 +278,38 @@ func TestLexicalIrregularStems(t *testing.T) {
 		}
 	}
 }
+
+// TestLexicalStopWords: the stop words of a query with other words are
+// weak terms: they order the pages that its other words find (b/two.md,
+// which holds "who", above a/one.md, which the path would put first),
+// and find no page alone (c/three.md holds only "who" and "is").
+func TestLexicalStopWords(t *testing.T) {
+	pages := map[string]string{
+		"a/one.md":   "# Alpha\n\nThe key was deleted.\n",
+		"b/two.md":   "# Beta\n\nWho deleted the key.\n",
+		"c/three.md": "# Gamma\n\nWho is who.\n",
+	}
+	fsys, _ := memFS(t, pages, "")
+	var eng search.Engine
+	tests := []struct {
+		query string
+		want  []string
+	}{
+		{"who deleted the key", []string{"b/two.md:3-3", "a/one.md:3-3"}},
+		{"deleted key", []string{"a/one.md:3-3", "b/two.md:3-3"}},
+		{"who is", []string{"c/three.md:3-3", "b/two.md:3-3"}}, // stop words only: searched for
+	}
+	for _, tc := range tests {
+		hits, err := eng.Search(context.Background(), fsys, tc.query, search.Options{Lexical: true})
+		if err != nil {
+			t.Fatalf("%q: %v", tc.query, err)
+		}
+		var got []string
+		for _, h := range hits {
+			got = append(got, h.Path+":"+itoa(h.Start)+"-"+itoa(h.End))
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%q: hits %v, want %v", tc.query, got, tc.want)
+		}
+	}
+}

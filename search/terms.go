@@ -1,6 +1,7 @@
 package search
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -9,22 +10,22 @@ import (
 )
 
 // A term is what lexical search compares: a word lower-cased and reduced
-// to its Snowball (Porter2) English stem, English stop words ("the",
-// "how", "my") left out; and an identifier, a word with inner hyphens or
-// underscores or in camelCase (x-api-key, access_token, getUser), kept
-// whole (lower-cased, not stemmed) and also cut into its parts, each a
-// word. So `access_token` matches access_token, "access token" and
-// accessToken's parts, and "tokens" matches "token".
+// to its Snowball (Porter2) English stem; and an identifier, a word with
+// inner hyphens or underscores or in camelCase (x-api-key, access_token,
+// getUser), kept whole (lower-cased, not stemmed) and also cut into its
+// parts, each a word. So `access_token` matches access_token, "access
+// token" and accessToken's parts, and "tokens" matches "token". English
+// stop words ("the", "who", "my") are terms too, but weak ones in a query
+// that has other words (see queryTerms and stopWeight).
 
 // analyzer turns text into terms, remembering what each token gave (one
 // map look-up a token after the first).
 type analyzer struct {
-	keepStop bool // stop words are terms (a query of stop words only)
-	memo     map[string][]string
+	memo map[string][]string
 }
 
-func newAnalyzer(keepStop bool) *analyzer {
-	return &analyzer{keepStop: keepStop, memo: map[string][]string{}}
+func newAnalyzer() *analyzer {
+	return &analyzer{memo: map[string][]string{}}
 }
 
 // isWordRune reports whether r belongs to a word.
@@ -74,21 +75,15 @@ func (a *analyzer) terms(tok string) []string {
 		out = append(out, strings.ToLower(tok))
 	}
 	for _, p := range parts {
-		if w := a.word(p); w != "" {
-			out = append(out, w)
-		}
+		out = append(out, a.word(p))
 	}
 	a.memo[tok] = out
 	return out
 }
 
-// word is the term of one word: "" for a stop word (unless keepStop).
+// word is the term of one word.
 func (a *analyzer) word(w string) string {
-	w = strings.ToLower(w)
-	if !a.keepStop && english.IsStopWord(w) {
-		return ""
-	}
-	return english.Stem(w, true)
+	return english.Stem(strings.ToLower(w), true)
 }
 
 // splitIdent cuts an identifier into its parts: at hyphens and
@@ -122,25 +117,34 @@ func splitIdent(tok string) []string {
 }
 
 // queryTerms returns the distinct terms of a query, in the order they
-// first appear, and whether stop words had to be kept (a query of stop
-// words only, such as "how to", is searched for them).
-func queryTerms(query string) (terms []string, keepStop bool) {
-	for _, keep := range []bool{false, true} {
-		a := newAnalyzer(keep)
-		seen := map[string]bool{}
-		tokens(query, func(tok string) {
-			for _, t := range a.terms(tok) {
-				if !seen[t] {
-					seen[t] = true
-					terms = append(terms, t)
-				}
-			}
-		})
-		if len(terms) > 0 {
-			return terms, keep
+// first appear, and which of them are weak: those that only stop words
+// gave ("who", "our" in "who deleted our key"), in a query that has other
+// terms. A query of stop words only, such as "how to", has no weak term.
+func queryTerms(query string) (terms []string, weak []bool) {
+	a := newAnalyzer()
+	at := map[string]int{}
+	add := func(t string, stop bool) {
+		if i, ok := at[t]; ok {
+			weak[i] = weak[i] && stop
+			return
 		}
+		at[t] = len(terms)
+		terms = append(terms, t)
+		weak = append(weak, stop)
 	}
-	return nil, false
+	tokens(query, func(tok string) {
+		parts := splitIdent(tok)
+		if len(parts) > 1 {
+			add(strings.ToLower(tok), false)
+		}
+		for _, p := range parts {
+			add(a.word(p), english.IsStopWord(strings.ToLower(p)))
+		}
+	})
+	if !slices.Contains(weak, false) {
+		clear(weak)
+	}
+	return terms, weak
 }
 
 // literals are strings one of which every word with the term t holds

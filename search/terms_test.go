@@ -10,24 +10,34 @@ import (
 	"testing"
 )
 
+// TestQueryTerms: a query's terms in order, and its weak ones: the stop
+// words of a query with other words.
 func TestQueryTerms(t *testing.T) {
 	tests := []struct {
-		query string
-		want  []string
+		query      string
+		want, weak []string
 	}{
-		{"How do I rotate my API keys?", []string{"rotat", "api", "key"}},
-		{"x-api-key", []string{"x-api-key", "x", "api", "key"}},
-		{"access_token expires", []string{"access_token", "access", "token", "expir"}},
-		{"getUser", []string{"getuser", "get", "user"}},
-		{"HTTPServer", []string{"httpserver", "http", "server"}},
-		{"--lexical flag-", []string{"lexic", "flag"}},
-		{"the of", []string{"the", "of"}}, // stop words only: kept
-		{"... !", nil},
+		{"How do I rotate my API keys?", []string{"how", "do", "i", "rotat", "my", "api", "key"}, []string{"how", "do", "i", "my"}},
+		{"x-api-key", []string{"x-api-key", "x", "api", "key"}, nil},
+		{"access_token expires", []string{"access_token", "access", "token", "expir"}, nil},
+		{"getUser", []string{"getuser", "get", "user"}, nil},
+		{"HTTPServer", []string{"httpserver", "http", "server"}, nil},
+		{"--lexical flag-", []string{"lexic", "flag"}, nil},
+		// "only" of read-only is weak, the identifier is not.
+		{"read-only", []string{"read-only", "read", "onli"}, []string{"onli"}},
+		{"the of", []string{"the", "of"}, nil}, // stop words only: none weak
+		{"... !", nil, nil},
 	}
 	for _, tc := range tests {
-		got, _ := queryTerms(tc.query)
-		if !slices.Equal(got, tc.want) {
-			t.Errorf("queryTerms(%q) = %q, want %q", tc.query, got, tc.want)
+		got, weak := queryTerms(tc.query)
+		var gotWeak []string
+		for i, w := range weak {
+			if w {
+				gotWeak = append(gotWeak, got[i])
+			}
+		}
+		if !slices.Equal(got, tc.want) || !slices.Equal(gotWeak, tc.weak) || len(weak) != len(got) {
+			t.Errorf("queryTerms(%q) = %q, weak %q; want %q, weak %q", tc.query, got, gotWeak, tc.want, tc.weak)
 		}
 	}
 }
@@ -55,17 +65,15 @@ func TestLiteral(t *testing.T) {
 	if len(words)-n < 29000 {
 		t.Fatalf("%d words in the Snowball vocabulary, want its 29,414", len(words)-n)
 	}
-	for _, keep := range []bool{false, true} {
-		a := newAnalyzer(keep)
-		for _, w := range words {
-			tokens(w, func(tok string) {
-				for _, term := range a.terms(tok) {
-					lits := literals(term)
-					if !slices.ContainsFunc(lits, func(l string) bool { return strings.Contains(strings.ToLower(tok), l) }) {
-						t.Errorf("%q: term %q, none of its literals %q is in the word", w, term, lits)
-					}
+	a := newAnalyzer()
+	for _, w := range words {
+		tokens(w, func(tok string) {
+			for _, term := range a.terms(tok) {
+				lits := literals(term)
+				if !slices.ContainsFunc(lits, func(l string) bool { return strings.Contains(strings.ToLower(tok), l) }) {
+					t.Errorf("%q: term %q, none of its literals %q is in the word", w, term, lits)
 				}
-			})
-		}
+			}
+		})
 	}
 }
