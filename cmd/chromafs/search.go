@@ -37,8 +37,9 @@ func searchCommand(g *globals) *cobra.Command {
 		Long: `search ranks the pages you may see by QUERY (the words of the arguments) twice,
 by its words (BM25F over path, title, description, headings and body, with
 stemming) and by the similarity of their chunks' embeddings, fuses the two
-rankings (reciprocal rank fusion, k = 60) and prints the best pages, one a
-line, with the page's other matching ranges under it:
+rankings (reciprocal rank fusion, the words' ranking weighing 5 times the
+embeddings') and prints the best pages, one a line, with the page's other
+matching ranges under it:
 
   /guides/auth/oauth.mdx:40-58  0.83  first line of the hit
     :112-118  first line of another range
