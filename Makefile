@@ -163,7 +163,9 @@ bench: deps
 
 # bench-search-quality asks the question set of search/testdata/quality of
 # the lexical, vector and hybrid rankings (Chroma, n-gram embedding) and of
-# SQLite FTS5's bm25 (python3) and prints recall@5 and MRR@10 of each.
+# SQLite FTS5's bm25 (python3) and prints recall@5 and MRR@10 of each, over
+# the odd-numbered questions (on which search's parameters were chosen), the
+# even-numbered ones and all.
 bench-search-quality: deps-chroma
 	CI=true $(GO) test -count=1 -run TestSearchQuality -v ./search -args -search.quality
 
