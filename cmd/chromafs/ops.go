@@ -28,6 +28,7 @@ type opsFlags struct {
 	pprof         bool
 	otlpEndpoint  string
 	maxInFlight   int
+	inFlightWait  time.Duration
 	chromaMaxConc int
 }
 
@@ -36,6 +37,7 @@ func (o *opsFlags) flags(f *pflag.FlagSet) {
 	f.BoolVar(&o.pprof, "pprof", false, "serve Go's runtime profiles at /debug/pprof/ on the admin listener (needs --admin)")
 	f.StringVar(&o.otlpEndpoint, "otlp-endpoint", "", "send OpenTelemetry traces over OTLP/HTTP to `URL` (e.g. http://127.0.0.1:4318); the standard OTEL_EXPORTER_OTLP_ENDPOINT and other OTEL_* variables work too")
 	f.IntVar(&o.maxInFlight, "max-in-flight", 0, "requests served at once, all listeners together; past it a request gets 503 with Retry-After (0: 256 x GOMAXPROCS; -1: no bound)")
+	f.DurationVar(&o.inFlightWait, "max-in-flight-wait", time.Second, "past --max-in-flight, a request of an open MCP session waits this long for its turn before 503 (new sessions and other requests are refused at once; 0: refused at once too)")
 	f.IntVar(&o.chromaMaxConc, "chroma-max-concurrent", 0, "requests in flight to Chroma at once; past it requests wait their turn within their deadline (0: 10 with --cloud-limits, else no bound; -1: no bound)")
 }
 
@@ -75,6 +77,11 @@ func (o *opsFlags) start(ctx context.Context, log *slog.Logger) (*observers, err
 		return inflight.EventStream(r) || r.Method == http.MethodDelete || r.URL.Path == "/healthz" || r.URL.Path == "/readyz"
 	}
 	obs.limit.OnRefused = func(*http.Request) { obs.metrics.Limited("", "in_flight") }
+	// A request of an open MCP session waits its turn: refused, it would
+	// fail the session's work so far, where a new session refused at
+	// once has cost nothing yet.
+	obs.limit.Wait = o.inFlightWait
+	obs.limit.Patient = func(r *http.Request) bool { return r.Header.Get("Mcp-Session-Id") != "" }
 	return obs, nil
 }
 

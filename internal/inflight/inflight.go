@@ -7,12 +7,15 @@
 package inflight
 
 import (
+	"context"
 	"net/http"
 	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"golang.org/x/sync/semaphore"
 )
 
 // PerProc is the default bound per GOMAXPROCS: most of a request's time
@@ -29,8 +32,10 @@ func DefaultMax() int { return PerProc * runtime.GOMAXPROCS(0) }
 // Limiter bounds the requests in flight through its Middleware.
 type Limiter struct {
 	max        int64
+	slots      *semaphore.Weighted
 	retryAfter string
 	now        atomic.Int64
+	waiting    atomic.Int64
 	refused    atomic.Int64
 	// Exempt reports the requests that take no slot: by default the
 	// long-lived event streams of MCP (GET with Accept: text/event-stream),
@@ -39,6 +44,15 @@ type Limiter struct {
 	// OnRefused, if not nil, is called for each request refused (to
 	// count it in metrics). Set it before use.
 	OnRefused func(*http.Request)
+	// Patient reports the requests that, with every slot taken, wait
+	// for one up to Wait (and within their context) instead of being
+	// refused at once, in the order they came; at most the bound's
+	// worth of them wait, later ones are refused. A request that is
+	// not patient is refused while any waits, so waiting ones are not
+	// passed. Nil: none waits. Set it and Wait before use.
+	Patient func(*http.Request) bool
+	// Wait bounds a patient request's wait; 0: none waits.
+	Wait time.Duration
 }
 
 // New returns a limiter of bound requests at once (DefaultMax if 0;
@@ -49,7 +63,11 @@ func New(bound int, retryAfter time.Duration) *Limiter {
 		bound = DefaultMax()
 	}
 	secs := max(1, int((retryAfter+time.Second-1)/time.Second))
-	return &Limiter{max: int64(bound), retryAfter: strconv.Itoa(secs), Exempt: EventStream}
+	l := &Limiter{max: int64(bound), retryAfter: strconv.Itoa(secs), Exempt: EventStream}
+	if bound > 0 {
+		l.slots = semaphore.NewWeighted(int64(bound))
+	}
+	return l
 }
 
 // EventStream reports a request for a server-sent event stream.
@@ -65,8 +83,8 @@ func (l *Limiter) InFlight() int64 { return l.now.Load() }
 func (l *Limiter) Refused() int64 { return l.refused.Load() }
 
 // Middleware answers 503 with Retry-After to a request that arrives
-// while the bound's worth of others are in flight, and passes the others
-// to next.
+// while the bound's worth of others are in flight (after its wait, for a
+// patient one), and passes the others to next.
 func (l *Limiter) Middleware(next http.Handler) http.Handler {
 	if l == nil || l.max < 0 {
 		return next
@@ -76,8 +94,7 @@ func (l *Limiter) Middleware(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		if l.now.Add(1) > l.max {
-			l.now.Add(-1)
+		if !l.acquire(r) {
 			l.refused.Add(1)
 			if l.OnRefused != nil {
 				l.OnRefused(r)
@@ -86,7 +103,32 @@ func (l *Limiter) Middleware(next http.Handler) http.Handler {
 			http.Error(w, "server busy: too many requests in flight; retry after "+l.retryAfter+" s", http.StatusServiceUnavailable)
 			return
 		}
+		defer l.slots.Release(1)
+		l.now.Add(1)
 		defer l.now.Add(-1)
 		next.ServeHTTP(w, r)
 	})
 }
+
+// acquire takes a slot for r: at once if one is free and no patient
+// request waits; else, for a patient request, within Wait and r's
+// context, if fewer than the bound's worth wait already.
+func (l *Limiter) acquire(r *http.Request) bool {
+	if l.slots.TryAcquire(1) {
+		return true
+	}
+	if l.Wait <= 0 || l.Patient == nil || !l.Patient(r) {
+		return false
+	}
+	if l.waiting.Add(1) > l.max {
+		l.waiting.Add(-1)
+		return false
+	}
+	defer l.waiting.Add(-1)
+	ctx, cancel := context.WithTimeout(r.Context(), l.Wait)
+	defer cancel()
+	return l.slots.Acquire(ctx, 1) == nil
+}
+
+// Waiting returns the patient requests waiting for a slot now.
+func (l *Limiter) Waiting() int64 { return l.waiting.Load() }
