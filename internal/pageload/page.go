@@ -100,6 +100,11 @@ func (l *Loader) Load(ctx context.Context, n *tree.Node) ([]byte, error) {
 		l.learnSize(n, len(data))
 		return data, nil
 	}
+	// A caller that has given up starts no fetch (and does not race one
+	// that would end at once against its own end, below).
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	// Concurrent loads of one page, in any session of its Flights, share
 	// one fetch. The fetch runs detached from the cancellation of the
 	// caller that started it (keeping its deadline), so that one reader

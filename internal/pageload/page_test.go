@@ -127,6 +127,38 @@ func TestLoad(t *testing.T) {
 	}
 }
 
+// TestLoadCancelled: a Load whose context has ended fails with its
+// error and sends no request, every time (it used to race the fetch
+// that a memory store ends at once); a page already cached is still
+// served.
+func TestLoadCancelled(t *testing.T) {
+	s, view := loadStore(t, true)
+	l := newLoader(s, true, pageload.Config{})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for slug := range testFiles {
+		n, _ := view.Lookup(slug)
+		for range 20 {
+			if got, err := l.Load(ctx, n); !errors.Is(err, context.Canceled) {
+				t.Fatalf("Load(%s) with an ended context = %q, %v; want context.Canceled", slug, got, err)
+			}
+		}
+		// A fetch started in the background would have sent its
+		// request by now.
+		time.Sleep(20 * time.Millisecond)
+		if r := s.Requests(); r.Total() != 0 {
+			t.Errorf("Load(%s) with an ended context sent %d requests", slug, r.Total())
+		}
+		if _, err := l.Load(context.Background(), n); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := l.Load(ctx, n); err != nil || string(got) != testFiles[slug] {
+			t.Errorf("Load(%s) of a cached page with an ended context = %q, %v", slug, got, err)
+		}
+		s.ResetRequests()
+	}
+}
+
 // TestLoadCorrupt: a page whose chunks do not match its tree entry fails
 // to load with collection.ErrCorruptPage and is not cached.
 func TestLoadCorrupt(t *testing.T) {
