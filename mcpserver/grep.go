@@ -44,7 +44,7 @@ func (s *server) grep(ctx context.Context, req *mcp.CallToolRequest, in grepIn) 
 	abs, name := se.resolve(in.Path)
 	fi, _, err := stat(fsys, name)
 	if err != nil {
-		return nil, nil, pathError(fsys, abs, err)
+		return nil, nil, s.pathError(fsys, abs, err)
 	}
 	args, err := grepArgs(in)
 	if err != nil {
@@ -54,7 +54,7 @@ func (s *server) grep(ctx context.Context, req *mcp.CallToolRequest, in grepIn) 
 	if strings.Contains(in.Glob, "/") && fi.IsDir() {
 		// A path glob: the files it matches are the operands. None is
 		// an empty search, never the whole directory.
-		if operands, err = globFiles(fsys, abs, name, in.Glob); err != nil {
+		if operands, err = s.globFiles(fsys, abs, name, in.Glob); err != nil {
 			return nil, nil, err
 		}
 		if len(operands) == 0 {
@@ -72,7 +72,7 @@ func (s *server) grep(ctx context.Context, req *mcp.CallToolRequest, in grepIn) 
 		stdout = &countFilter{w: out}
 	}
 	var stderr bytes.Buffer
-	env := &gnu.Env{FS: fsys, Stdout: out, Stderr: &limitedBuffer{b: &stderr, max: 4096}, Dir: se.sh.Dir(), Prog: "grep"}
+	env := &gnu.Env{FS: fsys, Stdout: out, Stderr: &limitedBuffer{b: &stderr, max: 4096}, Dir: se.sh.Dir(), Prog: s.name("grep")}
 	if stdout != nil {
 		env.Stdout = stdout
 	}
@@ -85,7 +85,7 @@ func (s *server) grep(ctx context.Context, req *mcp.CallToolRequest, in grepIn) 
 	switch {
 	case status == 2 && text == "":
 		if diag == "" {
-			diag = "grep failed"
+			diag = s.name("grep") + " failed"
 		}
 		return nil, nil, fmt.Errorf("%s", diag)
 	case text == "" && status == 1:
@@ -148,11 +148,11 @@ func grepArgs(in grepIn) ([]string, error) {
 
 // globFiles returns the files below the directory name (abs) whose path
 // relative to it matches pattern, as absolute paths.
-func globFiles(fsys fs.FS, abs, name, pattern string) ([]string, error) {
+func (s *server) globFiles(fsys fs.FS, abs, name, pattern string) ([]string, error) {
 	if !doublestar.ValidatePattern(pattern) {
 		return nil, fmt.Errorf("invalid glob pattern %q", pattern)
 	}
-	matches, err := globPaths(fsys, abs, name, strings.TrimPrefix(pattern, "/"))
+	matches, err := s.globPaths(fsys, abs, name, strings.TrimPrefix(pattern, "/"))
 	if err != nil {
 		return nil, err
 	}

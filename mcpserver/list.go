@@ -31,14 +31,14 @@ func (s *server) ls(ctx context.Context, req *mcp.CallToolRequest, in lsIn) (*mc
 	abs, name := se.resolve(in.Path)
 	fi, size, err := stat(fsys, name)
 	if err != nil {
-		return nil, nil, pathError(fsys, abs, err)
+		return nil, nil, s.pathError(fsys, abs, err)
 	}
 	if !fi.IsDir() {
-		return textResult(entryLine(abs, false, size) + "\n"), nil, nil
+		return textResult(s.entryLine(abs, false, size) + "\n"), nil, nil
 	}
 	entries, err := fs.ReadDir(fsys, name)
 	if err != nil {
-		return nil, nil, pathError(fsys, abs, err)
+		return nil, nil, s.pathError(fsys, abs, err)
 	}
 	if len(entries) == 0 {
 		return textResult(fmt.Sprintf("(%s is an empty directory)", abs)), nil, nil
@@ -52,23 +52,23 @@ func (s *server) ls(ctx context.Context, req *mcp.CallToolRequest, in lsIn) (*mc
 				size = -1
 			}
 		}
-		io.WriteString(out, entryLine(e.Name(), e.IsDir(), size)+"\n")
+		io.WriteString(out, s.entryLine(e.Name(), e.IsDir(), size)+"\n")
 	}
 	text := out.text()
 	if out.cut() {
-		text += fmt.Sprintf("[%s more entries not shown; ls a subdirectory, or glob with a narrower pattern]\n", thousands(out.droppedLines))
+		text += fmt.Sprintf("[%s more entries not shown; %s a subdirectory%s]\n", thousands(out.droppedLines), s.name("ls"), s.pick(", or ", " with a narrower pattern", "glob", s.name("glob")))
 	}
 	return textResult(text), nil, nil
 }
 
 // entryLine is one line of ls: "name/" for a directory, "name  N bytes"
 // for a file (size -1: not known without reading it).
-func entryLine(name string, dir bool, size int64) string {
+func (s *server) entryLine(name string, dir bool, size int64) string {
 	switch {
 	case dir:
 		return name + "/"
 	case size < 0:
-		return name + "  (size not recorded; stat reads it)"
+		return name + "  (size not recorded" + s.pick("; ", " reads it", "stat", s.name("stat")) + ")"
 	case size == 1:
 		return name + "  1 byte"
 	}
@@ -99,7 +99,7 @@ func (s *server) glob(ctx context.Context, req *mcp.CallToolRequest, in globIn) 
 	if pattern == "" || !doublestar.ValidatePattern(pattern) {
 		return nil, nil, fmt.Errorf("invalid glob pattern %q", in.Pattern)
 	}
-	matches, err := globPaths(fsys, abs, name, pattern)
+	matches, err := s.globPaths(fsys, abs, name, pattern)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -119,18 +119,18 @@ func (s *server) glob(ctx context.Context, req *mcp.CallToolRequest, in globIn) 
 
 // globPaths returns the absolute paths below the directory name (abs)
 // that pattern matches, sorted, directories with a trailing "/".
-func globPaths(fsys fs.FS, abs, name, pattern string) ([]string, error) {
+func (s *server) globPaths(fsys fs.FS, abs, name, pattern string) ([]string, error) {
 	fi, _, err := stat(fsys, name)
 	if err != nil {
-		return nil, pathError(fsys, abs, err)
+		return nil, s.pathError(fsys, abs, err)
 	}
 	if !fi.IsDir() {
-		return nil, fmt.Errorf("%s is a file, not a directory: glob needs a directory as path", abs)
+		return nil, fmt.Errorf("%s is a file, not a directory: %s needs a directory as path", abs, s.name("glob"))
 	}
 	sub := fsys
 	if name != "." {
 		if sub, err = fs.Sub(fsys, name); err != nil {
-			return nil, pathError(fsys, abs, err)
+			return nil, s.pathError(fsys, abs, err)
 		}
 	}
 	var matches []string
@@ -146,7 +146,7 @@ func globPaths(fsys fs.FS, abs, name, pattern string) ([]string, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, pathError(fsys, abs, err)
+		return nil, s.pathError(fsys, abs, err)
 	}
 	slices.Sort(matches)
 	return matches, nil
@@ -192,7 +192,7 @@ func (s *server) stat(ctx context.Context, req *mcp.CallToolRequest, in statIn) 
 	abs, name := se.resolve(in.Path)
 	fi, err := fs.Stat(fsys, name)
 	if err != nil {
-		return nil, StatResult{}, pathError(fsys, abs, err)
+		return nil, StatResult{}, s.pathError(fsys, abs, err)
 	}
 	out := StatResult{Path: abs, Type: "file", Size: fi.Size()}
 	if t := fi.ModTime(); !t.IsZero() {
@@ -202,7 +202,7 @@ func (s *server) stat(ctx context.Context, req *mcp.CallToolRequest, in statIn) 
 		out.Type, out.Size = "directory", 0
 		entries, err := fs.ReadDir(fsys, name)
 		if err != nil {
-			return nil, StatResult{}, pathError(fsys, abs, err)
+			return nil, StatResult{}, s.pathError(fsys, abs, err)
 		}
 		out.Entries = len(entries)
 	} else {

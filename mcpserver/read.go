@@ -68,19 +68,22 @@ func (s *server) readOne(ctx context.Context, se *session, fsys fs.FS, p readPar
 	abs, name := se.resolve(p.Path)
 	fi, _, err := stat(fsys, name)
 	if err != nil {
-		return "", pathError(fsys, abs, err)
+		return "", s.pathError(fsys, abs, err)
 	}
 	if fi.IsDir() {
-		return "", fmt.Errorf("%s is a directory, not a file: ls %s lists it", abs, abs)
+		if l := s.listCall(abs); l != "" {
+			return "", fmt.Errorf("%s is a directory, not a file: %s lists it", abs, l)
+		}
+		return "", fmt.Errorf("%s is a directory, not a file", abs)
 	}
 	data, err := fs.ReadFile(fsys, name)
 	if err != nil {
 		if ctx.Err() != nil {
 			return "", fmt.Errorf("%s: %w", abs, ctx.Err())
 		}
-		return "", pathError(fsys, abs, err)
+		return "", s.pathError(fsys, abs, err)
 	}
-	return numbered(abs, data, p.Offset, p.Limit, maxChars)
+	return s.numbered(abs, data, p.Offset, p.Limit, maxChars)
 }
 
 // readMany renders several files in the order given, each under a
@@ -137,15 +140,17 @@ func (s *server) readMany(ctx context.Context, se *session, fsys fs.FS, parts []
 		}
 	}
 	if len(skipped) > 0 {
-		b.WriteString(notShown(skipped))
+		b.WriteString(notShown(skipped, s.name("read")))
 	}
 	return b.String()
 }
 
 // notShown is the note that ends a read of several files when some did
-// not fit: it names them, as many as fit in noteRoom characters.
-func notShown(paths []string) string {
-	const head, tail = "\n(output limit reached; not shown: ", "; read them in another call)\n"
+// not fit: it names them, as many as fit in noteRoom characters, and the
+// tool (read, as served) to ask for them.
+func notShown(paths []string, read string) string {
+	const head = "\n(output limit reached; not shown: "
+	tail := "; ask " + read + " for them in another call)\n"
 	list := ""
 	for i, p := range paths {
 		more := ""
@@ -169,7 +174,7 @@ func notShown(paths []string) string {
 // numbered renders lines offset.. of data (at most limit, and at most
 // maxChars characters when maxChars >= 0) as cat -n does, with a footer
 // when lines remain.
-func numbered(abs string, data []byte, offset, limit, maxChars int) (string, error) {
+func (s *server) numbered(abs string, data []byte, offset, limit, maxChars int) (string, error) {
 	if len(data) == 0 {
 		return fmt.Sprintf("(%s is an empty file)", abs), nil
 	}
@@ -208,7 +213,7 @@ func numbered(abs string, data []byte, offset, limit, maxChars int) (string, err
 		var long string
 		if len(line) > MaxLineLength {
 			// More bytes than the cap may still be few enough characters.
-			long = longLine(abs, n, string(line))
+			long = s.longLine(abs, n, string(line))
 		}
 		if maxChars >= 0 {
 			c := len(prefix) + 1 // the number, the tab and the newline: ASCII
@@ -251,11 +256,15 @@ func numberPrefix(dst []byte, n int) []byte {
 
 // longLine is line n, longer than MaxLineLength bytes, cut at
 // MaxLineLength characters with a marker that says how to see the rest
-// (the line itself when it has no more characters than that).
-func longLine(abs string, n int, line string) string {
+// (the line itself when it has no more characters than that): sed in
+// the bash tool, named as served, when it is served.
+func (s *server) longLine(abs string, n int, line string) string {
 	if cut, rest := cutLine(line); rest > 0 {
+		if !s.has("bash") {
+			return cut
+		}
 		from := strconv.Itoa(MaxLineLength + 1)
-		return strings.TrimSuffix(cut, "]") + "; bash: sed -n " + strconv.Itoa(n) + "p " + shellQuote(abs) + " | cut -c" + from + "- shows them]"
+		return strings.TrimSuffix(cut, "]") + "; " + s.name("bash") + ": sed -n " + strconv.Itoa(n) + "p " + shellQuote(abs) + " | cut -c" + from + "- shows them]"
 	}
 	return line
 }

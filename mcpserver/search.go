@@ -37,7 +37,7 @@ func (s *server) search(ctx context.Context, req *mcp.CallToolRequest, in search
 	if in.Path != "" {
 		abs, name = se.resolve(in.Path)
 		if _, _, err := stat(fsys, name); err != nil {
-			return nil, nil, pathError(fsys, abs, err)
+			return nil, nil, s.pathError(fsys, abs, err)
 		}
 	}
 	if in.K < 0 || in.K > search.MaxK {
@@ -54,7 +54,7 @@ func (s *server) search(ctx context.Context, req *mcp.CallToolRequest, in search
 		hits, err = s.cfg.Search.Search(ctx, fsys, in.Query, opt)
 	}
 	if err != nil {
-		return nil, nil, searchError(err)
+		return nil, nil, s.searchError(err)
 	}
 	if len(hits) == 0 {
 		return textResult(note + fmt.Sprintf("No matches found under %s\n", abs)), nil, nil
@@ -74,13 +74,15 @@ func (s *server) search(ctx context.Context, req *mcp.CallToolRequest, in search
 // searchError is the tool error of a search that failed: what went wrong
 // and what the agent can do about it, which is never an option of a
 // program (the searcher's errors name none; see search.Engine.Search).
-func searchError(err error) error {
+// It names the tools as served.
+func (s *server) searchError(err error) error {
+	exact := s.pick(", or ", " for the exact words", "grep", s.name("grep"), "bash", "grep -r in "+s.name("bash"))
 	msg := strings.TrimPrefix(err.Error(), "search: ")
 	switch {
 	case errors.Is(err, search.ErrNoWords):
 		return fmt.Errorf("%s: rephrase it with words", msg)
 	case errors.Is(err, context.DeadlineExceeded):
-		return fmt.Errorf("search timed out (%s): try again, with a narrower path, or grep for the exact words", msg)
+		return fmt.Errorf("%s timed out (%s): try again, with a narrower path%s", s.name("search"), msg, exact)
 	}
-	return fmt.Errorf("search failed: %s; try again, or grep for the exact words", msg)
+	return fmt.Errorf("%s failed: %s; try again%s", s.name("search"), msg, exact)
 }

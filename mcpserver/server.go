@@ -267,7 +267,9 @@ func stat(fsys fs.FS, name string) (fs.FileInfo, int64, error) {
 
 // pathError is the tool error for a failure on abs: for a path that does
 // not exist (or is hidden: the filesystem cannot tell them apart, nor can
-// this text), the nearest directory above it that exists, for an ls.
+// this text), the nearest directory above it that exists, for an ls. It
+// names the ls tool unsuffixed; the tools' own errors are
+// server.pathError's, which name the tools as served.
 func pathError(fsys fs.FS, abs string, err error) error {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -279,6 +281,31 @@ func pathError(fsys fs.FS, abs string, err error) error {
 		return fmt.Errorf("%s: timed out", abs)
 	}
 	return fmt.Errorf("%s: %s", abs, gnu.ErrText(err))
+}
+
+// pathError is the package's pathError for a tool's answer: the
+// directory of a path that does not exist comes with the call, among the
+// tools served, that lists it, named as served (none when no tool lists
+// directories).
+func (s *server) pathError(fsys fs.FS, abs string, err error) error {
+	if !errors.Is(err, fs.ErrNotExist) {
+		return pathError(fsys, abs, err)
+	}
+	dir := existingParent(fsys, abs)
+	if l := s.listCall(dir); l != "" {
+		return fmt.Errorf("%s: no such file or directory (%s shows what %s holds)", abs, l, dir)
+	}
+	return fmt.Errorf("%s: no such file or directory", abs)
+}
+
+// listCall is the call that lists the directory abs with the tools
+// served, by the names they are served under: ls, else ls in bash, else
+// glob; "" when none of them is served.
+func (s *server) listCall(abs string) string {
+	return s.pick("", "",
+		"ls", s.name("ls")+" "+abs,
+		"bash", "ls "+abs+" in "+s.name("bash"),
+		"glob", s.name("glob")+` "*" in `+abs)
 }
 
 // existingParent returns the nearest directory above abs that fsys
