@@ -47,13 +47,14 @@ func missingBeside(p string) string {
 // over two collections, each with a public page and a page for its own
 // group, and a users file each (bearer tokens): ann is alpha-staff on
 // alpha, mal is on alpha with beta's group name, bob is beta-staff on
-// beta. Over the HTTP and WebDAV listeners, MCP tools (ls, read, stat,
+// beta (whose tools have the suffix beta). Over the HTTP and WebDAV listeners, MCP tools (ls, read, stat,
 // glob, grep, search, bash) and resources (list, read), it checks that
 // ann sees alpha's staff page only with alpha's token at alpha, that a
 // token of one site opens no other, that nothing of beta's collection
 // shows through alpha for anyone, and that a hidden page (or directory)
 // answers exactly as a missing one (status, headers that matter, body and
-// error text, with the name swapped).
+// error text, with the name swapped); at beta an error names the tools
+// with beta's suffix.
 func TestServeSitesAccess(t *testing.T) {
 	chroma := testenv.Chroma(t)
 	dir := t.TempDir()
@@ -86,6 +87,8 @@ func TestServeSitesAccess(t *testing.T) {
     hosts: [beta.test]
     auth:
       users: %s
+    mcp:
+      suffix: beta
 `, alphaColl, alphaUsers, betaColl, betaUsers))
 	p := startSitesProcess(t, []string{"--chroma-url", chroma.URL}, nil, sitesFile)
 
@@ -357,7 +360,10 @@ func TestServeSitesAccess(t *testing.T) {
 	t.Run("mcp beta", func(t *testing.T) {
 		for _, ep := range []struct{ url, host string }{{p.mcp + "/beta/mcp", ""}, {p.mcp + "/mcp", "beta.test"}} {
 			cs := mcpAt(t, ep.url, ep.host, bob)
-			if got, isErr := mcpText(t, cs, "grep", map[string]any{"pattern": "common-word", "path": "/", "output_mode": "content"}); isErr || !strings.Contains(got, "BETASECRET") || strings.Contains(got, "ALPHA") || strings.Contains(got, "alpha") {
+			if got, isErr := mcpText(t, cs, "read_beta", map[string]any{"path": "/internal/nosuch.md"}); !isErr || got != "/internal/nosuch.md: no such file or directory (ls_beta /internal shows what /internal holds)" {
+				t.Errorf("read_beta of a missing page at beta (%s %s) as bob: %q", ep.url, ep.host, got)
+			}
+			if got, isErr := mcpText(t, cs, "grep_beta", map[string]any{"pattern": "common-word", "path": "/", "output_mode": "content"}); isErr || !strings.Contains(got, "BETASECRET") || strings.Contains(got, "ALPHA") || strings.Contains(got, "alpha") {
 				t.Errorf("grep at beta (%s %s) as bob: %q", ep.url, ep.host, got)
 			}
 			for _, auth := range []string{ann, mal} {
