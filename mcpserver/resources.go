@@ -322,14 +322,14 @@ func (s *server) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 	abs := absPath(name)
 	notFound := func(err error) error {
 		data, _ := json.Marshal(map[string]string{"uri": uri})
-		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: pathError(fsys, abs, err).Error(), Data: data}
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: s.pathError(fsys, abs, err).Error(), Data: data}
 	}
 	fi, _, err := stat(fsys, name)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, notFound(err)
 		}
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: pathError(fsys, abs, err).Error()}
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: s.pathError(fsys, abs, err).Error()}
 	}
 	if fi.IsDir() {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%s is a directory, not a page: resources/list lists the pages", abs)}
@@ -342,7 +342,7 @@ func (s *server) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 		if ctx.Err() != nil {
 			err = ctx.Err()
 		}
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: pathError(fsys, abs, err).Error()}
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: s.pathError(fsys, abs, err).Error()}
 	}
 	return &mcp.ReadResourceResult{
 		Cacheable: private,

@@ -344,6 +344,22 @@ func TestResourceCut(t *testing.T) {
 	}
 }
 
+// TestResourceSuffix: with a site's tool suffix, resources/read's
+// errors and cut notes name the tools as they are served.
+func TestResourceSuffix(t *testing.T) {
+	files := fstest.MapFS{
+		"a/b.md":  {Data: []byte("b\n")},
+		"long.md": {Data: []byte(strings.Repeat("0123456789\n", 20))},
+	}
+	c := connect(t, files, mcpserver.Config{MaxResourceBytes: 105, NameSuffix: "zz"})
+	if _, jerr := c.readURI("chromafs:///a/nowhere.md"); jerr == nil || !strings.Contains(jerr.Message, "(ls_zz /a shows what /a holds)") {
+		t.Errorf("read a missing page: %v, want the hint to name ls_zz", jerr)
+	}
+	if text, jerr := c.readURI("chromafs:///long.md"); jerr != nil || !strings.Contains(text, "; read_zz path=/long.md offset=10 reads the rest]") {
+		t.Errorf("read a long page: %q %v, want the note to name read_zz", text, jerr)
+	}
+}
+
 // TestResourcesChanged: with Config.Resources, resources/list and
 // resources/read answer from the filesystem it gives at each request
 // (the session's tools keep theirs), and the function NewNotifying
