@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"path"
@@ -123,26 +122,7 @@ func TestServeSitesAccess(t *testing.T) {
 	}
 	do := func(method, url, host, auth string, hdr ...string) (int, http.Header, string) {
 		t.Helper()
-		req, err := http.NewRequest(method, url, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if host != "" {
-			req.Host = host
-		}
-		if auth != "" {
-			req.Header.Set("Authorization", auth)
-		}
-		for i := 0; i+1 < len(hdr); i += 2 {
-			req.Header.Set(hdr[i], hdr[i+1])
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, resp.Header, string(b)
+		return siteRequest(t, method, url, host, auth, hdr...)
 	}
 	// alike checks that two answers (a hidden path's and a missing
 	// one's) are the same once the paths are swapped.

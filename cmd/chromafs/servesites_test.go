@@ -232,26 +232,7 @@ func TestServeSites(t *testing.T) {
 
 	get := func(method, url, host, auth string, hdr ...string) (int, http.Header, string) {
 		t.Helper()
-		req, err := http.NewRequest(method, url, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if host != "" {
-			req.Host = host
-		}
-		if auth != "" {
-			req.Header.Set("Authorization", auth)
-		}
-		for i := 0; i+1 < len(hdr); i += 2 {
-			req.Header.Set(hdr[i], hdr[i+1])
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, resp.Header, string(b)
+		return siteRequest(t, method, url, host, auth, hdr...)
 	}
 	oncall, err := os.ReadFile(filepath.Join(docsDir, "internal/oncall.md"))
 	if err != nil {
@@ -463,4 +444,31 @@ func TestServeSitesErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// siteRequest sends a request without a body to url, with the Host
+// host (if not empty), the Authorization auth (if not empty) and the
+// header pairs hdr, and returns the answer's status, header and body.
+func siteRequest(t *testing.T, method, url, host, auth string, hdr ...string) (int, http.Header, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if host != "" {
+		req.Host = host
+	}
+	if auth != "" {
+		req.Header.Set("Authorization", auth)
+	}
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header, string(b)
 }
