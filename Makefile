@@ -135,10 +135,15 @@ BATTERY_RUN := ^(TestGNU.*|TestMultiEqualsCombined|TestGrepManyPatternsVsGNU|Tes
 CHROMA13_PKGS := . ./cmd/chromafs ./adopt
 CHROMA13_RUN := ^(TestFS|TestCandidates|TestCandidatesRegexAgreement|TestCandidatesStraddle|TestCloudLimits|TestAdopted|TestEndToEnd|TestGrepEndToEnd|TestForeignCollection|TestIndependentWriter|TestIngestShardedTree|TestCloudLimitsIngest|TestIngestReembed|TestAdopt|TestWritersReadopt|TestCoarseAdopted)$$
 
+# The second and third passes run at once: the batteries are CPU work,
+# the Chroma 1.3 pass waits on Chroma, npm writers and process starts
+# for much of its time. Either failing fails the target.
 test: deps
 	GORACE="atexit_sleep_ms=100 $(GORACE)" $(GO) test -race -count=1 -p 3 $(SLOW_PKGS) ./...
-	$(GO) test -count=1 -run '$(BATTERY_RUN)' $(BATTERY_PKGS)
-	$(MAKE) --no-print-directory test-chroma13
+	$(GO) test -count=1 -run '$(BATTERY_RUN)' $(BATTERY_PKGS) & batteries=$$!; \
+	$(MAKE) --no-print-directory test-chroma13; chroma13=$$?; \
+	wait $$batteries; batteries=$$?; \
+	test $$batteries -eq 0 -a $$chroma13 -eq 0
 
 # The Chroma 1.3 pass alone (the third pass of make test).
 test-chroma13: deps-go deps-chroma13 deps-writers
