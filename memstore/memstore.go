@@ -301,6 +301,15 @@ func setOf(slugs []string) map[string]bool {
 // document) is true, checking ctx as it goes.
 func (s *Store) collect(ctx context.Context, op string, layout collection.Layout, withText bool, keep func(c collection.Chunk, doc string) bool) ([]collection.Chunk, error) {
 	layout = layout.WithDefaults()
+	return s.scan(ctx, op, func(r collection.Record) (collection.Chunk, bool) {
+		c, ok := chunkOf(r, layout, withText)
+		return c, ok && keep(c, r.Document)
+	})
+}
+
+// scan returns, in insertion order, the chunks that pick makes of the
+// records it keeps, looking at ctx every cancelCheckEvery records.
+func (s *Store) scan(ctx context.Context, op string, pick func(r collection.Record) (collection.Chunk, bool)) ([]collection.Chunk, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []collection.Chunk
@@ -310,7 +319,7 @@ func (s *Store) collect(ctx context.Context, op string, layout collection.Layout
 				return nil, fmt.Errorf("memstore: %s: %w", op, err)
 			}
 		}
-		if c, ok := chunkOf(r, layout, withText); ok && keep(c, r.Document) {
+		if c, ok := pick(r); ok {
 			out = append(out, c)
 		}
 	}
@@ -374,20 +383,9 @@ func (s *Store) Search(ctx context.Context, layout collection.Layout, scope coll
 // metadata.
 func (s *Store) searchIDs(ctx context.Context, ids []string, match func(doc string) bool) ([]collection.Chunk, error) {
 	want := setOf(ids)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var out []collection.Chunk
-	for i, r := range s.records {
-		if i%cancelCheckEvery == cancelCheckEvery-1 {
-			if err := ctx.Err(); err != nil {
-				return nil, fmt.Errorf("memstore: %s: %w", OpSearch, err)
-			}
-		}
-		if want[r.ID] && match(r.Document) {
-			out = append(out, collection.Chunk{ID: r.ID, Index: collection.NoIndex})
-		}
-	}
-	return out, nil
+	return s.scan(ctx, OpSearch, func(r collection.Record) (collection.Chunk, bool) {
+		return collection.Chunk{ID: r.ID, Index: collection.NoIndex}, want[r.ID] && match(r.Document)
+	})
 }
 
 // ChunksByID returns the chunks, with texts, of the records with the
